@@ -1,0 +1,5 @@
+"""`python -m gpucompat` runs the command-line interface."""
+
+from gpucompat.cli import main
+
+main()

@@ -1,0 +1,147 @@
+"""`check`: judge every op, apply the subgraph gates, simulate partitioning and delegation, and
+collect the result of one model under one profile."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpucompat.dynamic import first_dynamic_tensor
+from gpucompat.ir import Model
+from gpucompat.partition import NodeSubset, largest, node_subsets, supported_prefix
+from gpucompat.rules.profile import Options, Profile
+from gpucompat.rules.verdict import Verdict
+from gpucompat.support import judge_graph
+
+
+@dataclass
+class OpResult:
+    """Where one op runs and why."""
+
+    subgraph: int
+    index: int
+    op: str
+    opcode: int
+    custom_code: str | None
+    version: int
+    verdict: Verdict
+    placement: str = "cpu"
+    partition: int | None = None  # index of the node subset that holds it (delegated or not)
+
+
+@dataclass
+class SubgraphResult:
+    """Partitioning of one subgraph."""
+
+    index: int
+    name: str
+    ops_total: int
+    subsets: list[NodeSubset] = field(default_factory=list)
+    delegated: list[int] = field(default_factory=list)  # indices into `subsets`
+    replaced: int = 0  # nodes handed to the delegate
+    partitions_after_replace: int = 0  # the runtime's "yielding N partitions" (all subsets)
+    gate: str | None = None  # why nothing here is delegated (dynamic tensors)
+    topology_problem: str | None = None
+    full_fp16_override: bool = False
+
+
+@dataclass
+class ModelResult:
+    """Everything `check` knows about one model under one profile."""
+
+    path: str
+    profile: Profile
+    options: Options
+    ops: list[OpResult]
+    subgraphs: list[SubgraphResult]
+    delegation_failure: list[OpResult] = field(default_factory=list)  # parse/backend rejections
+
+    @property
+    def delegation_fails(self) -> bool:
+        """True when delegate application fails and every op runs on the CPU."""
+        return bool(self.delegation_failure)
+
+    @property
+    def ops_total(self) -> int:
+        return len(self.ops)
+
+    @property
+    def ops_gpu(self) -> int:
+        return sum(1 for o in self.ops if o.placement == "gpu")
+
+    @property
+    def ops_cpu(self) -> int:
+        return self.ops_total - self.ops_gpu
+
+    @property
+    def partitions_total(self) -> int:
+        """Sum over subgraphs of the runtime's "yielding N partitions" counts."""
+        return sum(s.partitions_after_replace for s in self.subgraphs)
+
+    @property
+    def partitions_delegated(self) -> int:
+        """Delegate kernels the runtime would create."""
+        if self.delegation_fails:
+            return 0
+        return sum(len(s.delegated) for s in self.subgraphs)
+
+    @property
+    def fully_delegated(self) -> bool:
+        return self.ops_total > 0 and self.ops_gpu == self.ops_total
+
+
+def check_model(model: Model, profile: Profile, options: Options) -> ModelResult:
+    """Simulate the delegate on every subgraph of `model`."""
+    ops: list[OpResult] = []
+    subgraphs: list[SubgraphResult] = []
+    for g in model.graphs:
+        gv = judge_graph(g, profile, options)
+        base = len(ops)
+        for i, op in enumerate(g.ops):
+            ops.append(OpResult(g.index, i, op.name, op.builtin, op.code.custom if op.is_custom else None,
+                                op.version, gv.verdicts[i]))
+        sr = SubgraphResult(g.index, g.name, len(g.ops))
+        subgraphs.append(sr)
+        sr.topology_problem = g.topological_problem()
+        dyn = first_dynamic_tensor(g) if profile.dynamic_gate else None
+        if dyn is not None:
+            op, t = dyn
+            sr.gate = (f"tensor#{t.index} {t.name!r} (output of op#{op.index} {op.name}) becomes dynamic, "
+                       f"and the delegate only supports static-sized tensors")
+        if sr.topology_problem or not g.ops:
+            continue
+        supported = gv.supported
+        sr.subsets = node_subsets(g, supported)
+        if sr.gate:
+            continue
+        chosen = _choose(g, sr, supported, gv.fp16_dequantize, profile, options)
+        for i in chosen:
+            ops[base + i].placement = "gpu"
+        sr.replaced = len(chosen)
+        sr.partitions_after_replace = len(node_subsets(g, chosen)) if chosen else 0
+        for si, s in enumerate(sr.subsets):
+            for n in s.nodes:
+                ops[base + n].partition = si
+    result = ModelResult(model.path or "", profile, options, ops, subgraphs)
+    result.delegation_failure = [o for o in ops if o.placement == "gpu" and not o.verdict.ok
+                                 and o.verdict.layer in ("parse", "backend")]
+    if result.delegation_fails:
+        for o in ops:
+            o.placement = "cpu"
+    return result
+
+
+def _choose(g, sr: SubgraphResult, supported: set[int], fp16: set[int], profile: Profile,
+            options: Options) -> set[int]:
+    """Nodes handed to the delegate in one subgraph."""
+    if profile.partitioning == "prefix":
+        chosen = supported_prefix(g, supported)
+        sr.delegated = [i for i, s in enumerate(sr.subsets) if s.delegated_type and set(s.nodes) <= chosen]
+        return chosen
+    if fp16 and len(supported) + len(fp16) == len(g.ops):
+        sr.full_fp16_override = True
+        sr.delegated = [i for i, s in enumerate(sr.subsets) if s.delegated_type]
+        return set(range(len(g.ops)))
+    partitions = [s for s in sr.subsets if s.delegated_type]
+    picked = largest(partitions, options.max_delegated_partitions)
+    sr.delegated = [i for i, s in enumerate(sr.subsets) if any(s is p for p in picked)]
+    return {n for p in picked for n in p.nodes}

@@ -1,0 +1,210 @@
+"""A subgraph: tensors, operators in execution order, inputs, outputs, and their invariants."""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from gpucompat.errors import GraphError
+from gpucompat.ir.nodes import Op, Tensor
+
+if TYPE_CHECKING:
+    from gpucompat.ir.model import Model
+
+
+class Graph:
+    """One subgraph of a model. `ops` is the execution plan; `fb` is the SubGraphT record."""
+
+    def __init__(self, fb, model: Model):
+        self.fb = fb
+        self.model = model
+        self.tensors: list[Tensor] = []
+        self.ops: list[Op] = []
+        self.inputs: list[Tensor] = []
+        self.outputs: list[Tensor] = []
+        self._tensor_pos: dict[int, int] = {}
+        self._op_pos: dict[int, int] = {}
+
+    @property
+    def index(self) -> int:
+        """Position of this subgraph in the model."""
+        return self.model.graphs.index(self)
+
+    @property
+    def name(self) -> str:
+        """The subgraph's name ("" when unnamed)."""
+        n = self.fb.name
+        return n.decode("utf-8", "replace") if isinstance(n, bytes) else (n or "")
+
+    def tensor_index(self, tensor: Tensor) -> int:
+        """Position of a tensor in `tensors` (cached, rebuilt when the list changed)."""
+        return _position(self.tensors, self._tensor_pos, tensor)
+
+    def op_index(self, op: Op) -> int:
+        """Position of an op in the execution plan (cached, rebuilt when the plan changed)."""
+        return _position(self.ops, self._op_pos, op)
+
+    def link(self) -> None:
+        """Recompute every tensor's producer and consumers from the ops' input/output lists."""
+        for t in self.tensors:
+            t.producer = None
+            t.consumers = []
+        for op in self.ops:
+            for t in op.present_inputs:
+                if op not in t.consumers:
+                    t.consumers.append(op)
+            for t in op.outputs:
+                if t.producer is not None and t.producer is not op:
+                    raise GraphError(
+                        f"subgraph {self.index}: tensor#{t.index} {t.name!r} is produced by "
+                        f"op#{t.producer.index} and op#{op.index}"
+                    )
+                t.producer = op
+
+    def is_graph_output(self, tensor: Tensor) -> bool:
+        """True when the tensor is one of the subgraph's outputs."""
+        return any(t is tensor for t in self.outputs)
+
+    def topological_problem(self) -> str | None:
+        """Why the execution plan is not a valid topological order, or None when it is.
+
+        Reports the first op that reads a tensor produced later (or by itself) — the runtime
+        would read garbage there; a cycle shows up the same way.
+        """
+        seen: set[int] = set()
+        for op in self.ops:
+            for t in op.present_inputs:
+                if t.producer is not None and id(t.producer) not in seen:
+                    where = "itself" if t.producer is op else f"the later op#{t.producer.index}"
+                    return (
+                        f"op#{op.index} {op.name} reads tensor#{t.index} {t.name!r} "
+                        f"produced by {where}"
+                    )
+            seen.add(id(op))
+        return None
+
+    def toposort(self) -> None:
+        """Reorder `ops` into a topological order, keeping the current order where it is valid.
+
+        Raises GraphError naming a cycle when there is none: never loops.
+        """
+        pending = {id(op): sum(1 for t in op.present_inputs if t.producer is not None) for op in self.ops}
+        order_key = {id(op): i for i, op in enumerate(self.ops)}
+        ready = [(order_key[id(op)], id(op), op) for op in self.ops if pending[id(op)] == 0]
+        heapq.heapify(ready)
+        result: list[Op] = []
+        while ready:
+            _, _, op = heapq.heappop(ready)
+            result.append(op)
+            for t in op.outputs:
+                for c in t.consumers:
+                    pending[id(c)] -= sum(1 for x in c.present_inputs if x is t)
+                    if pending[id(c)] == 0:
+                        heapq.heappush(ready, (order_key[id(c)], id(c), c))
+        if len(result) != len(self.ops):
+            stuck = [op for op in self.ops if pending[id(op)] > 0]
+            raise GraphError(f"subgraph {self.index} has a cycle through {describe_cycle(stuck)}")
+        self.ops = result
+
+    def cleanup(self) -> None:
+        """Remove ops whose outputs nobody reads (and that have no side effects), then tensors
+        that no op, graph input or output refers to. Relinks the graph."""
+        self.link()
+        keep_ops = _live_ops(self)
+        self.ops = [op for op in self.ops if id(op) in keep_ops]
+        used = {id(t) for t in self.inputs} | {id(t) for t in self.outputs}
+        for op in self.ops:
+            used.update(id(t) for t in (*op.present_inputs, *op.outputs, *op.intermediates))
+        used.update(id(t) for t in self.model.signature_tensors() if t.graph is self)
+        self.tensors = [t for t in self.tensors if id(t) in used]
+        self.link()
+
+    def check(self) -> None:
+        """Raise GraphError when an IR invariant does not hold (after a rewrite, before saving)."""
+        self.link()
+        members = {id(t) for t in self.tensors}
+        for op in self.ops:
+            for t in (*op.present_inputs, *op.outputs, *op.intermediates):
+                if id(t) not in members:
+                    raise GraphError(f"subgraph {self.index}: op {op.name} uses a tensor not in the graph")
+        for t in (*self.inputs, *self.outputs):
+            if id(t) not in members:
+                raise GraphError(f"subgraph {self.index}: graph input/output not in the graph")
+        problem = self.topological_problem()
+        if problem:
+            raise GraphError(f"subgraph {self.index}: {problem}")
+
+    def add_tensor(self, fb) -> Tensor:
+        """Append a new tensor built from a TensorT record."""
+        t = Tensor(fb, self)
+        self.tensors.append(t)
+        return t
+
+    def insert_op(self, position: int, op: Op) -> Op:
+        """Insert an op into the execution plan at `position` and relink."""
+        self.ops.insert(position, op)
+        self.link()
+        return op
+
+    def replace_uses(self, old: Tensor, new: Tensor) -> None:
+        """Make every reader of `old` (ops and graph outputs) read `new` instead."""
+        for op in self.ops:
+            op.inputs = [new if t is old else t for t in op.inputs]
+        self.outputs = [new if t is old else t for t in self.outputs]
+        self.link()
+
+    def __repr__(self) -> str:
+        return f"Graph#{self.index}({self.name!r}, {len(self.ops)} ops, {len(self.tensors)} tensors)"
+
+
+def _position(items: list, cache: dict[int, int], item) -> int:
+    pos = cache.get(id(item))
+    if pos is None or pos >= len(items) or items[pos] is not item:
+        cache.clear()
+        cache.update((id(x), i) for i, x in enumerate(items))
+        pos = cache.get(id(item))
+        if pos is None:
+            raise GraphError(f"{item!r} is not part of this graph")
+    return pos
+
+
+def _live_ops(graph: Graph) -> set[int]:
+    """Ids of ops that contribute to a graph output or may have side effects."""
+    from gpucompat.ir.effects import has_side_effect
+
+    live: set[int] = set()
+    stack = [t for t in graph.outputs]
+    stack += [t for op in graph.ops if has_side_effect(op) for t in op.present_inputs]
+    live.update(id(op) for op in graph.ops if has_side_effect(op))
+    seen: set[int] = set()
+    while stack:
+        t = stack.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        p = t.producer
+        if p is not None:
+            live.add(id(p))
+            stack.extend(p.present_inputs)
+    return live
+
+
+def describe_cycle(ops: Iterable[Op]) -> str:
+    """Short text naming the ops of a cycle ("op#3 ADD -> op#4 MUL -> op#3 ADD")."""
+    ops = list(ops)
+    if not ops:
+        return "no ops"
+    import networkx as nx
+
+    g = nx.DiGraph()
+    for op in ops:
+        for t in op.outputs:
+            for c in t.consumers:
+                g.add_edge(op, c)
+    try:
+        cycle = [u for u, _ in nx.find_cycle(g)]
+    except nx.NetworkXNoCycle:
+        cycle = ops[:3]
+    names = [f"op#{op.index} {op.name}" for op in cycle] + [f"op#{cycle[0].index} {cycle[0].name}"]
+    return " -> ".join(names)

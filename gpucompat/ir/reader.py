@@ -1,0 +1,190 @@
+"""Read a .tflite file into the IR, turning every kind of bad input into a one-line ModelError."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from ai_edge_litert import schema_py_generated as fb
+
+from gpucompat.errors import ModelError
+from gpucompat.ir import dtypes
+from gpucompat.ir.graph import Graph
+from gpucompat.ir.model import Model
+from gpucompat.ir.nodes import Op, OpCode, Tensor
+
+FILE_IDENTIFIER = b"TFL3"
+_PLACEHOLDER_FOR_GREATER_OP_CODES = 127
+_SIGNATURES = {
+    b"\x89PNG": "a PNG image",
+    b"\xff\xd8\xff": "a JPEG image",
+    b"PK\x03\x04": "a zip archive (a Keras or .task bundle?)",
+    b"\x08\x01\x12": "a protocol buffer (a TensorFlow SavedModel or ONNX file?)",
+    b"\x1f\x8b": "a gzip archive",
+    b"{": "a JSON file",
+}
+
+
+class AlignedBuffer(fb.BufferT):
+    """BufferT whose data is written 16-byte aligned, as the converter writes constants."""
+
+    def Pack(self, builder):  # noqa: N802 - flatbuffers naming
+        data = None
+        if self.data is not None:
+            raw = np.asarray(self.data, dtype=np.uint8).tobytes()
+            builder.StartVector(1, len(raw), 16)
+            builder.head = builder.head - len(raw)
+            builder.Bytes[builder.head : builder.head + len(raw)] = raw
+            data = builder.EndVector()
+        fb.BufferStart(builder)
+        if data is not None:
+            fb.BufferAddData(builder, data)
+        fb.BufferAddOffset(builder, self.offset)
+        fb.BufferAddSize(builder, self.size)
+        return fb.BufferEnd(builder)
+
+
+def read_bytes(path: str) -> bytes:
+    """The file's bytes, or a ModelError saying why it cannot be read."""
+    if not os.path.exists(path):
+        raise ModelError(path, "no such file")
+    if os.path.isdir(path):
+        raise ModelError(path, "is a directory, not a model file")
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise ModelError(path, f"cannot be read ({e.strerror or e})") from None
+
+
+def sniff(path: str, raw: bytes) -> None:
+    """Raise a ModelError naming what the file is when it is clearly not a TFLite model."""
+    if not raw:
+        raise ModelError(path, "is empty (0 bytes)")
+    if raw.startswith(b"version https://git-lfs"):
+        raise ModelError(path, "is a Git LFS pointer, not the model: run `git lfs pull` to fetch it")
+    if len(raw) >= 8 and raw[4:8] == FILE_IDENTIFIER:
+        return
+    for magic, what in _SIGNATURES.items():
+        if raw.startswith(magic):
+            raise ModelError(path, f"is {what}, not a TFLite model")
+    if len(raw) < 8:
+        raise ModelError(path, f"is too short to be a TFLite model ({len(raw)} bytes)")
+    raise ModelError(path, "is not a TFLite model (no 'TFL3' file identifier)")
+
+
+def load(path: str) -> Model:
+    """Load and validate a .tflite file."""
+    raw = read_bytes(path)
+    return from_bytes(raw, path)
+
+
+def from_bytes(raw: bytes, path: str = "<bytes>") -> Model:
+    """Build the IR from a model's bytes; `path` is only used in messages."""
+    sniff(path, raw)
+    try:
+        record = fb.ModelT.InitFromPackedBuf(bytearray(raw), 0)
+    except Exception as e:  # a corrupt flatbuffer can fail anywhere in the generated reader
+        raise ModelError(path, f"is not a valid TFLite flatbuffer ({type(e).__name__}: {e})") from None
+    model = Model(record, path)
+    model.size_bytes = len(raw)
+    _inline_offset_buffers(model, raw, path)
+    _build(model, path)
+    return model
+
+
+def _inline_offset_buffers(model: Model, raw: bytes, path: str) -> None:
+    """Large models store constants after the flatbuffer (offset/size); read them in."""
+    for i, b in enumerate(model.buffers):
+        if b is None:
+            raise ModelError(path, f"buffer {i} is missing")
+        b.__class__ = AlignedBuffer
+        if b.offset > 1:
+            end = b.offset + b.size
+            if b.size < 0 or end > len(raw):
+                raise ModelError(path, f"buffer {i} points outside the file (offset {b.offset}, size {b.size})")
+            b.data = np.frombuffer(raw, dtype=np.uint8, count=b.size, offset=b.offset).copy()
+            b.offset, b.size = 0, 0
+
+
+def opcode_of(rec) -> OpCode:
+    """The OpCode of an OperatorCodeT (the real code is the larger of the two code fields)."""
+    builtin = max(int(rec.builtinCode), int(rec.deprecatedBuiltinCode))
+    custom = rec.customCode.decode("utf-8", "replace") if isinstance(rec.customCode, bytes) else rec.customCode
+    return OpCode(builtin, custom, int(rec.version or 1))
+
+
+def _indices(values, what: str, limit: int, path: str, allow_optional: bool) -> list[int]:
+    out = [int(v) for v in (values if values is not None else ())]
+    for v in out:
+        if v >= limit or v < (-1 if allow_optional else 0):
+            raise ModelError(path, f"{what} refers to tensor {v}, but there are only {limit} tensors")
+    return out
+
+
+def _build(model: Model, path: str) -> None:
+    rec = model.fb
+    if not rec.subgraphs:
+        raise ModelError(path, "has no subgraphs")
+    codes = [opcode_of(c) if c is not None else None for c in (rec.operatorCodes or [])]
+    n_buffers = len(model.buffers)
+    for gi, sg in enumerate(rec.subgraphs):
+        if sg is None:
+            raise ModelError(path, f"subgraph {gi} is missing")
+        g = Graph(sg, model)
+        model.graphs.append(g)
+        for ti, t in enumerate(sg.tensors or []):
+            if t is None:
+                raise ModelError(path, f"subgraph {gi}: tensor {ti} is missing")
+            _validate_tensor(t, gi, ti, n_buffers, path)
+            g.tensors.append(Tensor(t, g))
+        n = len(g.tensors)
+        where = f"subgraph {gi}"
+        g.inputs = [g.tensors[i] for i in _indices(sg.inputs, f"{where} input list", n, path, False)]
+        g.outputs = [g.tensors[i] for i in _indices(sg.outputs, f"{where} output list", n, path, False)]
+        for oi, o in enumerate(sg.operators or []):
+            if o is None:
+                raise ModelError(path, f"{where}: operator {oi} is missing")
+            if not 0 <= o.opcodeIndex < len(codes) or codes[o.opcodeIndex] is None:
+                raise ModelError(path, f"{where}: operator {oi} has op code index {o.opcodeIndex}, "
+                                       f"but the model has {len(codes)} op codes")
+            ins = _indices(o.inputs, f"{where} operator {oi}", n, path, True)
+            outs = _indices(o.outputs, f"{where} operator {oi}", n, path, False)
+            mids = _indices(o.intermediates, f"{where} operator {oi}", n, path, False)
+            g.ops.append(Op(o, g, codes[o.opcodeIndex],
+                            [g.tensors[i] if i >= 0 else None for i in ins],
+                            [g.tensors[i] for i in outs], [g.tensors[i] for i in mids]))
+        try:
+            g.link()
+        except Exception as e:
+            raise ModelError(path, str(e)) from None
+    _link_signatures(model, path)
+
+
+def _validate_tensor(t, gi: int, ti: int, n_buffers: int, path: str) -> None:
+    where = f"subgraph {gi}: tensor {ti}"
+    if not 0 <= t.buffer < max(n_buffers, 1):
+        raise ModelError(path, f"{where} refers to buffer {t.buffer}, but the model has {n_buffers} buffers")
+    for d in t.shape if t.shape is not None else ():
+        if d < 0:
+            raise ModelError(path, f"{where} has a negative dimension ({d}) in its shape")
+    if len(t.shape if t.shape is not None else ()) > 16:
+        raise ModelError(path, f"{where} has rank {len(t.shape)}")
+    for d in t.shapeSignature if t.shapeSignature is not None else ():
+        if d < -1:
+            raise ModelError(path, f"{where} has an invalid dimension ({d}) in its shape signature")
+    if t.type not in dtypes.NAMES:
+        raise ModelError(path, f"{where} has an unknown tensor type ({t.type})")
+
+
+def _link_signatures(model: Model, path: str) -> None:
+    for si, sd in enumerate(model.fb.signatureDefs or []):
+        if not 0 <= sd.subgraphIndex < len(model.graphs):
+            raise ModelError(path, f"signature {si} refers to subgraph {sd.subgraphIndex}, "
+                                   f"but the model has {len(model.graphs)}")
+        g = model.graphs[sd.subgraphIndex]
+        for tm in [*(sd.inputs or []), *(sd.outputs or [])]:
+            if not 0 <= tm.tensorIndex < len(g.tensors):
+                raise ModelError(path, f"signature {si} refers to tensor {tm.tensorIndex}, "
+                                       f"but subgraph {sd.subgraphIndex} has {len(g.tensors)} tensors")
+            model.signature_links.append((tm, g.tensors[tm.tensorIndex]))

@@ -1,0 +1,1 @@
+"""Renderers of check results: terminal (rich) and JSON."""

@@ -1,0 +1,104 @@
+"""Per-op support verdicts for a subgraph under a profile, in the runtime's order:
+parser present -> version cap -> IsSupported checks -> IsAllAllowedTensors -> Parse -> backend.
+
+Also the FP16 partition-helper rule (tflite/delegates/utils.cc FP16GraphPartitionHelper): a
+DEQUANTIZE of a constant FLOAT16 tensor is not accepted itself, and its consumers are judged as if
+they read the FP16 constant directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpucompat.ir import Graph, Op, Tensor, dtypes, opcodes
+from gpucompat.rules.context import Context
+from gpucompat.rules.profile import Options, Profile
+from gpucompat.rules.verdict import ACCEPT, Verdict, reject
+
+DEQUANTIZE = opcodes.BUILTIN["DEQUANTIZE"]
+
+
+@dataclass
+class GraphVerdicts:
+    """Verdicts for every op of one subgraph, plus the FP16 constant-DEQUANTIZE nodes."""
+
+    verdicts: list[Verdict]
+    fp16_dequantize: set[int]
+
+    @property
+    def supported(self) -> set[int]:
+        """Indices of ops accepted at partitioning (parse/backend problems show up later)."""
+        return {i for i, v in enumerate(self.verdicts) if v.ok or v.layer in ("parse", "backend")}
+
+
+def is_fp16_constant_dequantize(op: Op) -> bool:
+    """A DEQUANTIZE whose input is a constant FLOAT16 tensor (fp16-weight models)."""
+    src = op.input(0)
+    return op.builtin == DEQUANTIZE and src is not None and src.dtype == dtypes.FLOAT16 and src.is_constant
+
+
+def judge_graph(graph: Graph, profile: Profile, options: Options) -> GraphVerdicts:
+    """Judge every op of `graph` under `profile`."""
+    fp16_nodes: set[int] = set()
+    folded: dict[int, Tensor] = {}
+    verdicts: list[Verdict] = []
+    for i, op in enumerate(graph.ops):
+        if profile.fp16_dequantize_helper and is_fp16_constant_dequantize(op):
+            fp16_nodes.add(i)
+            folded[id(op.outputs[0])] = op.input(0)
+            verdicts.append(reject("constant FP16 DEQUANTIZE: folded into its consumers' weights, "
+                                   "runs on the CPU unless the whole graph is delegated",
+                                   runtime_message=""))
+            continue
+        verdicts.append(judge_op(op, profile, Context(options, folded)))
+    return GraphVerdicts(verdicts, fp16_nodes)
+
+
+def judge_op(op: Op, profile: Profile, ctx: Context) -> Verdict:
+    """The verdict for one op; `ctx` says which tensors count as constants."""
+    options = ctx.options
+    entry = profile.support(op)
+    if entry is None or (entry.quant_only and not options.allow_quant):
+        if op.is_custom:
+            return reject(f"custom op {op.name!r} has no GPU implementation in this delegate",
+                          runtime_message=op.name)
+        why = "needs quantized ops enabled" if entry is not None else "no GPU implementation of this op"
+        return reject(why, runtime_message=profile.unsupported_message)
+    if options.backend == "gl" and op.builtin in profile.excluded_without_opencl:
+        return reject("excluded when OpenCL is unavailable (the OpenGL backend has no kernel for it)",
+                      runtime_message=profile.unsupported_message)
+    if entry.max_version is not None and op.version > entry.max_version:
+        return reject(f"op version {op.version} is above the supported maximum {entry.max_version}",
+                      runtime_message=f"Max version supported: {entry.max_version}. Requested version {op.version}.")
+    results = [check(op, ctx) for check in entry.checks]
+    for v in results:
+        if not v.ok and v.layer == "partition":
+            return v
+    tensor_verdict = allowed_tensors(op, profile, entry, ctx)
+    if not tensor_verdict.ok:
+        return tensor_verdict
+    for v in results:
+        if not v.ok:
+            return v
+    if entry.backends is not None and options.backend not in entry.backends:
+        return reject(f"no kernel on the {options.backend} backend", "backend")
+    return ACCEPT
+
+
+def allowed_tensors(op: Op, profile: Profile, entry, ctx: Context) -> Verdict:
+    """IsAllAllowedTensors: rank at most `max_rank` for every tensor; runtime tensors of an
+    allowed type (FLOAT32/FLOAT16, INT8/UINT8 with quantized ops, per-op extras)."""
+    base = set(profile.runtime_types)
+    if ctx.options.allow_quant:
+        base |= profile.quant_types
+    for tensors, extra in ((op.inputs, entry.input_types), (op.outputs, entry.output_types)):
+        for t in tensors:
+            if t is None:
+                continue
+            if t.rank > profile.max_rank:
+                return reject(f"tensor {t.name!r} has rank {t.rank} (at most {profile.max_rank} is supported)",
+                              runtime_message="OP is supported, but tensor type/shape isn't compatible.")
+            if not ctx.is_const(t) and t.dtype not in base and t.dtype not in extra:
+                return reject(f"tensor {t.name!r} is {t.dtype_name}, which the GPU does not take at runtime",
+                              runtime_message="OP is supported, but tensor type/shape isn't compatible.")
+    return ACCEPT

@@ -1,0 +1,1 @@
+"""Report rendering assets (jinja2 templates)."""

@@ -1,0 +1,1 @@
+"""Delegate support rules: verdicts, profiles (one module per delegate generation) and lint rules."""

@@ -1,0 +1,26 @@
+"""Profiles by name. Each lives in rules/profiles/<module>.py and exposes PROFILE."""
+
+from __future__ import annotations
+
+import importlib
+
+from gpucompat.errors import GpucompatError
+from gpucompat.rules.profile import Profile
+
+MODULES: dict[str, str] = {
+    "gpu-current": "gpu_current",
+}
+DEFAULT = "gpu-current"
+
+
+def names() -> list[str]:
+    """Every profile name, oldest generation first."""
+    return list(MODULES)
+
+
+def get(name: str) -> Profile:
+    """The profile called `name`; a GpucompatError listing the known names otherwise."""
+    module = MODULES.get(name)
+    if module is None:
+        raise GpucompatError(f"unknown profile {name!r} (known: {', '.join(MODULES)})")
+    return importlib.import_module(f"gpucompat.rules.profiles.{module}").PROFILE

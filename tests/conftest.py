@@ -1,0 +1,12 @@
+"""Session fixtures: the generated test models."""
+
+import pytest
+
+import modelgen
+import models_basic  # noqa: F401  (registers builders)
+
+
+@pytest.fixture(scope="session")
+def models(tmp_path_factory) -> modelgen.ModelCache:
+    """Generated test models, built once per session."""
+    return modelgen.ModelCache(str(tmp_path_factory.mktemp("models")))

@@ -1,0 +1,131 @@
+"""Bad input: one line naming the file and the problem, exit 2, no traceback, nothing written."""
+
+import os
+
+import numpy as np
+import pytest
+from ai_edge_litert import schema_py_generated as fb
+
+from cli import gpucompat
+from gpucompat import ir
+
+
+def edited(models, tmp_path, name: str, edit) -> str:
+    """Write a copy of model `name` after `edit(ModelT)` changed its object-API record."""
+    record = fb.ModelT.InitFromPackedBuf(bytearray(models.bytes(name)), 0)
+    edit(record)
+    import flatbuffers
+
+    b = flatbuffers.Builder(1024)
+    b.Finish(record.Pack(b), file_identifier=b"TFL3")
+    p = tmp_path / f"{name}-edited.tflite"
+    p.write_bytes(bytes(b.Output()))
+    return str(p)
+
+
+def assert_clean_error(result, path: str, words: str) -> None:
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert path in lines[0] and words in lines[0], lines[0]
+
+
+def _set_op_input(record, index):
+    record.subgraphs[0].operators[0].inputs = np.array([index, 1, 2], dtype=np.int32)
+
+
+def _set_opcode_index(record, index):
+    record.subgraphs[0].operators[0].opcodeIndex = index
+
+
+def _set_buffer(record, index):
+    record.subgraphs[0].tensors[0].buffer = index
+
+
+def _negative_dim(record):
+    record.subgraphs[0].tensors[0].shape = np.array([1, -7, 16, 3], dtype=np.int32)
+
+
+@pytest.mark.parametrize("content, words", [
+    (b"", "is empty"),
+    (os.urandom(4096), "not a TFLite model"),
+    (b"\x89PNG\r\n\x1a\n" + bytes(64), "PNG image"),
+    (b"version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 123\n", "git lfs pull"),
+    (b"1234TFL3" + bytes(8), "not a valid TFLite flatbuffer"),
+])
+def test_unreadable_files(tmp_path, content, words):
+    p = tmp_path / "model.tflite"
+    p.write_bytes(content)
+    assert_clean_error(gpucompat("check", str(p)), str(p), words)
+
+
+def test_truncated_model(models, tmp_path):
+    data = models.bytes("conv_relu")
+    p = tmp_path / "truncated.tflite"
+    p.write_bytes(data[: len(data) // 3])
+    assert_clean_error(gpucompat("check", str(p)), str(p), "")
+
+
+def test_wrong_identifier(models, tmp_path):
+    data = bytearray(models.bytes("conv_relu"))
+    data[4:8] = b"XXXX"
+    p = tmp_path / "ident.tflite"
+    p.write_bytes(bytes(data))
+    assert_clean_error(gpucompat("check", str(p)), str(p), "TFL3")
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda r: _set_op_input(r, 9999), "refers to tensor 9999"),
+    (lambda r: _set_op_input(r, -5), "refers to tensor -5"),
+    (lambda r: _set_opcode_index(r, 77), "op code index 77"),
+    (lambda r: _set_buffer(r, 5000), "buffer 5000"),
+    (_negative_dim, "negative dimension"),
+])
+def test_out_of_range_and_absurd_fields(models, tmp_path, edit, words):
+    p = edited(models, tmp_path, "conv_relu", edit)
+    assert_clean_error(gpucompat("check", p), p, words)
+
+
+def test_absurd_shape_is_arithmetic_not_allocation(models, tmp_path):
+    """A tensor claiming 2**31 x 2**31 x ... elements is checked without allocating anything."""
+    def huge(record):
+        record.subgraphs[0].tensors[0].shape = np.array([2**31 - 1] * 4, dtype=np.int32)
+
+    p = edited(models, tmp_path, "conv_relu", huge)
+    m = ir.load(p)
+    assert m.graphs[0].tensors[0].num_elements == (2**31 - 1) ** 4
+    r = gpucompat("check", p, "--format", "json")
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr
+
+
+def test_missing_file_and_empty_directory(tmp_path):
+    missing = str(tmp_path / "nope.tflite")
+    assert_clean_error(gpucompat("check", missing), missing, "no such file")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert_clean_error(gpucompat("check", str(empty)), str(empty), "no .tflite models")
+
+
+def test_zero_operator_subgraph(models, tmp_path):
+    def no_ops(record):
+        sg = record.subgraphs[0]
+        sg.operators = []
+        sg.outputs = sg.inputs
+
+    p = edited(models, tmp_path, "conv_relu", no_ops)
+    r = gpucompat("check", p, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    import json
+
+    summary = json.loads(r.stdout)["models"][0]["summary"]
+    assert summary["ops_total"] == 0 and summary["ops_gpu"] == 0
+
+
+def test_several_models_worst_status_wins(models, tmp_path):
+    good = models.path("conv_relu")
+    bad = tmp_path / "bad.tflite"
+    bad.write_bytes(b"nonsense")
+    r = gpucompat("check", good, str(bad))
+    assert r.returncode == 2
+    assert str(bad) in r.stderr and good in r.stdout
