@@ -2,9 +2,13 @@
 
 import subprocess
 import sys
+import tempfile
 
 
 def gpucompat(*args: str, cwd: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run `python -m gpucompat ARGS` in a child process and capture its output."""
+    """Run `python -m gpucompat ARGS` in a child process and capture its output.
+
+    It runs outside the source tree by default, as a user would: from the repository root,
+    `python -m` would import the unmapped source folder instead of the installed package."""
     return subprocess.run([sys.executable, "-m", "gpucompat", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=timeout)
+                          cwd=cwd or tempfile.gettempdir(), timeout=timeout)
