@@ -1,0 +1,1 @@
+"""One module per CLI command; gpucompat/cli.py registers them."""
