@@ -3,20 +3,26 @@
 import numpy as np
 import pytest
 
+import modelgen
 from gpucompat import ir
 from gpucompat.errors import GraphError
 from roundtrip import run, structure
 
-ROUND_TRIP_MODELS = ["conv_relu", "gather_nd_island"]
 
-
-@pytest.mark.parametrize("name", ROUND_TRIP_MODELS)
+@pytest.mark.parametrize("name", sorted(modelgen.BUILDERS))
 def test_untouched_load_save_keeps_everything(models, name):
+    """The round-trip property, on every model the suite generates."""
     original = models.bytes(name)
     saved = ir.to_bytes(ir.from_bytes(original))
     assert structure(ir.from_bytes(saved)) == structure(ir.from_bytes(original))
-    for a, b in zip(run(original), run(saved), strict=True):
-        assert a.dtype == b.dtype and np.array_equal(a, b)
+    try:
+        expected = run(original)
+    except (RuntimeError, ValueError):  # e.g. a custom op the reference interpreter lacks
+        with pytest.raises((RuntimeError, ValueError)):
+            run(saved)
+        return
+    for a, b in zip(expected, run(saved), strict=True):
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
 
 
 def test_links_follow_the_ops(models):
