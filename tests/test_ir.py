@@ -60,7 +60,7 @@ def test_cycle_is_named_not_looped_on(models):
     conv, mean, _ = g.ops
     conv.inputs[0] = mean.outputs[0]  # conv now reads what its consumer produces
     g.link()
-    with pytest.raises(GraphError, match="cycle"):
+    with pytest.raises(GraphError, match=r"cycle through op#\d CONV_2D -> op#\d MEAN -> op#\d CONV_2D"):
         g.toposort()
 
 
@@ -75,3 +75,12 @@ def test_saved_model_after_edit_runs(models):
     out = run(ir.to_bytes(m))
     assert [op.name for op in g.ops] == ["CONV_2D", "GATHER_ND", "MUL", "ADD"]
     assert out[0].shape == (2, 4, 4)
+
+
+def test_networkx_view_follows_data_flow(models):
+    from gpucompat.ir.view import to_networkx
+
+    g = ir.from_bytes(models.bytes("gather_nd_island")).graphs[0]
+    view = to_networkx(g)
+    assert sorted(view.edges) == [(0, 1), (1, 2), (2, 3), (3, 4)]
+    assert view.edges[0, 1]["tensors"] == [g.ops[1].inputs[0]]

@@ -197,13 +197,13 @@ def describe_cycle(ops: Iterable[Op]) -> str:
         return "no ops"
     import networkx as nx
 
-    g = nx.DiGraph()
-    for op in ops:
-        for t in op.outputs:
-            for c in t.consumers:
-                g.add_edge(op, c)
+    from gpucompat.ir.view import to_networkx
+
+    graph = ops[0].graph
+    stuck = {graph.op_index(op) for op in ops}
+    view = to_networkx(graph).subgraph(stuck)
     try:
-        cycle = [u for u, _ in nx.find_cycle(g)]
+        cycle = [graph.ops[u] for u, _ in nx.find_cycle(view)]
     except nx.NetworkXNoCycle:
         cycle = ops[:3]
     names = [f"op#{op.index} {op.name}" for op in cycle] + [f"op#{cycle[0].index} {cycle[0].name}"]
