@@ -13,6 +13,7 @@ from typer.exceptions import TyperException
 from gpucompat import __version__
 from gpucompat.commands.check import check
 from gpucompat.commands.common import EXIT_ERROR
+from gpucompat.commands.fix import fix
 from gpucompat.errors import GpucompatError
 
 app = typer.Typer(
@@ -39,6 +40,7 @@ def _root(
 
 
 app.command()(check)
+app.command()(fix)
 
 
 def main() -> None:

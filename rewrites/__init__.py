@@ -1,1 +1,33 @@
-"""Graph rewrites for `gpucompat fix`: one module per rewrite (pattern, check, rewrite, safety)."""
+"""Graph rewrites for `gpucompat fix`: one module per rewrite (pattern, check, rewrite, safety),
+applied by rewrites/engine.py. `REWRITES` lists them in priority order; `select` picks the ones a
+command line asks for."""
+
+from __future__ import annotations
+
+from gpucompat.errors import GpucompatError
+from gpucompat.rewrites.engine import Rewrite
+from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
+
+REWRITES: tuple[type[Rewrite], ...] = tuple(sorted((FoldSpaceToBatch,), key=lambda r: (r.priority, r.name)))
+
+
+def by_name() -> dict[str, type[Rewrite]]:
+    """Rewrite classes by their command-line name."""
+    return {r.name: r for r in REWRITES}
+
+
+def select(only: list[str] | None = None, skip: list[str] | None = None, unsafe: bool = False) -> list[Rewrite]:
+    """The rewrites to run: `only` (default: all), minus `skip`. Signature rewrites change the
+    model's inputs or outputs, so they need `unsafe` (the --unsafe-fixes flag)."""
+    known = by_name()
+    for name in [*(only or []), *(skip or [])]:
+        if name not in known:
+            raise GpucompatError(f"unknown rewrite {name!r} (known: {', '.join(known)})")
+    chosen = [known[n] for n in known if (not only or n in only) and n not in (skip or [])]
+    if not unsafe:
+        asked = [r.name for r in chosen if r.safety == "signature" and only and r.name in only]
+        if asked:
+            raise GpucompatError(f"{', '.join(asked)} changes the model's inputs or outputs: "
+                                 f"pass --unsafe-fixes to allow it")
+        chosen = [r for r in chosen if r.safety != "signature"]
+    return [r() for r in chosen]

@@ -1,0 +1,1 @@
+"""`gpucompat fix`: run the rewrites, verify the result numerically, write it atomically."""

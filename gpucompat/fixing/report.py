@@ -1,0 +1,93 @@
+"""What `fix` reports: before/after summaries, the trace, the verification, as JSON and text."""
+
+from __future__ import annotations
+
+from gpucompat.check import ModelResult
+from gpucompat.fixing.run import Fix
+from gpucompat.ir import from_bytes
+
+SCHEMA_VERSION = 1
+
+
+def channel_padding_waste(model_bytes: bytes, result: ModelResult) -> float:
+    """Share of GPU tensor storage spent on channel padding: tensors of ops placed on the GPU are
+    stored in slices of 4 channels (tflite/delegates/gpu/common/task/tensor_desc.cc
+    GetSizeInBytesForShape, DivideRoundUp(C, 4)); 0.0 when nothing runs on the GPU."""
+    model = from_bytes(model_bytes, result.path)
+    seen: set[int] = set()
+    useful = padded = 0
+    for o in result.ops:
+        if o.placement != "gpu":
+            continue
+        op = model.graphs[o.subgraph].ops[o.index]
+        for t in (*op.present_inputs, *op.outputs):
+            if id(t) in seen or t.is_constant or not t.shape:
+                continue
+            seen.add(id(t))
+            c = t.shape[-1]
+            useful += t.num_elements
+            padded += t.num_elements // max(c, 1) * (-(-c // 4) * 4)
+    return (padded - useful) / padded if padded else 0.0
+
+
+def summary(result: ModelResult, model_bytes: bytes) -> dict:
+    """The before/after numbers: ops on the GPU, delegated partitions, padding waste, size."""
+    return {"ops_total": result.ops_total, "ops_gpu": result.ops_gpu,
+            "partitions_total": result.partitions_total, "partitions_delegated": result.partitions_delegated,
+            "fully_delegated": result.fully_delegated, "delegation_fails": result.delegation_fails,
+            "channel_padding_waste": round(channel_padding_waste(model_bytes, result), 4),
+            "size_bytes": len(model_bytes)}
+
+
+def document(fix: Fix) -> dict:
+    """The versioned JSON record of one fix (docs/fix.md)."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "path": fix.path,
+        "profile": fix.before.profile.name,
+        "applied": [{"rewrite": e.rewrite, "safety": e.safety, "nodes": list(e.nodes)} for e in fix.trace.applied],
+        "not_applied": [{"rewrite": e.rewrite, "candidate": e.candidate, "reason": e.reason}
+                        for e in fix.trace.not_applied],
+        "before": summary(fix.before, fix.original),
+        "after": summary(fix.after, fix.fixed),
+        "verification": _verification(fix),
+        "output": fix.output,
+    }
+
+
+def _verification(fix: Fix) -> dict | None:
+    if fix.verification is None:
+        return None
+    return {**fix.verification.record(), "failing_rewrites": fix.failing_rewrites or []}
+
+
+def render(console, doc: dict) -> None:
+    """The terminal view of `document(fix)`."""
+    from rich.table import Table
+
+    console.print(f"[bold]{doc['path']}[/bold]  (profile {doc['profile']})")
+    table = Table(show_edge=False, pad_edge=False)
+    for col in ("", "before", "after"):
+        table.add_column(col, justify="right" if col else "left")
+    b, a = doc["before"], doc["after"]
+    table.add_row("ops on GPU", f"{b['ops_gpu']}/{b['ops_total']}", f"{a['ops_gpu']}/{a['ops_total']}")
+    table.add_row("delegated partitions", str(b["partitions_delegated"]), str(a["partitions_delegated"]))
+    table.add_row("channel padding waste", f"{b['channel_padding_waste']:.0%}", f"{a['channel_padding_waste']:.0%}")
+    table.add_row("model size", f"{b['size_bytes']:,} B", f"{a['size_bytes']:,} B")
+    console.print(table)
+    if not doc["applied"]:
+        console.print("nothing to fix")
+    for e in doc["applied"]:
+        console.print(f"  [green]applied[/green] {e['rewrite']} ({e['safety']}): {', '.join(e['nodes'])}")
+    for e in doc["not_applied"]:
+        console.print(f"  [yellow]not applied[/yellow] {e['rewrite']} at {e['candidate']}: {e['reason']}")
+    v = doc["verification"]
+    if v is not None:
+        worst = max((o["max_abs_diff"] for o in v["outputs"]), default=0.0)
+        state = "[green]passed[/green]" if v["ok"] else "[red]FAILED[/red]"
+        detail = v["error"] or f"max abs diff {worst:.3g}"
+        if v["failing_rewrites"]:
+            detail += f"; failing rewrite: {', '.join(v['failing_rewrites'])} (nothing written)"
+        console.print(f"  verification on the {v['backend']} ({v['tolerance']}): {state}, {detail}")
+    if doc["output"]:
+        console.print(f"  wrote {doc['output']}")

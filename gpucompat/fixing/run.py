@@ -1,0 +1,87 @@
+"""`fix` as a pipeline: check, rewrite to a fixpoint, check again, verify, write.
+
+Each step is its own function so the command, the benchmark and the tests can stop where they
+need to (the benchmark times `rewrite_model` alone; `--dry-run` stops before verification).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpucompat import ir
+from gpucompat.ir.buffers import compact_buffers
+from gpucompat.ir.reader import read_bytes
+from gpucompat.ir.writer import write_atomic
+from gpucompat.check import ModelResult, check_model
+from gpucompat.fixing.verify import Verification, verify
+from gpucompat.rewrites import engine
+from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
+from gpucompat.rules.profile import Options, Profile
+
+
+@dataclass
+class Fix:
+    """A fixed model and everything known about it."""
+
+    path: str
+    original: bytes
+    fixed: bytes
+    trace: Trace
+    before: ModelResult
+    after: ModelResult
+    verification: Verification | None = None
+    failing_rewrites: list[str] | None = None  # named after a failed verification
+    output: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.trace.applied)
+
+    @property
+    def verified(self) -> bool:
+        """True when verification ran and passed, or nothing changed."""
+        return not self.changed or (self.verification is not None and self.verification.ok)
+
+
+def rewrite_model(model: ir.Model, rewrites: list[Rewrite], profile: Profile, options: Options) -> Trace:
+    """Apply the rewrites in place; the trace of what was and was not applied."""
+    trace = engine.apply(model, rewrites, RewriteContext(profile, options))
+    if trace.applied:
+        compact_buffers(model)
+    return trace
+
+
+def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Options) -> Fix:
+    """Load `path`, check it, rewrite it and check the result (nothing verified or written)."""
+    original = read_bytes(path)
+    before = check_model(ir.from_bytes(original, path), profile, options)
+    model = ir.from_bytes(original, path)
+    trace = rewrite_model(model, rewrites, profile, options)
+    fixed = ir.to_bytes(model) if trace.applied else original
+    after = check_model(ir.from_bytes(fixed, path), profile, options)
+    return Fix(path, original, fixed, trace, before, after)
+
+
+def verify_fix(fix: Fix) -> Verification | None:
+    """Run the numerical comparison when something changed; the result is kept on `fix`."""
+    if fix.changed:
+        fix.verification = verify(fix.original, fix.fixed, fix.trace.safeties())
+    return fix.verification
+
+
+def write_fix(fix: Fix, output: str, in_place: bool) -> None:
+    """Write the fixed model atomically; the input is protected unless `in_place`."""
+    write_atomic(fix.fixed, output, protect=() if in_place else (fix.path,))
+    fix.output = output
+
+
+def blame(fix: Fix, rewrites: list[Rewrite], profile: Profile, options: Options) -> list[str]:
+    """After a failed verification: the applied rewrites that fail it when applied alone."""
+    names = list(dict.fromkeys(e.rewrite for e in fix.trace.applied))
+    guilty = []
+    for rw in (r for r in rewrites if r.name in names):
+        model = ir.from_bytes(fix.original, fix.path)
+        trace = rewrite_model(model, [rw], profile, options)
+        if trace.applied and not verify(fix.original, ir.to_bytes(model), trace.safeties()).ok:
+            guilty.append(rw.name)
+    return guilty or names

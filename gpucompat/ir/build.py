@@ -1,0 +1,69 @@
+"""Making new IR pieces for rewrites: constant tensors, activation tensors and operators.
+
+Everything made here is appended to a graph (tensors) or returned ready for `Graph.insert_op`
+(operators); the writer gives new op codes and buffers their indices when the model is saved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from ai_edge_litert import schema_py_generated as fb
+
+from gpucompat.ir import dtypes
+from gpucompat.ir.graph import Graph
+from gpucompat.ir.nodes import Op, OpCode, Tensor
+
+
+def tensor(graph: Graph, name: str, shape: Sequence[int], dtype: int,
+           signature: Sequence[int] | None = None) -> Tensor:
+    """A new runtime tensor of `graph`; `signature` (with -1 for dynamic dims) only when it
+    differs from `shape`."""
+    rec = fb.TensorT()
+    rec.name = name
+    rec.type = dtype
+    rec.shape = np.asarray([max(int(d), 1) if d < 0 else int(d) for d in shape], dtype=np.int32)
+    if signature is not None and any(d < 0 for d in signature):
+        rec.shapeSignature = np.asarray(list(signature), dtype=np.int32)
+    return graph.add_tensor(rec)
+
+
+def constant(graph: Graph, name: str, value: np.ndarray) -> Tensor:
+    """A new constant tensor holding `value` (its dtype decides the tensor type), with its own
+    buffer: rewrites never edit a buffer another tensor may share."""
+    value = np.ascontiguousarray(value)
+    rec = fb.TensorT()
+    rec.name = name
+    rec.type = dtypes.from_numpy(value.dtype)
+    rec.shape = np.asarray(value.shape, dtype=np.int32)
+    rec.buffer = graph.model.add_buffer(value)
+    return graph.add_tensor(rec)
+
+
+def reshape_tensor(t: Tensor, shape: Sequence[int], signature: Sequence[int] | None = None) -> None:
+    """Give an existing runtime tensor a new shape (and shape signature, -1 = dynamic)."""
+    t.fb.shape = np.asarray([1 if d < 0 else int(d) for d in shape], dtype=np.int32)
+    sig = list(signature) if signature is not None else list(shape)
+    t.fb.shapeSignature = np.asarray(sig, dtype=np.int32) if any(d < 0 for d in sig) else None
+
+
+def operator(graph: Graph, op_name: str, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor],
+             options=None, version: int = 1) -> Op:
+    """A new builtin op (not yet in the plan: insert it with `Graph.insert_op`). `options` is the
+    builtin options record (e.g. PadOptionsT()); its union type is derived from its class name."""
+    from gpucompat.ir import opcodes
+
+    rec = fb.OperatorT()
+    if options is not None:
+        rec.builtinOptionsType = getattr(fb.BuiltinOptions, type(options).__name__.removesuffix("T"))
+        rec.builtinOptions = options
+    return Op(rec, graph, OpCode(opcodes.BUILTIN[op_name], None, version), list(inputs), list(outputs))
+
+
+def retype(op: Op, op_name: str, options=None, version: int = 1) -> None:
+    """Turn `op` into another builtin op in place (same inputs and outputs unless changed later)."""
+    fresh = operator(op.graph, op_name, op.inputs, op.outputs, options, version)
+    op.code = fresh.code
+    op.fb.builtinOptionsType = fresh.fb.builtinOptionsType
+    op.fb.builtinOptions = fresh.fb.builtinOptions

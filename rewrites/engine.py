@@ -1,0 +1,141 @@
+"""The rewrite engine: rewrites as pattern / check / rewrite classes, applied to a fixpoint.
+
+A rewrite names its candidates (`candidates`: the anchor ops of its pattern), decides about one
+candidate (`check`: a `Match` carrying what the rewrite needs, or a string saying why it does not
+apply) and changes the graph (`rewrite`). After every applied rewrite the graph is cleaned up
+(dead ops and tensors), topologically sorted and checked against the IR invariants; the engine
+then starts again from the highest-priority rewrite, so normalisers run before fusions. When a
+whole pass over every rewrite and candidate applies nothing, the fixpoint is reached and that
+last pass is the trace of everything that was not applied, with its reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal
+
+from gpucompat.errors import GpucompatError
+from gpucompat.ir import Graph, Model, Op
+from gpucompat.rules.context import Context
+from gpucompat.rules.profile import Options, Profile
+from gpucompat.rules.verdict import Verdict
+
+Safety = Literal["exact", "equivalent", "signature"]
+SAFETIES: tuple[str, ...] = ("exact", "equivalent", "signature")
+MAX_STEPS = 10_000
+
+
+@dataclass
+class Match:
+    """A candidate a rewrite accepted: the anchor op and every op the rewrite replaces."""
+
+    anchor: Op
+    ops: list[Op] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RewriteContext:
+    """What rewrites may ask: the chosen profile and options (some rewrites only act on ops the
+    profile rejects)."""
+
+    profile: Profile
+    options: Options
+
+    def verdict(self, op: Op) -> Verdict:
+        """The profile's verdict on `op` as it stands."""
+        from gpucompat.support import judge_op
+
+        return judge_op(op, self.profile, Context(self.options))
+
+    def rejects(self, op: Op) -> bool:
+        """True when the profile does not run `op` on the GPU."""
+        return not self.verdict(op).ok
+
+
+class Rewrite:
+    """One graph rewrite. Subclasses set `name`, `safety`, `priority` (lower runs first) and a
+    one-line `summary`, and implement the three methods."""
+
+    name: ClassVar[str]
+    safety: ClassVar[Safety]
+    priority: ClassVar[int]
+    summary: ClassVar[str]
+
+    def candidates(self, graph: Graph, ctx: RewriteContext) -> Iterable[Op]:
+        """The ops where the pattern may start (cheap filter, usually by op type)."""
+        raise NotImplementedError
+
+    def check(self, op: Op, ctx: RewriteContext) -> Match | str:
+        """A Match when the rewrite applies at `op`, else the reason it does not."""
+        raise NotImplementedError
+
+    def rewrite(self, match: Match, ctx: RewriteContext) -> None:
+        """Change the graph; the engine cleans up and checks invariants afterwards."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class TraceEntry:
+    """One rewrite x candidate: applied (with the ops it replaced) or not, and why."""
+
+    rewrite: str
+    safety: str
+    candidate: str
+    applied: bool
+    reason: str | None = None
+    nodes: tuple[str, ...] = ()
+
+
+@dataclass
+class Trace:
+    """Every rewrite applied, in order, and every candidate left at the fixpoint with its reason."""
+
+    applied: list[TraceEntry] = field(default_factory=list)
+    not_applied: list[TraceEntry] = field(default_factory=list)
+
+    def safeties(self) -> set[str]:
+        """Safety classes of the applied rewrites."""
+        return {e.safety for e in self.applied}
+
+
+def describe(op: Op) -> str:
+    """How a trace names an op: its node index, type and first output ("op#4 CONV_2D 'conv1'")."""
+    where = f"subgraph {op.graph.index} " if op.graph.index else ""
+    out = f" {op.outputs[0].name!r}" if op.outputs else ""
+    return f"{where}op#{op.index} {op.name}{out}"
+
+
+def apply(model: Model, rewrites: Sequence[Rewrite], ctx: RewriteContext) -> Trace:
+    """Apply `rewrites` to every subgraph of `model` until none applies; return the trace."""
+    ordered = sorted(rewrites, key=lambda r: (r.priority, r.name))
+    trace = Trace()
+    for _ in range(MAX_STEPS):
+        survey: list[TraceEntry] = []
+        step = _first_applicable(model, ordered, ctx, survey)
+        if step is None:
+            trace.not_applied = survey
+            return trace
+        rw, match = step
+        entry = TraceEntry(rw.name, rw.safety, describe(match.anchor), True,
+                           nodes=tuple(describe(op) for op in match.ops or [match.anchor]))
+        graph = match.anchor.graph
+        rw.rewrite(match, ctx)
+        graph.cleanup()
+        graph.toposort()
+        graph.check()
+        trace.applied.append(entry)
+    raise GpucompatError(f"rewrites did not settle after {MAX_STEPS} steps (last: {trace.applied[-1].rewrite})")
+
+
+def _first_applicable(model: Model, ordered: Sequence[Rewrite], ctx: RewriteContext,
+                      survey: list[TraceEntry]) -> tuple[Rewrite, Match] | None:
+    """The first (rewrite, match) in priority then plan order; refusals go to `survey`."""
+    for rw in ordered:
+        for graph in model.graphs:
+            for op in list(rw.candidates(graph, ctx)):
+                result = rw.check(op, ctx)
+                if isinstance(result, Match):
+                    return rw, result
+                survey.append(TraceEntry(rw.name, rw.safety, describe(op), False, result))
+    return None

@@ -1,0 +1,104 @@
+"""Models for `gpucompat fix`: what the converter leaves behind that the GPU delegate cannot take.
+
+SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND chains come from dilated convolutions exported with a
+dynamic batch (the converter's own folding needs a static batch), and from raw
+tf.space_to_batch_nd / tf.batch_to_space chains for the shapes TensorFlow never emits itself.
+Every model takes a dynamic batch so the converter keeps the chain.
+"""
+
+from modelgen import builder, const, convert_fn, tf
+
+
+def _dyn(h: int, w: int | None, c: int):
+    t = tf()
+    return [([None, h, c] if w is None else [None, h, w, c], t.float32)]
+
+
+@builder("stb_same_bias_relu")
+def stb_same_bias_relu() -> bytes:
+    """atrous_conv2d SAME, rate 2, 13x13 (not divisible: crops [0, 1]), then bias and RELU."""
+    t = tf()
+    w, b = const([3, 3, 4, 8]), const([8], seed=2)
+    return convert_fn(lambda x: t.nn.relu(t.nn.atrous_conv2d(x, w, 2, "SAME") + b), _dyn(13, 13, 4))
+
+
+@builder("stb_valid_odd")
+def stb_valid_odd() -> bytes:
+    """atrous_conv2d VALID, rate 2, 13x13: paddings [0, 1] and crops [0, 1] cancel."""
+    t = tf()
+    w = const([3, 3, 4, 4], seed=3)
+    return convert_fn(lambda x: t.nn.atrous_conv2d(x, w, 2, "VALID"), _dyn(13, 13, 4))
+
+
+@builder("stb_depthwise")
+def stb_depthwise() -> bytes:
+    """depthwise_conv2d SAME with rate 3 on 10x10: paddings [3, 5], crops [0, 2]."""
+    t = tf()
+    w = const([3, 3, 4, 1], seed=4)
+    return convert_fn(lambda x: t.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME", dilations=[3, 3]),
+                      _dyn(10, 10, 4))
+
+
+@builder("stb_1d")
+def stb_1d() -> bytes:
+    """A 1-D dilated convolution: STB -> EXPAND_DIMS -> CONV_2D -> squeezing RESHAPE -> BTS."""
+    t = tf()
+    w = const([3, 4, 8], seed=5)
+    return convert_fn(lambda x: t.nn.convolution(x, w, padding="SAME", dilations=[2]), _dyn(13, None, 4))
+
+
+def _raw_chain(h: int, paddings, crops, *, stride: int = 1, pad=None, extra_reader: bool = False):
+    """tf.space_to_batch_nd -> conv2d (VALID, 3x3) -> [tf.pad] -> batch_to_space, block 2."""
+    t = tf()
+    w = const([3, 3, 4, 4], seed=6)
+
+    def f(x):
+        s = t.space_to_batch_nd(x, [2, 2], paddings)
+        y = t.nn.conv2d(s, w, stride, "VALID")
+        if pad is not None:
+            y = t.pad(y, pad)
+        y = t.batch_to_space(y, [2, 2], crops)
+        return (y, s * 2.0) if extra_reader else y
+
+    return convert_fn(f, _dyn(h, h, 4))
+
+
+@builder("stb_explicit_pad")
+def stb_explicit_pad() -> bytes:
+    """Paddings [[3, 1], [2, 2]], no crops: the dilated conv needs padding (3, 1) x (2, 2)."""
+    return _raw_chain(12, [[3, 1], [2, 2]], [[0, 0], [0, 0]])
+
+
+@builder("stb_pad_cropped")
+def stb_pad_cropped() -> bytes:
+    """A PAD of one row at the top of every sub-image, removed again by crops [2, 0]."""
+    return _raw_chain(12, [[2, 2], [2, 2]], [[2, 0], [0, 0]], pad=[[0, 0], [1, 0], [0, 0], [0, 0]])
+
+
+@builder("stb_pad_kept")
+def stb_pad_kept() -> bytes:
+    """Refused: the PAD's zero rows survive (no crops), no conv padding can produce them."""
+    return _raw_chain(12, [[2, 2], [2, 2]], [[0, 0], [0, 0]], pad=[[0, 0], [1, 0], [0, 0], [0, 0]])
+
+
+@builder("stb_stride2")
+def stb_stride2() -> bytes:
+    """Refused: the inner conv has stride 2."""
+    return _raw_chain(12, [[0, 0], [0, 0]], [[0, 0], [0, 0]], stride=2)
+
+
+@builder("stb_two_readers")
+def stb_two_readers() -> bytes:
+    """Refused: the space-to-batch output is also a model output's input."""
+    return _raw_chain(12, [[2, 2], [2, 2]], [[0, 0], [0, 0]], extra_reader=True)
+
+
+def rewritten(raw: bytes, *rewrites, profile: str = "gpu-current"):
+    """(model, trace): `raw` loaded and rewritten to a fixpoint with `rewrites` under `profile`."""
+    from gpucompat import ir
+    from gpucompat.rewrites.engine import RewriteContext, apply
+    from gpucompat.rules import registry
+    from gpucompat.rules.profile import Options
+
+    model = ir.from_bytes(raw)
+    return model, apply(model, list(rewrites), RewriteContext(registry.get(profile), Options()))
