@@ -687,3 +687,44 @@ def resampler_shapes(op: Op, ctx: Context) -> Verdict:
     if warp[3] < 2:
         return reject("warp needs at least 2 channels", "parse", "warp_shape.c < 2")
     return ACCEPT
+
+
+def exact_version(version: int) -> Check:
+    """Gen-1/Gen-2 CheckExactSupportedOpVersion (LSTM): only this op version is parsed."""
+
+    def check(op: Op, ctx: Context) -> Verdict:
+        if op.version == version:
+            return ACCEPT
+        return reject(f"only version {version} is supported, this is version {op.version}",
+                      runtime_message=f"Only version {version} is supported. Requested version {op.version}")
+
+    return check
+
+
+def depthwise_multiplier_on_single_channel(op: Op, ctx: Context) -> Verdict:
+    """Gen-1 (2019) DepthwiseConvolutionOperationParser: a depth_multiplier other than 1 only when
+    the input has one channel."""
+    x = op.input(0)
+    if _opt(op, "depthMultiplier", 1) == 1 or (x is not None and x.shape and x.shape[-1] == 1):
+        return ACCEPT
+    return reject("depth_multiplier != 1 is supported only for a single-channel input")
+
+
+def paddings_4x2_no_batch(op: Op, ctx: Context) -> Verdict:
+    """Gen-1 (2019) PadOperationParser: constant 4x2 paddings that leave the batch unpadded."""
+    pads = op.input(1)
+    data = pads.data() if pads is not None else None
+    if data is None or data.shape != (4, 2):
+        return reject("paddings must be a constant 4x2 tensor")
+    if data[0].any():
+        return reject("padding the batch dimension is not supported")
+    return ACCEPT
+
+
+def mean_over_hw(op: Op, ctx: Context) -> Verdict:
+    """Gen-2 (2020) MeanOperationParser: only a mean over height and width of a 4-D input."""
+    x, axes = op.input(0), op.input(1)
+    data = axes.data() if axes is not None else None
+    if x is not None and x.rank == 4 and data is not None and {int(a) % 4 for a in data.ravel()} <= {1, 2}:
+        return ACCEPT
+    return reject("only a mean over height and width is supported")

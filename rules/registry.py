@@ -8,6 +8,9 @@ from gpucompat.errors import GpucompatError
 from gpucompat.rules.profile import Profile
 
 MODULES: dict[str, str] = {
+    "gpu-2019-docs": "gpu_2019_docs",
+    "gpu-2019": "gpu_2019",
+    "gpu-2020": "gpu_2020",
     "gpu-current": "gpu_current",
 }
 DEFAULT = "gpu-current"
