@@ -1,0 +1,41 @@
+// Shared by every kernel family: the storage type (float, or half through vload_half/vstore_half
+// since cl_khr_fp16 may be missing) and the fused activations. Arithmetic is always float.
+#ifdef HALF_STORAGE
+typedef half store_t;
+#define LOAD1(p, i) vload_half((i), (p))
+#define LOAD4(p, i) vload_half4((i), (p))
+#define STORE1(p, i, v) vstore_half((v), (i), (p))
+#define STORE4(p, i, v) vstore_half4((v), (i), (p))
+#else
+typedef float store_t;
+#define LOAD1(p, i) ((p)[i])
+#define LOAD4(p, i) vload4((i), (p))
+#define STORE1(p, i, v) ((p)[i] = (v))
+#define STORE4(p, i, v) vstore4((v), (i), (p))
+#endif
+
+// Index of the float4 cell (b, slice, y, x) in PHWC4 storage.
+#define CELL(b, s, y, x, S, H, W) ((((b) * (S) + (s)) * (H) + (y)) * (W) + (x))
+
+// TFLite ActivationFunctionType: 0 NONE, 1 RELU, 2 RELU_N1_TO_1, 3 RELU6, 4 TANH
+// (the delegate fuses them into the producer's kernel: model_builder_helper.cc MaybeFuseActivation).
+float4 activate(float4 v, int act) {
+  switch (act) {
+    case 1: return fmax(v, 0.0f);
+    case 2: return clamp(v, -1.0f, 1.0f);
+    case 3: return clamp(v, 0.0f, 6.0f);
+    case 4: return tanh(v);
+    default: return v;
+  }
+}
+
+// A float4 cell of a tensor with BHWC dims `d` read for output position (b, s, y, x), broadcasting
+// every dimension of size 1 (a 1-channel tensor repeats its value over the 4 lanes).
+float4 read_broadcast(__global const store_t* p, int4 d, int b, int s, int y, int x) {
+  int S = (d.w + 3) / 4;
+  float4 v = LOAD4(p, CELL(d.x == 1 ? 0 : b, d.w == 1 ? 0 : s, d.y == 1 ? 0 : y, d.z == 1 ? 0 : x, S, d.y, d.z));
+  return d.w == 1 ? (float4)(v.x) : v;
+}
+
+// One channel of a tensor with BHWC dims `d` (the float at (b, y, x, c) in PHWC4 storage).
+#define AT(P, D, B, Y, X, C) LOAD1((P), CELL((B), (C) / 4, (Y), (X), ((D).w + 3) / 4, (D).y, (D).z) * 4 + (C) % 4)

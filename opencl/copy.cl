@@ -1,0 +1,19 @@
+// Data movement as index maps (built on the host at load time from the op's parameters):
+// every output float reads the input float at map[i], or `fill` where map[i] < 0 (padding).
+// RESHAPE, TRANSPOSE, SLICE, STRIDED_SLICE, PAD, MIRROR_PAD, TILE, DEPTH_TO_SPACE, SPACE_TO_DEPTH,
+// GATHER, SPLIT and UNPACK use `gather`; CONCATENATION and PACK `scatter` each input into place.
+
+__kernel void gather(__global const store_t* src, __global const int* map, __global store_t* dst,
+                     int n, float fill) {
+  int i = get_global_id(0);
+  if (i >= n) return;
+  int j = map[i];
+  STORE1(dst, i, j < 0 ? fill : LOAD1(src, j));
+}
+
+__kernel void scatter(__global const store_t* src, __global const int* map, __global store_t* dst, int n) {
+  int i = get_global_id(0);
+  if (i >= n) return;
+  int j = map[i];
+  if (j >= 0) STORE1(dst, j, LOAD1(src, i));
+}

@@ -1,0 +1,53 @@
+"""Cut a run of ops out of a model into a standalone model for the reference interpreter: the CPU
+side of hybrid execution, and load-time constant folding.
+
+The new model holds only those ops, the tensors they touch and the constants they read; tensors
+arriving from elsewhere become its inputs.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from gpucompat import ir
+from gpucompat.errors import GpucompatError
+
+_SUBGRAPH_FIELDS = ("condSubgraphIndex", "bodySubgraphIndex", "thenSubgraphIndex", "elseSubgraphIndex",
+                    "initSubgraphIndex", "decompositionSubgraphIndex", "subgraph")
+
+
+def cut(ops: list[ir.Op], inputs: list[ir.Tensor], outputs: list[ir.Tensor]) -> bytes:
+    """A model running `ops` (in order) from `inputs` to `outputs`."""
+    from ai_edge_litert import schema_py_generated as fb
+
+    for op in ops:
+        if any(getattr(op.options, f, None) is not None for f in _SUBGRAPH_FIELDS):
+            raise GpucompatError(f"op#{op.index} {op.name} calls another subgraph; control flow cannot be cut out")
+    record = fb.ModelT()
+    record.version = 3
+    record.operatorCodes, record.buffers = [], [fb.BufferT()]
+    model = ir.Model(record)
+    sub = fb.SubGraphT()
+    record.subgraphs = [sub]
+    graph = ir.Graph(sub, model)
+    model.graphs.append(graph)
+    fresh: dict[int, ir.Tensor] = {}
+
+    def own(t: ir.Tensor | None) -> ir.Tensor | None:
+        if t is None:
+            return None
+        if id(t) not in fresh:
+            tfb = copy.copy(t.fb)
+            tfb.buffer = model.add_buffer(np.asarray(t.buffer.data, np.uint8).tobytes()) if t.is_constant else 0
+            fresh[id(t)] = graph.add_tensor(tfb)
+        return fresh[id(t)]
+
+    graph.inputs = [own(t) for t in inputs]
+    for op in ops:
+        graph.ops.append(ir.Op(copy.copy(op.fb), graph, op.code, [own(t) for t in op.inputs],
+                               [own(t) for t in op.outputs], [own(t) for t in op.intermediates]))
+    graph.outputs = [own(t) for t in outputs]
+    graph.link()
+    return ir.to_bytes(model)

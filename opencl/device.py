@@ -1,0 +1,112 @@
+"""The OpenCL device: discovery, context and queue, program building, and the one place that turns
+OpenCL failures into clear messages.
+
+Discovery prefers a real GPU's driver and falls back to PoCL's CPU device (the embedded default,
+from the pocl-binary-distribution wheel); `choose(spec)` picks a device by name or index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from gpucompat.errors import GpucompatError
+
+
+class CLError(GpucompatError):
+    """An OpenCL call that failed, with the runtime's error name and, for builds, the build log."""
+
+
+def cl():
+    """pyopencl, imported on first use (check never pays for it)."""
+    import pyopencl
+    import pyopencl.cltypes  # noqa: F401  (vector argument types)
+
+    return pyopencl
+
+
+def describe(error: Exception, what: str) -> CLError:
+    """One error mapper: an OpenCL exception -> a CLError saying what failed, with the status the
+    runtime gave (pyopencl names it, e.g. INVALID_WORK_GROUP_SIZE) and the whole build log when a
+    kernel did not compile."""
+    text = str(error).strip()
+    if "BUILD_PROGRAM_FAILURE" in text:
+        return CLError(f"{what}: the OpenCL compiler rejected the kernel:\n{text}")
+    return CLError(f"{what}: {text.splitlines()[0] if text else type(error).__name__}")
+
+
+@dataclass
+class Device:
+    """One OpenCL device with its context and an in-order profiling queue."""
+
+    device: object
+    context: object
+    queue: object
+
+    @property
+    def name(self) -> str:
+        """Platform and device name ("Portable Computing Language / pthread-AMD EPYC")."""
+        return f"{self.device.platform.name} / {self.device.name}"
+
+    @property
+    def key(self) -> str:
+        """Cache key part naming the device and its driver: a compiled binary is only valid there."""
+        d = self.device
+        ident = "|".join([d.platform.name, d.platform.version, d.name, d.driver_version, d.version])
+        return hashlib.sha256(ident.encode()).hexdigest()[:16]
+
+    def build(self, source: str, options: list[str], what: str):
+        """Compile `source`; a CLError with the build log when it does not compile."""
+        pcl = cl()
+        try:
+            return pcl.Program(self.context, source).build(options=options, cache_dir=False)
+        except pcl.Error as e:
+            raise describe(e, what) from None
+
+    def load_binary(self, binary: bytes, what: str):
+        """A program from a binary compiled earlier on this device (see ProgramCache)."""
+        pcl = cl()
+        try:
+            return pcl.Program(self.context, [self.device], [binary]).build()
+        except pcl.Error as e:
+            raise describe(e, what) from None
+
+    @staticmethod
+    def binary_of(program) -> bytes:
+        """The compiled binary of a one-device program."""
+        return bytes(program.get_info(cl().program_info.BINARIES)[0])
+
+
+def all_devices() -> list:
+    """Every OpenCL device on every platform, GPUs first (the delegate's target when present)."""
+    pcl = cl()
+    try:
+        devices = [d for p in pcl.get_platforms() for d in p.get_devices()]
+    except pcl.Error as e:
+        raise describe(e, "listing OpenCL devices") from None
+    return sorted(devices, key=lambda d: not d.type & pcl.device_type.GPU)
+
+
+def choose(spec: str | None = None) -> Device:
+    """Open the device named by `spec` (an index into `all_devices()` or part of its name); the first
+    GPU, else the first device (PoCL's CPU device) when `spec` is None."""
+    devices = all_devices()
+    if not devices:
+        raise CLError("no OpenCL device found (is pocl-binary-distribution installed?)")
+    if spec is None:
+        picked = devices[0]
+    elif spec.isdigit() and int(spec) < len(devices):
+        picked = devices[int(spec)]
+    else:
+        matches = [d for d in devices if spec.lower() in f"{d.platform.name} {d.name}".lower()]
+        if not matches:
+            names = "; ".join(f"{i}: {d.platform.name} / {d.name}" for i, d in enumerate(devices))
+            raise CLError(f"no OpenCL device matches {spec!r} (devices: {names})")
+        picked = matches[0]
+    pcl = cl()
+    try:
+        ctx = pcl.Context([picked])
+        queue = pcl.CommandQueue(ctx, properties=pcl.command_queue_properties.PROFILING_ENABLE)
+    except pcl.Error as e:
+        raise describe(e, f"opening OpenCL device {picked.name}") from None
+    return Device(picked, ctx, queue)

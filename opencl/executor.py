@@ -1,0 +1,150 @@
+"""The interpreter: runs a list of IR ops (one delegated partition) on OpenCL.
+
+Load time lowers every op into a step (kernel launches bound to preallocated PHWC4 tensors; weights
+uploaded, index maps built). `run` converts the partition's inputs from BHWC to PHWC4, calls
+`run_op` for each op in execution order, and converts the outputs back: the one synchronous round
+trip per partition the delegate makes (cl/api.cc InferenceRunnerImpl::Run).
+
+`RecordingExecutor` overrides `run_op` to keep every op's outputs, which is what naming the first
+divergent op needs (torch.fx's Interpreter pattern).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from gpucompat.errors import GpucompatError
+from gpucompat.ir import Op, Tensor, dtypes
+from gpucompat.opencl.layout import BHWC, bhwc
+from gpucompat.opencl.runtime import GpuTensor, Runtime
+
+Step = Callable[[], None]
+
+
+class UnsupportedOp(GpucompatError):
+    """An op (or a parameter of one) the executor has no kernel for."""
+
+
+def dequantize(t: Tensor, values: np.ndarray) -> np.ndarray:
+    """Fixed-point values of `t` -> float, per tensor or per channel, as the delegate reads
+    quantized constants (model_builder_helper.cc DequantizeConstantTensor)."""
+    q = t.quantization
+    if q is None or values.dtype.kind == "f" or values.dtype == np.bool_:
+        return values.astype(np.float32)
+    scale = np.asarray(q.scale, np.float32)
+    zero = np.asarray(q.zeroPoint if q.zeroPoint is not None else np.zeros_like(scale), np.float32)
+    if scale.size > 1:
+        shape = [1] * values.ndim
+        shape[q.quantizedDimension] = -1
+        scale, zero = scale.reshape(shape), zero.reshape(shape)
+    return ((values.astype(np.float32) - zero) * scale).astype(np.float32)
+
+
+def quantize(t: Tensor, values: np.ndarray) -> np.ndarray:
+    """Float values -> the fixed-point type of `t` (the delegate's QuantizeOutputs on the CPU)."""
+    dt = dtypes.numpy_dtype(t.dtype)
+    q = t.quantization
+    if dt.kind == "f":
+        return values.astype(dt)
+    if dt == np.bool_:
+        return values != 0
+    if q is None:
+        return np.trunc(values).astype(dt)
+    scale, zero = float(q.scale[0]), float(q.zeroPoint[0]) if q.zeroPoint is not None else 0.0
+    info = np.iinfo(dt)
+    return np.clip(np.rint(values / scale) + zero, info.min, info.max).astype(dt)
+
+
+class Executor:
+    """One partition on one runtime. `inputs` / `outputs` are the tensors crossing its boundary;
+    `folded` holds constant values computed at load (DENSIFY, fp16 DEQUANTIZE), in the tensors'
+    own dtypes."""
+
+    def __init__(self, runtime: Runtime, ops: list[Op], inputs: list[Tensor], outputs: list[Tensor],
+                 folded: dict[int, np.ndarray] | None = None):
+        from gpucompat.opencl.ops import lower
+
+        self.runtime = runtime
+        self.ops = ops
+        self.inputs = inputs
+        self.outputs = outputs
+        self.folded = folded or {}
+        self.tensors: dict[int, GpuTensor] = {}
+        self.views: dict[tuple[int, int], GpuTensor] = {}
+        self.pending: list[Step] = []
+        self.steps: list[tuple[Op, Step]] = [(op, lower(self, op)) for op in ops]
+
+    # -- what lowerings use -------------------------------------------------------------------
+    def shape(self, t: Tensor) -> BHWC:
+        """The delegate's BHWC shape of a tensor."""
+        try:
+            return bhwc(t.shape)
+        except ValueError as e:
+            raise UnsupportedOp(f"tensor#{t.index} {t.name!r}: {e}") from None
+
+    def value(self, t: Tensor | None) -> np.ndarray | None:
+        """A constant's float value (dequantized, folded), None for runtime tensors."""
+        if t is None:
+            return None
+        data = self.folded.get(id(t))
+        data = t.data() if data is None else data
+        return dequantize(t, data) if data is not None else None
+
+    def tensor(self, t: Tensor) -> GpuTensor:
+        """The device tensor holding `t`: allocated on first use, constants uploaded."""
+        if id(t) not in self.tensors:
+            v = self.value(t)
+            shape = self.shape(t)
+            self.tensors[id(t)] = self.runtime.upload(v, shape) if v is not None else self.runtime.empty(shape)
+        return self.tensors[id(t)]
+
+    def tensor_as(self, t: Tensor, rank: int) -> tuple[GpuTensor, tuple[int, int, int, int]]:
+        """`t` seen as a tensor of `rank` after numpy-style broadcasting (leading 1s added), with
+        its BHWC dims: what the elementwise kernels broadcast over. When the higher rank maps to
+        another BHWC layout, constants are uploaded in it and runtime tensors are re-laid out by
+        a reshape queued in `pending` (run before the op)."""
+        shape = bhwc((1,) * (rank - len(t.shape)) + tuple(t.shape))
+        if shape == self.shape(t):
+            return self.tensor(t), shape.dims
+        key = (id(t), rank)
+        if key not in self.views:
+            v = self.value(t)
+            if v is not None:
+                self.views[key] = self.runtime.upload(v, shape)
+            else:
+                from gpucompat.opencl.ops.movement import reshape_step
+
+                self.views[key] = self.runtime.empty(shape)
+                self.pending.append(reshape_step(self, self.tensor(t), self.views[key]))
+        return self.views[key], shape.dims
+
+    # -- running ------------------------------------------------------------------------------
+    def run(self, feeds: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+        """Run the partition: `feeds` maps id(input tensor) -> host value; returns id(output
+        tensor) -> host value in the output's own dtype."""
+        for t in self.inputs:
+            self.runtime.write(self.tensor(t), dequantize(t, np.asarray(feeds[id(t)])))
+        for op, step in self.steps:
+            self.run_op(op, step)
+        self.runtime.finish()
+        return {id(t): quantize(t, self.runtime.download(self.tensor(t)).reshape(t.shape)) for t in self.outputs}
+
+    def run_op(self, op: Op, step: Step) -> None:
+        """Run one op's kernels (the single dispatch point; subclasses hook here)."""
+        step()
+
+
+class RecordingExecutor(Executor):
+    """An executor that keeps every op output (float32, the op's tensor shape) after a run."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.recorded: dict[int, np.ndarray] = {}
+
+    def run_op(self, op: Op, step: Step) -> None:
+        """Run the op, then download its outputs."""
+        step()
+        for t in op.outputs:
+            self.recorded[id(t)] = self.runtime.download(self.tensor(t)).reshape(t.shape)

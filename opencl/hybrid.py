@@ -1,0 +1,145 @@
+"""Hybrid execution: the ops the simulated delegate takes run on OpenCL, the rest on the reference
+interpreter, in the model's execution order; tensors cross at the boundaries as on a device
+(BHWC host memory, dequantized into the GPU side and quantized back out of it).
+
+At load, ops whose inputs are all constant (DENSIFY, fp16 DEQUANTIZE, ...) are folded: run once on
+the reference interpreter, their outputs become constants (the delegate folds them too:
+model_transformations.cc merge_densify, model_builder.cc DequantizeOperationParser).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gpucompat import ir
+from gpucompat.errors import GpucompatError
+from gpucompat.ir import dtypes
+from gpucompat.opencl.cut import cut
+from gpucompat.opencl.executor import Executor, RecordingExecutor
+from gpucompat.opencl.runtime import Runtime
+
+
+@dataclass
+class Segment:
+    """A maximal run of consecutive ops with the same placement."""
+
+    placement: str
+    ops: list[ir.Op]
+    inputs: list[ir.Tensor] = field(default_factory=list)
+    outputs: list[ir.Tensor] = field(default_factory=list)
+
+
+def reference_interpreter(model_bytes: bytes, what: str, preserve: bool = False, xnnpack: bool = True):
+    """The reference interpreter (ai-edge-litert) on a model, allocated; a one-line error saying
+    why when it cannot load it (an unregistered custom op, for instance). `xnnpack=False` uses
+    the builtin kernels only (XNNPACK refuses graphs without runtime inputs)."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    resolver = OpResolverType.AUTO if xnnpack else OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+    try:
+        it = Interpreter(model_content=model_bytes, experimental_preserve_all_tensors=preserve,
+                         experimental_op_resolver_type=resolver)
+        it.allocate_tensors()
+    except (ValueError, RuntimeError) as e:
+        reason = " ".join(str(e).split())
+        raise GpucompatError(f"the reference interpreter cannot run {what}: {reason}") from None
+    return it
+
+
+def run_reference(it, feeds: list[np.ndarray]) -> list[np.ndarray]:
+    """Invoke an interpreter on inputs in input order; outputs in output order."""
+    for d, v in zip(it.get_input_details(), feeds):
+        it.set_tensor(d["index"], np.asarray(v, d["dtype"]).reshape(d["shape"]))
+    it.invoke()
+    return [it.get_tensor(d["index"]).copy() for d in it.get_output_details()]
+
+
+def segments(graph: ir.Graph, placements: list[str], skip: set[int]) -> list[Segment]:
+    """Split the execution plan into runs of one placement (ops in `skip` are folded away) and
+    find what crosses each run's boundary."""
+    runs: list[Segment] = []
+    for op, where in zip(graph.ops, placements):
+        if id(op) in skip:
+            continue
+        if not runs or runs[-1].placement != where:
+            runs.append(Segment(where, []))
+        runs[-1].ops.append(op)
+    graph_outputs = {id(t) for t in graph.outputs}
+    for seg in runs:
+        inside = {id(op) for op in seg.ops}
+        produced = {id(t) for op in seg.ops for t in op.outputs}
+        for op in seg.ops:
+            for t in op.present_inputs:
+                if id(t) not in produced and not t.is_constant and t not in seg.inputs:
+                    seg.inputs.append(t)
+            for t in op.outputs:
+                if id(t) in graph_outputs or any(id(c) not in inside for c in t.consumers):
+                    seg.outputs.append(t)
+    return runs
+
+
+def fold_constants(graph: ir.Graph) -> dict[int, np.ndarray]:
+    """Values of every tensor computable from constants alone, by running those ops once."""
+    folded: dict[int, np.ndarray] = {}
+    for op in graph.ops:
+        if op.present_inputs and all(t.is_constant or id(t) in folded for t in op.present_inputs):
+            ins = [t for t in op.present_inputs if id(t) in folded]
+            it = reference_interpreter(cut([op], ins, op.outputs), f"the constant op#{op.index} {op.name}",
+                                     xnnpack=False)
+            for t, v in zip(op.outputs, run_reference(it, [folded[id(t)] for t in ins])):
+                folded[id(t)] = v
+    return folded
+
+
+class _CpuSegment:
+    def __init__(self, seg: Segment, index: int):
+        self.seg = seg
+        names = ", ".join(sorted({op.name for op in seg.ops}))
+        self.interpreter = reference_interpreter(cut(seg.ops, seg.inputs, seg.outputs),
+                                                 f"CPU partition {index} ({names})")
+
+    def run(self, values: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+        outs = run_reference(self.interpreter, [values[id(t)] for t in self.seg.inputs])
+        return {id(t): v for t, v in zip(self.seg.outputs, outs)}
+
+
+class HybridRunner:
+    """One model, its ops placed by a delegate simulation (`placements`, "gpu" / "cpu" per op of
+    the main subgraph), ready to run. `record=True` keeps every GPU op output and every CPU
+    partition output for localization."""
+
+    def __init__(self, model: ir.Model, placements: list[str], runtime: Runtime | None, record: bool = False):
+        t0 = time.perf_counter()
+        if len(model.graphs) != 1:
+            raise GpucompatError(f"models with {len(model.graphs)} subgraphs (control flow) cannot be "
+                                 "run by the executor yet")
+        self.graph = graph = model.graphs[0]
+        self.folded = fold_constants(graph)
+        skip = {id(op) for op in graph.ops if all(id(t) in self.folded for t in op.outputs)}
+        self.segments = segments(graph, placements, skip)
+        if runtime is None and any(s.placement == "gpu" for s in self.segments):
+            raise GpucompatError("GPU partitions need an OpenCL runtime")
+        kind = RecordingExecutor if record else Executor
+        self.parts = [kind(runtime, s.ops, s.inputs, s.outputs, self.folded) if s.placement == "gpu"
+                      else _CpuSegment(s, i) for i, s in enumerate(self.segments)]
+        self.recorded: dict[int, np.ndarray] = {}
+        self.run([np.zeros(t.shape, dtypes.numpy_dtype(t.dtype)) for t in graph.inputs])  # builds programs
+        if runtime is not None and runtime.cache is not None:
+            runtime.cache.save()
+        self.init_s = time.perf_counter() - t0
+
+    def run(self, feeds: list[np.ndarray]) -> list[np.ndarray]:
+        """Outputs (model dtypes, output order) for inputs in input order."""
+        values = {id(t): np.asarray(v) for t, v in zip(self.graph.inputs, feeds)}
+        values.update(self.folded)
+        for part in self.parts:
+            produced = part.run(values)
+            values.update(produced)
+            if isinstance(part, RecordingExecutor):
+                self.recorded.update(part.recorded)
+            elif isinstance(part, _CpuSegment):
+                self.recorded.update(produced)
+        return [values[id(t)] if id(t) in values else t.data() for t in self.graph.outputs]

@@ -1,0 +1,71 @@
+"""Op lowerings: one module per kernel family; each registers, per TFLite op name, a function that
+turns an op into a step (its kernel launches, bound to device tensors) at load time."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from gpucompat.ir import Op, dtypes
+from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
+
+LOWERINGS: dict[str, Callable[[Executor, Op], Step]] = {}
+
+
+def lowering(*names: str):
+    """Register a lowering for the TFLite ops `names`."""
+
+    def wrap(fn):
+        for n in names:
+            LOWERINGS[n] = fn
+        return fn
+
+    return wrap
+
+
+def activation(op: Op) -> int:
+    """The op's fused activation (0 when it has none); SIGN_BIT has no kernel, as in the delegate
+    (gpu_compatibility.cc IsActivationSupported)."""
+    act = getattr(op.options, "fusedActivationFunction", 0) or 0
+    if act == 5:
+        raise UnsupportedOp(f"op#{op.index} {op.name}: fused activation SIGN_BIT is not supported")
+    return int(act)
+
+
+def lower(ex: Executor, op: Op) -> Step:
+    """The step running `op`, followed by the delegate's quantize-and-dequantize of each
+    fixed-point output (add_quant_adjustments.h)."""
+    fn = LOWERINGS.get(op.name)
+    if fn is None:
+        raise UnsupportedOp(f"op#{op.index} {op.name}: the executor has no kernel for it")
+    adjust = [_quant_adjustment(ex, t) for t in op.outputs if t.quantization is not None
+              and t.dtype in (dtypes.INT8, dtypes.UINT8)]
+    ex.pending = []
+    step = fn(ex, op)
+    return sequence([*ex.pending, step, *adjust])
+
+
+def sequence(steps: list[Step]) -> Step:
+    """One step running `steps` in order."""
+    if len(steps) == 1:
+        return steps[0]
+
+    def run() -> None:
+        for s in steps:
+            s()
+
+    return run
+
+
+def _quant_adjustment(ex: Executor, t) -> Step:
+    g = ex.tensor(t)
+    info = np.iinfo(dtypes.numpy_dtype(t.dtype))
+    q = t.quantization
+    scale, zero = float(q.scale[0]), float(q.zeroPoint[0]) if q.zeroPoint is not None else 0.0
+    cells = g.shape.vec4s
+    return lambda: ex.runtime.launch("elementwise", "quantize_dequantize", (cells,), g, cells, scale, zero,
+                                     float(info.min), float(info.max))
+
+
+from gpucompat.opencl.ops import conv, elementwise, movement, pool, reduce, resize  # noqa: E402,F401

@@ -1,0 +1,66 @@
+"""Elementwise ops (opencl/elementwise.cl): one- and two-input ops with numpy broadcasting and
+constant operands, fused activations, SELECT_V2, CAST and the quantize / dequantize pair.
+
+The delegate accepts a constant operand as a scalar, a per-channel vector or an HWC tensor
+(model_builder.cc ParseInputsWithConstTensorImpl); here every constant is uploaded as a tensor and
+read through the same broadcast, which covers all three.
+"""
+
+from __future__ import annotations
+
+from gpucompat.ir import Op
+from gpucompat.opencl.executor import Executor, Step
+from gpucompat.opencl.ops import activation, lowering
+
+UNARY = {"CAST": 0, "DEQUANTIZE": 0, "QUANTIZE": 0, "ABS": 1, "COS": 2, "SIN": 3, "EXP": 4, "LOG": 5,
+         "NEG": 6, "RSQRT": 7, "SQRT": 8, "SQUARE": 9, "TANH": 10, "LOGISTIC": 11, "RELU": 12, "RELU6": 13,
+         "RELU_N1_TO_1": 14, "RELU_0_TO_1": 15, "ELU": 16, "HARD_SWISH": 17, "LEAKY_RELU": 18, "FLOOR": 19,
+         "SIGN": 20, "GELU": 21, "CEIL": 24, "LOGICAL_NOT": 25}
+BINARY = {"ADD": 0, "SUB": 1, "MUL": 2, "DIV": 3, "POW": 4, "MAXIMUM": 5, "MINIMUM": 6,
+          "SQUARED_DIFFERENCE": 7, "FLOOR_DIV": 8, "FLOOR_MOD": 9, "GREATER": 10, "GREATER_EQUAL": 11,
+          "LESS": 12, "LESS_EQUAL": 13, "EQUAL": 14, "NOT_EQUAL": 15, "LOGICAL_AND": 16, "LOGICAL_OR": 17,
+          "PRELU": 18}
+_CAST_TO_INT, _CAST_TO_BOOL = 22, 23
+
+
+def _grid(ex: Executor, out) -> tuple[int, int, int]:
+    s = ex.shape(out)
+    return (s.w, s.h, s.b * s.slices)
+
+
+@lowering(*UNARY)
+def unary(ex: Executor, op: Op) -> Step:
+    """One-input ops; CAST truncates toward zero into integers and maps non-zero to 1 into bool."""
+    out = op.outputs[0]
+    fn = UNARY[op.name]
+    if op.name == "CAST" and out.dtype_name.startswith(("INT", "UINT")):
+        fn = _CAST_TO_INT
+    elif op.name == "CAST" and out.dtype_name == "BOOL":
+        fn = _CAST_TO_BOOL
+    alpha = float(getattr(op.options, "alpha", 0.0) or 0.0)
+    src, sd = ex.tensor_as(op.inputs[0], len(out.shape))
+    dst = ex.tensor(out)
+    od = ex.shape(out).dims
+    return lambda: ex.runtime.launch("elementwise", "unary_op", _grid(ex, out), src, sd, dst, od, fn, alpha, 0)
+
+
+@lowering(*BINARY)
+def binary(ex: Executor, op: Op) -> Step:
+    """Two-input ops; either input may be constant; inputs broadcast like numpy."""
+    out = op.outputs[0]
+    rank = len(out.shape)
+    a, ad = ex.tensor_as(op.inputs[0], rank)
+    b, bd = ex.tensor_as(op.inputs[1], rank)
+    dst, od = ex.tensor(out), ex.shape(out).dims
+    fn, act = BINARY[op.name], activation(op)
+    return lambda: ex.runtime.launch("elementwise", "binary_op", _grid(ex, out), a, ad, b, bd, dst, od, fn, act)
+
+
+@lowering("SELECT_V2", "SELECT")
+def select(ex: Executor, op: Op) -> Step:
+    """cond ? x : y with every operand broadcast to the output."""
+    out = op.outputs[0]
+    rank = len(out.shape)
+    args = [x for t in op.inputs[:3] for x in ex.tensor_as(t, rank)]
+    dst, od = ex.tensor(out), ex.shape(out).dims
+    return lambda: ex.runtime.launch("elementwise", "select_op", _grid(ex, out), *args, dst, od)

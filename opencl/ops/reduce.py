@@ -1,0 +1,43 @@
+"""Reductions and softmax (opencl/reduce.cl): MEAN, SUM, REDUCE_MAX / MIN / PROD over any constant
+axes, with or without keep_dims, and SOFTMAX over channels."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpucompat.ir import Op
+from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
+from gpucompat.opencl.layout import BHWC
+from gpucompat.opencl.ops import lowering, sequence
+from gpucompat.opencl.ops.movement import keepdims_tensor
+
+_OPS = {"SUM": 0, "MEAN": 1, "REDUCE_MAX": 2, "REDUCE_MIN": 3, "REDUCE_PROD": 4}
+# Which BHWC dimension each axis of a rank-r tensor is (model_builder_helper.cc ExtractAxisFromIndex).
+_AXES = {1: "b", 2: "bc", 3: "bwc", 4: "bhwc"}
+
+
+@lowering(*_OPS)
+def reduce(ex: Executor, op: Op) -> Step:
+    src, out = op.inputs[0], op.outputs[0]
+    axes_t = op.input(1)
+    axes = axes_t.data() if axes_t is not None else None
+    if axes is None:
+        raise UnsupportedOp(f"op#{op.index} {op.name}: the axes must be a constant")
+    rank = len(src.shape)
+    dims = {_AXES[rank][int(a) % rank] for a in np.ravel(axes)}
+    flags = tuple(int(d in dims) for d in "bhwc")
+    si = ex.shape(src)
+    kept = BHWC(*(1 if f else n for f, n in zip(flags, si.dims)))
+    dst, reshape = keepdims_tensor(ex, kept, ex.tensor(out))
+    run = lambda: ex.runtime.launch("reduce", "reduce", (kept.w, kept.h, kept.b * kept.c), ex.tensor(src),  # noqa: E731
+                                    si.dims, dst, kept.dims, flags, _OPS[op.name])
+    return sequence([run, reshape] if reshape else [run])
+
+
+@lowering("SOFTMAX")
+def softmax(ex: Executor, op: Op) -> Step:
+    """Along the last axis (always channels in BHWC)."""
+    src, out = op.inputs[0], op.outputs[0]
+    s = ex.shape(src)
+    beta = float(op.options.beta)
+    return lambda: ex.runtime.launch("reduce", "softmax", (s.w, s.h, s.b), ex.tensor(src), ex.tensor(out), s.dims, beta)

@@ -1,0 +1,31 @@
+// Reductions over any set of BHWC axes, one work-item per output element (b, y, x, c) of the
+// keep-dims output: global size (W, H, B * C). `axes` flags the reduced dimensions (B, H, W, C).
+// op: 0 sum, 1 mean, 2 max, 3 min, 4 product.
+
+__kernel void reduce(__global const store_t* src, int4 sd, __global store_t* dst, int4 od, int4 axes, int op) {
+  int x = get_global_id(0), y = get_global_id(1), bc = get_global_id(2);
+  int b = bc / od.w, c = bc % od.w;
+  int nb = axes.x ? sd.x : 1, nh = axes.y ? sd.y : 1, nw = axes.z ? sd.z : 1, nc = axes.w ? sd.w : 1;
+  float acc = op == 2 ? -INFINITY : op == 3 ? INFINITY : op == 4 ? 1.0f : 0.0f;
+  for (int ib = 0; ib < nb; ib++)
+    for (int iy = 0; iy < nh; iy++)
+      for (int ix = 0; ix < nw; ix++)
+        for (int ic = 0; ic < nc; ic++) {
+          float v = AT(src, sd, axes.x ? ib : b, axes.y ? iy : y, axes.z ? ix : x, axes.w ? ic : c);
+          acc = op == 2 ? fmax(acc, v) : op == 3 ? fmin(acc, v) : op == 4 ? acc * v : acc + v;
+        }
+  if (op == 1) acc /= (float)(nb * nh * nw * nc);
+  STORE1(dst, CELL(b, c / 4, y, x, (od.w + 3) / 4, od.y, od.z) * 4 + c % 4, acc);
+}
+
+// Softmax over channels, one work-item per pixel: global size (W, H, B). beta scales the logits.
+__kernel void softmax(__global const store_t* src, __global store_t* dst, int4 d, float beta) {
+  int x = get_global_id(0), y = get_global_id(1), b = get_global_id(2);
+  float m = -INFINITY;
+  for (int c = 0; c < d.w; c++) m = fmax(m, AT(src, d, b, y, x, c));
+  float sum = 0.0f;
+  for (int c = 0; c < d.w; c++) sum += exp((AT(src, d, b, y, x, c) - m) * beta);
+  int S = (d.w + 3) / 4;
+  for (int c = 0; c < d.w; c++)
+    STORE1(dst, CELL(b, c / 4, y, x, S, d.y, d.z) * 4 + c % 4, exp((AT(src, d, b, y, x, c) - m) * beta) / sum);
+}

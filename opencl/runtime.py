@@ -1,0 +1,140 @@
+"""Programs, buffers and launches for one device at one precision: what the op lowerings use.
+
+Kernel families live in opencl/<family>.cl, each compiled with common.cl in front of it. The
+precision picks the storage type: fp32 stores float, fp16 stores half through vload_half /
+vstore_half (PoCL has no cl_khr_fp16) while the arithmetic stays in float, like the delegate's
+F32_F16 mode (common/precision.h).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+
+from gpucompat.opencl.cache import ProgramCache, source_key
+from gpucompat.opencl.device import Device, cl, describe
+from gpucompat.opencl.layout import BHWC, from_phwc4, to_phwc4
+
+PRECISIONS = ("fp32", "fp16")
+_STORAGE = {"fp32": np.float32, "fp16": np.float16}
+
+
+def kernel_source(family: str) -> str:
+    """The text of opencl/<family>.cl."""
+    return resources.files("gpucompat.opencl").joinpath(f"{family}.cl").read_text()
+
+
+@dataclass
+class GpuTensor:
+    """A tensor on the device in PHWC4 storage."""
+
+    buffer: object
+    shape: BHWC
+
+
+class Runtime:
+    """One device at one precision, with the programs of one model."""
+
+    def __init__(self, device: Device, precision: str = "fp32", cache: ProgramCache | None = None):
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {PRECISIONS}")
+        self.device = device
+        self.precision = precision
+        self.storage = np.dtype(_STORAGE[precision])
+        self.cache = cache
+        self.programs: dict[str, object] = {}
+        self.kernels: dict[tuple[str, str], object] = {}
+        self.compile_s = 0.0
+
+    @property
+    def options(self) -> list[str]:
+        """Build options: the storage type switch."""
+        return ["-cl-std=CL1.2", *(["-DHALF_STORAGE"] if self.precision == "fp16" else [])]
+
+    def program(self, family: str):
+        """The compiled program of a kernel family: from memory, from the disk cache, or built."""
+        if family in self.programs:
+            return self.programs[family]
+        source = kernel_source("common") + "\n" + kernel_source(family)
+        key = source_key(source, self.options)
+        t0 = time.perf_counter()
+        binary = self.cache.get(key) if self.cache else None
+        what = f"building opencl/{family}.cl for {self.device.name}"
+        if binary is not None:
+            program = self.device.load_binary(binary, what)
+        else:
+            program = self.device.build(source, self.options, what)
+            if self.cache:
+                self.cache.put(key, Device.binary_of(program))
+        self.compile_s += time.perf_counter() - t0
+        if os.environ.get("GPUCOMPAT_DEBUG", "0") >= "3":
+            print(f"[gpucompat] {what}: {'cached' if binary else 'compiled'}")
+        self.programs[family] = program
+        return program
+
+    def launch(self, family: str, kernel: str, size: tuple[int, ...], *args) -> None:
+        """Run one kernel over a global size. Arguments: ints become int, floats float, tuples the
+        matching int2 / int4 / float2 vector, GpuTensors their buffer; buffers pass as they are."""
+        pcl = cl()
+        fn = self.kernels.get((family, kernel))
+        if fn is None:
+            fn = self.kernels[(family, kernel)] = pcl.Kernel(self.program(family), kernel)
+        values = [_argument(a) for a in args]
+        try:
+            fn(self.device.queue, tuple(max(1, int(s)) for s in size), None, *values)
+        except pcl.Error as e:
+            raise describe(e, f"running kernel {family}.{kernel}") from None
+
+    def _buffer(self, host: np.ndarray):
+        pcl = cl()
+        flags = pcl.mem_flags.READ_WRITE | pcl.mem_flags.COPY_HOST_PTR
+        return pcl.Buffer(self.device.context, flags, hostbuf=np.ascontiguousarray(host))
+
+    def empty(self, shape: BHWC) -> GpuTensor:
+        """An uninitialised tensor (zeros, so padding lanes start defined)."""
+        return GpuTensor(self._buffer(np.zeros(shape.vec4s * 4, self.storage)), shape)
+
+    def upload(self, array: np.ndarray, shape: BHWC) -> GpuTensor:
+        """BHWC host data -> a PHWC4 tensor in the storage type (the delegate's input conversion)."""
+        return GpuTensor(self._buffer(to_phwc4(np.asarray(array, np.float32), shape).astype(self.storage)), shape)
+
+    def write(self, tensor: GpuTensor, array: np.ndarray) -> None:
+        """Overwrite a device tensor with BHWC host data (a partition input, each run)."""
+        host = to_phwc4(np.asarray(array, np.float32), tensor.shape).astype(self.storage)
+        cl().enqueue_copy(self.device.queue, tensor.buffer, host)
+
+    def download(self, tensor: GpuTensor) -> np.ndarray:
+        """A PHWC4 tensor -> float32 BHWC host data (the delegate's output conversion)."""
+        host = np.empty(tensor.shape.vec4s * 4, self.storage)
+        cl().enqueue_copy(self.device.queue, host, tensor.buffer)
+        return from_phwc4(host, tensor.shape).astype(np.float32)
+
+    def weights(self, array: np.ndarray):
+        """Constant parameters (filters, biases) as a flat buffer in the storage type."""
+        return self._buffer(np.asarray(array, np.float32).astype(self.storage).ravel())
+
+    def indices(self, array: np.ndarray):
+        """An int32 buffer (index maps of data-movement ops)."""
+        return self._buffer(np.asarray(array, np.int32).ravel())
+
+    def finish(self) -> None:
+        """Wait for every queued kernel."""
+        self.device.queue.finish()
+
+
+def _argument(a):
+    pcl = cl()
+    if isinstance(a, GpuTensor):
+        return a.buffer
+    if isinstance(a, (bool, int, np.integer)):
+        return np.int32(a)
+    if isinstance(a, (float, np.floating)):
+        return np.float32(a)
+    if isinstance(a, tuple):
+        kind = "float" if any(isinstance(v, (float, np.floating)) for v in a) else "int"
+        return getattr(pcl.cltypes, f"make_{kind}{len(a)}")(*a)
+    return a

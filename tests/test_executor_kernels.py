@@ -1,0 +1,52 @@
+"""Every kernel family against the reference interpreter, on models holding one-op variants over
+parameter grids (tests/models_kernels.py), with every op forced onto the executor.
+
+fp32 must match tightly; fp16 storage (float arithmetic) within the tolerance docs/verify.md gives.
+"""
+
+import numpy as np
+import pytest
+
+import models_kernels  # noqa: F401  (registers builders)
+from gpucompat import ir
+from gpucompat.opencl.device import choose
+from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
+from gpucompat.opencl.runtime import Runtime
+
+TOLERANCE = {"fp32": (1e-5, 1e-5), "fp16": (1e-2, 1e-2)}
+FAMILIES = ["k_conv", "k_depthwise", "k_elementwise", "k_pool", "k_reduce", "k_movement", "k_resize", "k_dense"]
+
+
+@pytest.fixture(scope="module")
+def runtimes():
+    device = choose()
+    return {p: Runtime(device, p) for p in TOLERANCE}
+
+
+def seeded_inputs(model: ir.Model, seed: int = 0) -> list[np.ndarray]:
+    gen = np.random.default_rng(seed)
+    return [gen.standard_normal(t.shape).astype(np.float32) for t in model.graphs[0].inputs]
+
+
+def compare_all_gpu(models, runtime: Runtime, name: str) -> None:
+    """helper_test_op: run `name` with every op on OpenCL and check each output (named variant)
+    against the reference interpreter: |test - ref| <= atol + rtol * |ref| element-wise."""
+    data = models.bytes(name)
+    model = ir.from_bytes(data)
+    runner = HybridRunner(model, ["gpu"] * len(model.graphs[0].ops), runtime)
+    feeds = seeded_inputs(model)
+    ref = run_reference(reference_interpreter(data, name), feeds)
+    atol, rtol = TOLERANCE[runtime.precision]
+    bad = []
+    for t, got, want in zip(model.graphs[0].outputs, runner.run(feeds), ref):
+        assert got.shape == want.shape, f"{t.name}: shape executor={got.shape} | reference={want.shape}"
+        within = np.abs(got.astype(np.float64) - want) <= atol + rtol * np.abs(want)
+        if not within.all():  # NaN fails too
+            bad.append(f"{t.name}: max error {np.abs(got - want).max():.3g} (max |ref| {np.abs(want).max():.3g})")
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+@pytest.mark.parametrize("name", FAMILIES)
+def test_kernel_family_matches_reference(models, runtimes, name, precision):
+    compare_all_gpu(models, runtimes[precision], name)
