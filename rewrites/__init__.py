@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from gpucompat.errors import GpucompatError
 from gpucompat.rewrites.engine import Rewrite
+from gpucompat.rewrites.cleanup import Cleanup
+from gpucompat.rewrites.fold_constants import FoldConstants
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
+from gpucompat.rewrites.rgb_to_rgba import RgbToRgba
 
-REWRITES: tuple[type[Rewrite], ...] = tuple(sorted((FoldSpaceToBatch,), key=lambda r: (r.priority, r.name)))
+REWRITES: tuple[type[Rewrite], ...] = tuple(sorted((Cleanup, FoldConstants, FoldSpaceToBatch, RgbToRgba),
+                                                   key=lambda r: (r.priority, r.name)))
 
 
 def by_name() -> dict[str, type[Rewrite]]:

@@ -1,8 +1,8 @@
 """The rewrite engine: rewrites as pattern / check / rewrite classes, applied to a fixpoint.
 
 A rewrite names its candidates (`candidates`: the anchor ops of its pattern), decides about one
-candidate (`check`: a `Match` carrying what the rewrite needs, or a string saying why it does not
-apply) and changes the graph (`rewrite`). After every applied rewrite the graph is cleaned up
+candidate (`check`: a `Match` carrying what the rewrite needs, a string saying why it does not
+apply, or None when the candidate is not what the pattern is about: not traced) and changes the graph (`rewrite`). After every applied rewrite the graph is cleaned up
 (dead ops and tensors), topologically sorted and checked against the IR invariants; the engine
 then starts again from the highest-priority rewrite, so normalisers run before fusions. When a
 whole pass over every rewrite and candidate applies nothing, the fixpoint is reached and that
@@ -66,8 +66,9 @@ class Rewrite:
         """The ops where the pattern may start (cheap filter, usually by op type)."""
         raise NotImplementedError
 
-    def check(self, op: Op, ctx: RewriteContext) -> Match | str:
-        """A Match when the rewrite applies at `op`, else the reason it does not."""
+    def check(self, op: Op, ctx: RewriteContext) -> Match | str | None:
+        """A Match when the rewrite applies at `op`, else the reason it does not (None: the
+        pattern does not match at all, which is not worth a trace entry)."""
         raise NotImplementedError
 
     def rewrite(self, match: Match, ctx: RewriteContext) -> None:
@@ -137,5 +138,6 @@ def _first_applicable(model: Model, ordered: Sequence[Rewrite], ctx: RewriteCont
                 result = rw.check(op, ctx)
                 if isinstance(result, Match):
                     return rw, result
-                survey.append(TraceEntry(rw.name, rw.safety, describe(op), False, result))
+                if result is not None:
+                    survey.append(TraceEntry(rw.name, rw.safety, describe(op), False, result))
     return None

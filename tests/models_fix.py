@@ -6,7 +6,7 @@ tf.space_to_batch_nd / tf.batch_to_space chains for the shapes TensorFlow never 
 Every model takes a dynamic batch so the converter keeps the chain.
 """
 
-from modelgen import builder, const, convert_fn, tf
+from modelgen import builder, const, convert_fn, rng, tf
 
 
 def _dyn(h: int, w: int | None, c: int):
@@ -102,3 +102,51 @@ def rewritten(raw: bytes, *rewrites, profile: str = "gpu-current"):
 
     model = ir.from_bytes(raw)
     return model, apply(model, list(rewrites), RewriteContext(registry.get(profile), Options()))
+
+
+@builder("rgb_normalised")
+def rgb_normalised() -> bytes:
+    """Per-channel (x - mean) / std, then a conv and a bias: the usual image pre-processing."""
+    t = tf()
+    w = const([3, 3, 3, 8], seed=7)
+    mean, std = t.constant([0.5, 0.4, 0.3]), t.constant([0.2, 0.25, 0.3])
+    return convert_fn(lambda x: t.nn.relu(t.nn.conv2d((x - mean) / std, w, 1, "SAME")), [([1, 8, 8, 3], t.float32)])
+
+
+@builder("rgb_two_convs")
+def rgb_two_convs() -> bytes:
+    """The input read directly by two convolutions."""
+    t = tf()
+    w1, w2 = const([3, 3, 3, 4], seed=8), const([1, 1, 3, 4], seed=9)
+    return convert_fn(lambda x: t.nn.conv2d(x, w1, 1, "SAME") + t.nn.conv2d(x, w2, 1, "SAME"),
+                      [([1, 8, 8, 3], t.float32)])
+
+
+@builder("rgb_pool")
+def rgb_pool() -> bytes:
+    """Refused: the input is pooled and concatenated, which cannot ignore a 4th channel."""
+    t = tf()
+    w = const([3, 3, 3, 4], seed=10)
+    return convert_fn(lambda x: t.concat([t.nn.conv2d(x, w, 1, "SAME"), t.nn.avg_pool2d(x, 1, 1, "SAME")], -1),
+                      [([1, 8, 8, 3], t.float32)])
+
+
+@builder("fp16_weights")
+def fp16_weights() -> bytes:
+    """fp16 weights: constant FLOAT16 -> DEQUANTIZE -> CONV_2D."""
+    t = tf()
+    w = const([3, 3, 4, 8], seed=11)
+    return convert_fn(lambda x: t.nn.conv2d(x, w, 1, "SAME"), [([1, 8, 8, 4], t.float32)], fp16=True)
+
+
+@builder("sparse_weights")
+def sparse_weights() -> bytes:
+    """A 90 %-zero fully connected weight stored sparse: DENSIFY -> FULLY_CONNECTED."""
+    t = tf()
+    w = const([64, 64], seed=12)
+    w[rng(13).random(w.shape) < 0.9] = 0.0
+
+    def f(x):
+        return t.nn.relu(t.matmul(x, w))
+
+    return convert_fn(f, [([1, 64], t.float32)], sparse=True)
