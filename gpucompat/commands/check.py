@@ -1,4 +1,6 @@
-"""`gpucompat check`: per-op verdicts, partitions and findings for one or more models."""
+"""`gpucompat check`: per-op verdicts, partitions, cost analyses and findings for one or more
+models under one or more profiles. Settings come from [tool.gpucompat] in the nearest
+pyproject.toml (gpucompat/config.py); flags given on the command line win."""
 
 from __future__ import annotations
 
@@ -13,63 +15,101 @@ from gpucompat.errors import GpucompatError
 
 def check(
     paths: Annotated[list[str], typer.Argument(help="Model files, directories (searched for *.tflite) or glob patterns.")],
-    profile: Annotated[str, typer.Option(help="Delegate profile: gpu-current (default), ...")] = "gpu-current",
-    backend: Annotated[BackendChoice, typer.Option(help="GPU backend the delegate ends up on.")] = BackendChoice.cl,
-    max_delegated_partitions: Annotated[int, typer.Option(help="Partitions delegated (the runtime default is 1; <= 0 means 1).")] = 1,
-    no_quant: Annotated[bool, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = False,
+    profile: Annotated[str | None, typer.Option(help="Delegate profile, or several separated by commas to compare them (default gpu-current).")] = None,
+    backend: Annotated[BackendChoice | None, typer.Option(help="GPU backend the delegate ends up on (default cl).")] = None,
+    max_delegated_partitions: Annotated[int | None, typer.Option(help="Partitions delegated (the runtime default is 1; <= 0 means 1).")] = None,
+    no_quant: Annotated[bool | None, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = None,
     output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.terminal,
     output: Annotated[str | None, typer.Option(help="Write the output to this file (atomically) instead of stdout.")] = None,
-    fail_on: Annotated[FailOn, typer.Option(help="Lowest finding severity that makes the exit code 1.")] = FailOn.error,
+    fail_on: Annotated[FailOn | None, typer.Option(help="Lowest finding severity that makes the exit code 1 (default error).")] = None,
+    select: Annotated[str | None, typer.Option(help="Only these rule codes or prefixes, comma-separated (e.g. GPU,PRT101).")] = None,
+    ignore: Annotated[str | None, typer.Option(help="Skip these rule codes or prefixes, comma-separated.")] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Check models in this many processes.")] = 1,
+    baseline: Annotated[str | None, typer.Option(help="Only findings not in this baseline file count toward the exit code.")] = None,
+    write_baseline: Annotated[str | None, typer.Option(help="Record today's findings in this baseline file.")] = None,
+    config: Annotated[str | None, typer.Option(help="Read [tool.gpucompat] from this pyproject.toml instead of searching.")] = None,
 ) -> None:
-    """Report, per op, whether the GPU delegate takes it and why, and how the graph is partitioned."""
-    from gpucompat.check import check_model
+    """Report, per op, whether the GPU delegate takes it and why, how the graph is partitioned, and
+    what it costs: channel padding, reshape hotspots, CPU<->GPU boundaries, and what accepting
+    each rejected op would gain."""
+    from gpucompat import baseline as baselines
+    from gpucompat import config as configs
+    from gpucompat.batch import Task, check_many
     from gpucompat.discover import model_paths
-    from gpucompat.ir import load
-    from gpucompat.output import records
     from gpucompat.rules import registry
-    from gpucompat.rules.lint import SEVERITIES, run_all
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.lint import SEVERITIES
 
-    prof = registry.get(profile)
-    if backend.value not in prof.backends:
-        raise GpucompatError(f"profile {profile} has no {backend.value} backend (it has: {', '.join(prof.backends)})")
-    options = Options(allow_quant=not no_quant, backend=backend.value, max_delegated_partitions=max_delegated_partitions)
-    threshold = None if fail_on is FailOn.never else SEVERITIES.index(fail_on.value)
-    status = EXIT_CLEAN
-    recs = []
-    for path in model_paths(paths):
-        try:
-            result = check_model(load(path), prof, options)
-        except GpucompatError as e:
-            recs.append(records.error_record(path, prof.name, str(e).removeprefix(f"{path}: ")))
-            status = EXIT_ERROR
-            continue
-        findings = run_all(result)
-        recs.append(records.model_record(result, findings))
-        if threshold is not None and any(SEVERITIES.index(f.severity) <= threshold for f in findings):
-            status = max(status, EXIT_FINDINGS)
-    _emit(recs, output_format, output, protect=tuple(paths))
+    files = model_paths(paths)
+    cfg = configs.load_file(config) if config else configs.load(files[0] if files else ".")
+    profiles = _split(profile or cfg.profile or registry.DEFAULT)
+    chosen_backend = backend.value if backend else (cfg.backend or "cl")
+    for name in profiles:
+        prof = registry.get(name)
+        if chosen_backend not in prof.backends:
+            raise GpucompatError(f"profile {name} has no {chosen_backend} backend (it has: {', '.join(prof.backends)})")
+    level = fail_on.value if fail_on else (cfg.fail_on or "error")
+    chosen_select = tuple(c.upper() for c in _split(select)) if select else cfg.select
+    extra_ignore = tuple(c.upper() for c in _split(ignore)) if ignore else ()
+    tasks = [Task(path, name, chosen_backend,
+                  allow_quant=not (no_quant if no_quant is not None else bool(cfg.no_quant)),
+                  max_delegated_partitions=max_delegated_partitions if max_delegated_partitions is not None
+                  else (cfg.max_delegated_partitions if cfg.max_delegated_partitions is not None else 1),
+                  select=chosen_select, ignore=cfg.ignored_for(path) + extra_ignore)
+             for path in files for name in profiles]
+    recs = check_many(tasks, jobs)
+    if baseline:
+        baselines.apply(baseline, recs)
+    if write_baseline:
+        write_text(baselines.render(write_baseline, recs), write_baseline, protect=tuple(files))
+    threshold = None if level == "never" else SEVERITIES.index(level)
+    status = EXIT_ERROR if any(r["error"] for r in recs) else EXIT_CLEAN
+    if status == EXIT_CLEAN and threshold is not None and any(
+            SEVERITIES.index(f["severity"]) <= threshold and not f["baselined"] for r in recs for f in r["findings"]):
+        status = EXIT_FINDINGS
+    _emit(recs, output_format, output, protect=tuple(files), compare=len(profiles) > 1)
     raise typer.Exit(status)
 
 
-def _emit(recs: list[dict], output_format: Format, output: str | None, protect: tuple[str, ...]) -> None:
+def _split(value: str | None) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+def _emit(recs: list[dict], output_format: Format, output: str | None, protect: tuple[str, ...],
+          compare: bool) -> None:
+    """Render the records in the chosen format, to stdout or atomically to `output`."""
     from gpucompat.output import records
 
+    doc = records.document(recs, compare=compare)
     if output_format is Format.json:
-        write_text(json.dumps(records.document(recs), indent=2) + "\n", output, protect)
-        return
+        write_text(json.dumps(doc, indent=2) + "\n", output, protect)
+    elif output_format is Format.sarif:
+        from gpucompat.output.sarif import sarif
+
+        write_text(json.dumps(sarif(doc), indent=2) + "\n", output, protect)
+    elif output_format is Format.github:
+        from gpucompat.output.github import annotations
+
+        write_text(annotations(doc), output, protect)
+    elif output_format is Format.model_explorer:
+        from gpucompat.output.model_explorer import write_node_data
+
+        write_node_data(doc, output, protect)
+    else:
+        _terminal(doc, output, protect)
+
+
+def _terminal(doc: dict, output: str | None, protect: tuple[str, ...]) -> None:
     from io import StringIO
 
     from rich.console import Console
 
-    from gpucompat.output.terminal import render_model
+    from gpucompat.output.terminal import render_document
 
     buf = StringIO() if output else None
     console = Console(file=buf, highlight=False, soft_wrap=True) if buf else Console(highlight=False)
-    for rec in recs:
+    for rec in doc["models"]:
         if rec["error"] and not buf:
             typer.echo(f"gpucompat: {rec['path']}: {rec['error']}", err=True)
-            continue
-        render_model(console, rec)
+    render_document(console, doc, skip_errors=not buf)
     if buf:
         write_text(buf.getvalue(), output, protect)

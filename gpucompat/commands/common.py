@@ -11,6 +11,9 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 class Format(str, enum.Enum):
     terminal = "terminal"
     json = "json"
+    sarif = "sarif"
+    github = "github"
+    model_explorer = "model-explorer"
 
 
 class FailOn(str, enum.Enum):

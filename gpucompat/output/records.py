@@ -4,8 +4,11 @@ input of every other renderer."""
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import asdict
 
 from gpucompat import __version__
+from gpucompat.analyses.boundaries import PRECISION_DEFAULTS
+from gpucompat.analyses.channel_padding import STORED_BYTES
 from gpucompat.check import ModelResult
 from gpucompat.rules.lint import Finding
 
@@ -24,8 +27,9 @@ def unsupported_groups(result: ModelResult) -> list[dict]:
             for (op, code, custom, reason, layer, message), nodes in groups.items()]
 
 
-def model_record(result: ModelResult, findings: list[Finding]) -> dict:
-    """One model's JSON record."""
+def model_record(result: ModelResult, findings: list[Finding], analyses=None) -> dict:
+    """One model's JSON record; `analyses` (gpucompat.analyses.analyze of the same check) fills
+    the cost keys, which are null / empty without it."""
     return {
         "path": result.path,
         "profile": result.profile.name,
@@ -55,17 +59,66 @@ def model_record(result: ModelResult, findings: list[Finding]) -> dict:
                  "reason": o.verdict.reason or None}
                 for o in result.ops],
         "findings": [{"code": f.code, "severity": f.severity, "message": f.message,
-                      "nodes": [list(n) for n in f.nodes]} for f in findings],
+                      "nodes": [list(n) for n in f.nodes], "baselined": False} for f in findings],
+        **(analysis_records(analyses) if analyses is not None else NO_ANALYSES),
     }
+
+
+def analysis_records(a) -> dict:
+    """The cost analyses, one key each."""
+    cp, bd = a.channel_padding, a.boundaries
+    return {
+        "channel_padding": {
+            "useful_elements": cp.useful_elements, "padded_elements": cp.padded_elements,
+            "waste_ratio": round(cp.waste_ratio, 6), "bytes_per_element": STORED_BYTES,
+            "useful_macs": cp.useful_macs, "padded_macs": cp.padded_macs,
+            "tensors": [{"subgraph": t.subgraph, "index": t.index, "name": t.name, "shape": t.shape,
+                         "dtype": t.dtype, "channels": t.channels, "useful_elements": t.useful_elements,
+                         "padded_elements": t.padded_elements, "wasted_bytes": t.wasted_bytes,
+                         "single_texture_possible": t.single_texture_possible} for t in cp.tensors],
+            "ops": [{"subgraph": o.subgraph, "index": o.index, "op": o.op, "useful_macs": o.useful_macs,
+                     "padded_macs": o.padded_macs} for o in cp.ops],
+        },
+        "hotspots": [{"subgraph": h.subgraph, "index": h.index, "op": h.op, "placement": h.placement,
+                      "bytes_moved": h.bytes_moved, "detail": h.detail, "fix": h.fix} for h in a.hotspots],
+        "boundaries": {
+            "round_trips": bd.round_trips, "bytes_per_inference": bd.bytes_per_inference,
+            "kernels": [{"subgraph": k.subgraph, "nodes": k.nodes, "bytes_in": k.bytes_in, "bytes_out": k.bytes_out,
+                         "tensors": [asdict(c) for c in k.crossings]} for k in bd.kernels],
+            "precision_defaults": list(PRECISION_DEFAULTS),
+        },
+        "what_if": [{"kind": w.kind, "op": w.op, "nodes": [list(n) for n in w.nodes], "ops_gpu": w.ops_gpu,
+                     "ops_total": w.ops_total, "partitions_delegated": w.partitions_delegated,
+                     "partitions_total": w.partitions_total, "delegation_fails": w.delegation_fails,
+                     "gain": w.gain, "summary": w.describe()} for w in a.what_if],
+    }
+
+
+NO_ANALYSES = {"channel_padding": None, "hotspots": [], "boundaries": None, "what_if": []}
 
 
 def error_record(path: str, profile: str, message: str) -> dict:
     """The record of a model that could not be checked."""
     return {"path": path, "profile": profile, "error": message, "summary": None, "subgraphs": [],
-            "unsupported": [], "ops": [], "findings": []}
+            "unsupported": [], "ops": [], "findings": [], **NO_ANALYSES}
 
 
-def document(models: list[dict]) -> dict:
-    """The whole JSON document."""
-    return {"schema_version": SCHEMA_VERSION, "tool": {"name": "gpucompat", "version": __version__},
-            "models": models}
+def comparison(models: list[dict]) -> list[dict]:
+    """Per model file, one row per profile: the side-by-side table of `--profile a,b,c`."""
+    rows: dict[str, list[dict]] = defaultdict(list)
+    for rec in models:
+        s = rec["summary"] or {}
+        rows[rec["path"]].append({"profile": rec["profile"], "error": rec["error"], "ops_total": s.get("ops_total"),
+                                  "ops_gpu": s.get("ops_gpu"), "partitions_delegated": s.get("partitions_delegated"),
+                                  "partitions_total": s.get("partitions_total"),
+                                  "delegation_fails": s.get("delegation_fails")})
+    return [{"path": path, "profiles": profiles} for path, profiles in rows.items()]
+
+
+def document(models: list[dict], compare: bool = False) -> dict:
+    """The whole JSON document; with `compare` (several profiles) also the comparison table."""
+    doc = {"schema_version": SCHEMA_VERSION, "tool": {"name": "gpucompat", "version": __version__},
+           "models": models}
+    if compare:
+        doc["comparison"] = comparison(models)
+    return doc

@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+_TOP = 5  # entries shown per ranked list (the JSON has them all)
 
 
 def _pct(part: int, whole: int) -> str:
@@ -47,12 +48,99 @@ def render_model(console: Console, rec: dict) -> None:
             nodes = ", ".join(f"{g}:{i}" for g, i in u["nodes"][:8]) + (" ..." if len(u["nodes"]) > 8 else "")
             table.add_row(f"#{u['opcode']}", u["op"], str(u["count"]), u["layer"], u["reason"], nodes)
         console.print(table)
+    _render_costs(console, rec)
+    baselined = 0
     for f in rec["findings"]:
+        if f.get("baselined"):
+            baselined += 1
+            continue
         line = Text("  ")
         line.append(f["code"], style=_SEVERITY_STYLE.get(f["severity"], ""))
         line.append(f" {f['severity']}: {f['message']}")
         console.print(line)
+    if baselined:
+        console.print(f"  ({baselined} finding(s) already in the baseline not shown)")
     console.print()
+
+
+def render_document(console: Console, doc: dict, skip_errors: bool = False) -> None:
+    """Print every model record, then the profile comparison and, for several models, a summary.
+    `skip_errors`: error records were already reported on stderr."""
+    for rec in doc["models"]:
+        if not (rec["error"] and skip_errors):
+            render_model(console, rec)
+    if "comparison" in doc:
+        _render_comparison(console, doc["comparison"])
+    if len(doc["models"]) > 1 and "comparison" not in doc:
+        _render_summary(console, doc["models"])
+
+
+def _render_costs(console: Console, rec: dict) -> None:
+    """Where the time goes: what-if list, padding, hotspots, boundaries."""
+    if rec["what_if"]:
+        console.print("  what to change first:")
+        for w in rec["what_if"][:_TOP]:
+            console.print(f"    {w['summary']}")
+    cp = rec["channel_padding"]
+    if cp and cp["padded_elements"]:
+        console.print(f"  channel padding: {cp['waste_ratio']:.0%} of GPU tensor elements are padding "
+                      f"({cp['padded_elements'] - cp['useful_elements']} of {cp['padded_elements']}); "
+                      f"MACs {cp['useful_macs']} useful of {cp['padded_macs']}")
+        for t in [t for t in cp["tensors"] if t["padded_elements"] > t["useful_elements"]][:_TOP]:
+            note = " (C<4: may be stored unpadded on OpenCL)" if t["single_texture_possible"] else ""
+            console.print(f"    {t['name'] or '#' + str(t['index'])} {t['shape']}: C={t['channels']}, "
+                          f"{t['wasted_bytes']} bytes of padding{note}")
+    if rec["hotspots"]:
+        console.print("  reshape hotspots (bytes moved per inference):")
+        for h in rec["hotspots"][:_TOP]:
+            fix = f"; fix: {h['fix']}" if h["fix"] else ""
+            console.print(f"    {h['subgraph']}:{h['index']} {h['op']} on {h['placement'].upper()}: "
+                          f"{h['bytes_moved']} bytes; {h['detail']}{fix}")
+    bd = rec["boundaries"]
+    if bd and bd["kernels"]:
+        console.print(f"  CPU<->GPU: {bd['round_trips']} synchronous round trip(s) per inference, "
+                      f"{bd['bytes_per_inference']} bytes copied")
+        for k in bd["kernels"]:
+            notes = [f"{t['name']} {t['dtype']}" + (" quantized: converted on the CPU" if t["quantized"] else "")
+                     + (" 3 channels: widened to 4" if t["three_channels"] else "")
+                     for t in k["tensors"] if t["quantized"] or t["three_channels"]]
+            console.print(f"    kernel of ops {_span(k['nodes'])} (subgraph {k['subgraph']}): "
+                          f"{k['bytes_in']} bytes in, {k['bytes_out']} bytes out"
+                          + (f"; {'; '.join(notes)}" if notes else ""))
+
+
+def _span(nodes: list[int]) -> str:
+    return f"#{nodes[0]}-{nodes[-1]}" if len(nodes) > 1 else f"#{nodes[0]}"
+
+
+def _render_comparison(console: Console, comparison: list[dict]) -> None:
+    table = Table(title="profiles side by side", title_justify="left")
+    for col in ("model", "profile", "ops on GPU", "delegated partitions", "partitions", "delegation"):
+        table.add_column(col)
+    for entry in comparison:
+        for row in entry["profiles"]:
+            if row["error"]:
+                table.add_row(entry["path"], row["profile"], "-", "-", "-", f"error: {row['error']}")
+                continue
+            table.add_row(entry["path"], row["profile"], f"{row['ops_gpu']}/{row['ops_total']} "
+                          f"({_pct(row['ops_gpu'], row['ops_total'])})", str(row["partitions_delegated"]),
+                          str(row["partitions_total"]), "FAILS" if row["delegation_fails"] else "ok")
+    console.print(table)
+
+
+def _render_summary(console: Console, models: list[dict]) -> None:
+    table = Table(title=f"{len(models)} models", title_justify="left")
+    for col in ("model", "ops on GPU", "delegated partitions", "findings"):
+        table.add_column(col)
+    for rec in models:
+        if rec["error"]:
+            table.add_row(rec["path"], "-", "-", f"error: {rec['error']}")
+            continue
+        s = rec["summary"]
+        open_findings = [f for f in rec["findings"] if not f.get("baselined")]
+        table.add_row(rec["path"], f"{s['ops_gpu']}/{s['ops_total']} ({_pct(s['ops_gpu'], s['ops_total'])})",
+                      str(s["partitions_delegated"]), str(len(open_findings)))
+    console.print(table)
 
 
 def _render_subsets(console: Console, sg: dict) -> None:

@@ -50,7 +50,7 @@ tflite/core/subgraph.cc ReplaceNodeSubsetsWithDelegateKernels.
 """
 
 
-def _dropped(result) -> list[Finding]:
+def _dropped(result, analyses) -> list[Finding]:
     out = []
     if result.delegation_fails:
         return out
@@ -67,7 +67,7 @@ def _dropped(result) -> list[Finding]:
     return out
 
 
-def _split(result) -> list[Finding]:
+def _split(result, analyses) -> list[Finding]:
     return [Finding("PRT102", "warning",
                     f"subgraph {s.index}: {s.replaced} of {s.ops_total} ops delegated, "
                     f"yielding {s.partitions_after_replace} partitions (CPU and GPU)")

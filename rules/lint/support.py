@@ -80,7 +80,7 @@ tflite/core/subgraph.cc ModifyGraphWithDelegateImpl.
 """
 
 
-def _unsupported(result) -> list[Finding]:
+def _unsupported(result, analyses) -> list[Finding]:
     groups: dict[tuple, list[tuple[int, int]]] = defaultdict(list)
     for o in result.ops:
         v = o.verdict
@@ -91,7 +91,7 @@ def _unsupported(result) -> list[Finding]:
             for (op, code, reason), nodes in groups.items()]
 
 
-def _delegation_fails(result) -> list[Finding]:
+def _delegation_fails(result, analyses) -> list[Finding]:
     return [Finding("GPU002", "error",
                     f"op code #{o.opcode} {o.op} fails when the GPU graph is built ({o.verdict.layer}): "
                     f"{o.verdict.reason} - the whole delegation fails and every op runs on the CPU",
@@ -99,7 +99,7 @@ def _delegation_fails(result) -> list[Finding]:
             for o in result.delegation_failure]
 
 
-def _dynamic(result) -> list[Finding]:
+def _dynamic(result, analyses) -> list[Finding]:
     return [Finding("GPU003", "error", f"subgraph {s.index}: {s.gate} - nothing in this subgraph is delegated")
             for s in result.subgraphs if s.gate]
 

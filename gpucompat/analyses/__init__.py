@@ -1,0 +1,31 @@
+"""Cost analyses over a check result: where the GPU time and the CPU<->GPU traffic go.
+
+Each module answers one question from the result of `gpucompat.check.check_model` and the model
+IR, and returns plain dataclasses; `gpucompat.output.records` turns them into the JSON contract
+that every renderer reads. Costs are relative (elements, MACs, bytes), never milliseconds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpucompat.analyses.boundaries import Boundaries, boundaries
+from gpucompat.analyses.channel_padding import ChannelPadding, channel_padding
+from gpucompat.analyses.hotspots import Hotspot, hotspots
+from gpucompat.analyses.what_if import WhatIf, what_if
+
+
+@dataclass
+class Analyses:
+    """Every analysis of one model under one profile (and the model they were run on)."""
+
+    model: object
+    channel_padding: ChannelPadding
+    hotspots: list[Hotspot]
+    boundaries: Boundaries
+    what_if: list[WhatIf]
+
+
+def analyze(model, result) -> Analyses:
+    """Run every analysis on `result` (the check of `model`)."""
+    return Analyses(model, channel_padding(model, result), hotspots(model, result), boundaries(model, result),
+                    what_if(model, result))

@@ -1,0 +1,88 @@
+"""Check many models: one task per (model, profile), in worker processes with `jobs` > 1, with a
+progress bar on a terminal when the run takes more than a few seconds."""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+
+PROGRESS_AFTER_S = 2.0
+
+
+@dataclass(frozen=True)
+class Task:
+    """One model under one profile, with the options and rule selection that apply to it."""
+
+    path: str
+    profile: str
+    backend: str
+    allow_quant: bool
+    max_delegated_partitions: int
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+
+def check_one(task: Task) -> dict:
+    """The JSON record of one task (an error record when the model cannot be checked)."""
+    from gpucompat.analyses import analyze
+    from gpucompat.check import check_model
+    from gpucompat.errors import GpucompatError
+    from gpucompat.ir import load
+    from gpucompat.output import records
+    from gpucompat.rules import registry
+    from gpucompat.rules.lint import run_all, selected
+    from gpucompat.rules.profile import Options
+
+    prof = registry.get(task.profile)
+    options = Options(allow_quant=task.allow_quant, backend=task.backend,
+                      max_delegated_partitions=task.max_delegated_partitions)
+    try:
+        model = load(task.path)
+        result = check_model(model, prof, options)
+    except GpucompatError as e:
+        return records.error_record(task.path, prof.name, str(e).removeprefix(f"{task.path}: "))
+    analyses = analyze(model, result)
+    findings = [f for f in run_all(result, analyses) if selected(f.code, task.select, task.ignore)]
+    return records.model_record(result, findings, analyses)
+
+
+def check_many(tasks: list[Task], jobs: int = 1) -> list[dict]:
+    """Records of every task, in task order."""
+    if jobs <= 1 or len(tasks) <= 1:
+        return _with_progress(map(check_one, tasks), len(tasks))
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunk = max(1, len(tasks) // (jobs * 8))
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return _with_progress(pool.map(check_one, tasks, chunksize=chunk), len(tasks))
+
+
+def _with_progress(results, total: int) -> list[dict]:
+    """Collect `results`; show a bar on stderr once the run is slow, only on a terminal."""
+    out: list[dict] = []
+    start = time.monotonic()
+    bar = None
+    try:
+        for rec in results:
+            out.append(rec)
+            if bar is None and sys.stderr.isatty() and len(out) < total \
+                    and time.monotonic() - start > PROGRESS_AFTER_S:
+                bar = _progress_bar(total)
+            if bar is not None:
+                bar.update(bar.task_ids[0], completed=len(out))
+    finally:
+        if bar is not None:
+            bar.stop()
+    return out
+
+
+def _progress_bar(total: int):
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    bar = Progress("checking", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=Console(stderr=True), transient=True)
+    bar.add_task("models", total=total)
+    bar.start()
+    return bar
