@@ -42,6 +42,7 @@ class SubgraphResult:
     gate: str | None = None  # why nothing here is delegated (dynamic tensors)
     topology_problem: str | None = None
     full_fp16_override: bool = False
+    blocked: str | None = None  # delegation never reached this subgraph (an earlier one was gated)
 
 
 @dataclass
@@ -54,11 +55,12 @@ class ModelResult:
     ops: list[OpResult]
     subgraphs: list[SubgraphResult]
     delegation_failure: list[OpResult] = field(default_factory=list)  # parse/backend rejections
+    failure: str | None = None  # why the whole model gets no GPU at all (gate, load failure), else None
 
     @property
     def delegation_fails(self) -> bool:
         """True when delegate application fails and every op runs on the CPU."""
-        return bool(self.delegation_failure)
+        return bool(self.delegation_failure) or self.failure is not None
 
     @property
     def ops_total(self) -> int:
@@ -122,12 +124,58 @@ def check_model(model: Model, profile: Profile, options: Options) -> ModelResult
             for n in s.nodes:
                 ops[base + n].partition = si
     result = ModelResult(model.path or "", profile, options, ops, subgraphs)
-    result.delegation_failure = [o for o in ops if o.placement == "gpu" and not o.verdict.ok
-                                 and o.verdict.layer in ("parse", "backend")]
-    if result.delegation_fails:
-        for o in ops:
-            o.placement = "cpu"
+    _apply_failures(model, result)
     return result
+
+
+def _apply_failures(model: Model, result: ModelResult) -> None:
+    """What a gate or a failed kernel build does to the other subgraphs.
+
+    Interpreter (tflite/interpreter.cc ModifyGraphWithDelegateImpl): subgraphs are delegated in
+    index order and the loop stops at the first failure; a gated subgraph returns
+    kTfLiteApplicationError, so earlier subgraphs keep their kernels and it and later ones get
+    none; a delegate failure (Parse/backend) returns kTfLiteDelegateError, which removes every
+    delegate: the whole model runs on the CPU.
+    LiteRT CompiledModel (`whole_model_failure`; observed with ai-edge-litert 2.3.0): either one
+    fails the compilation of the whole model ("Failed to modify graph with delegate"), and so
+    does a custom op the runtime does not register ("Encountered unresolved custom op").
+    """
+    profile = result.profile
+    unresolved = _unresolved_custom_op(model, profile)
+    gated = next((s for s in result.subgraphs if s.gate), None)
+    if gated is not None:
+        for s in result.subgraphs:
+            if s.index > gated.index:
+                s.blocked = f"subgraph {gated.index} was gated before delegation reached this one"
+                s.delegated, s.replaced, s.partitions_after_replace = [], 0, 0
+        for o in result.ops:
+            if o.subgraph > gated.index:
+                o.placement = "cpu"
+    result.delegation_failure = [o for o in result.ops if o.placement == "gpu" and not o.verdict.ok
+                                 and o.verdict.layer in ("parse", "backend")]
+    if unresolved is not None:
+        result.failure = (f"custom op {unresolved!r} is not registered in the runtime: the model cannot be "
+                          f"loaded at all (Encountered unresolved custom op)")
+    elif profile.whole_model_failure and gated is not None:
+        result.failure = (f"subgraph {gated.index}: {gated.gate}; the whole model fails to compile with "
+                          f"the GPU accelerator (Failed to modify graph with delegate)")
+    elif profile.whole_model_failure and result.delegation_failure:
+        first = result.delegation_failure[0]
+        result.failure = (f"op#{first.index} {first.op} in subgraph {first.subgraph} fails when the GPU graph is "
+                          f"built: the whole model fails to compile with the GPU accelerator")
+    if result.delegation_fails:
+        for o in result.ops:
+            o.placement = "cpu"
+
+
+def _unresolved_custom_op(model: Model, profile: Profile) -> str | None:
+    """The first custom op code the runtime does not register, when the profile knows its set."""
+    if profile.registered_custom_ops is None:
+        return None
+    for op in model.ops():
+        if op.is_custom and op.code.custom not in profile.registered_custom_ops:
+            return op.code.custom or ""
+    return None
 
 
 def _choose(g, sr: SubgraphResult, supported: set[int], fp16: set[int], profile: Profile,

@@ -97,8 +97,20 @@ def allowed_tensors(op: Op, profile: Profile, entry, ctx: Context) -> Verdict:
                 continue
             if t.rank > profile.max_rank:
                 return reject(f"tensor {t.name!r} has rank {t.rank} (at most {profile.max_rank} is supported)",
-                              runtime_message="OP is supported, but tensor type/shape isn't compatible.")
+                              runtime_message=profile.rank_message.format(
+                                  limit=profile.max_rank + 1, type=t.dtype_name, name=display_name(t)))
             if not ctx.is_const(t) and t.dtype not in base and t.dtype not in extra:
                 return reject(f"tensor {t.name!r} is {t.dtype_name}, which the GPU does not take at runtime",
-                              runtime_message="OP is supported, but tensor type/shape isn't compatible.")
+                              runtime_message=profile.type_message.format(
+                                  limit=profile.max_rank + 1, type=t.dtype_name, name=display_name(t)))
     return ACCEPT
+
+
+def display_name(t: Tensor) -> str:
+    """The name LiteRT prints for a tensor: its signature name ("args_0", "output_0") when a
+    signature def maps it, else its tensor name (observed with ai-edge-litert 2.3.0)."""
+    for rec, tensor in t.graph.model.signature_links:
+        if tensor is t:
+            name = rec.name
+            return name.decode() if isinstance(name, bytes) else name
+    return t.name

@@ -59,6 +59,11 @@ class Profile:
     max_rank: tensors of higher rank are rejected (IsAllAllowedTensors).
     backends: backends the profile knows; the first is the default.
     unsupported_message: the runtime's text for an op without a parser.
+    whole_model_failure: a dynamic-tensor gate or a delegate failure in any subgraph fails the
+        whole model (LiteRT CompiledModel) instead of the interpreter's per-subgraph behaviour.
+    registered_custom_ops: custom codes the runtime itself registers; with a set, a model using
+        any other custom op cannot be loaded at all (None: the app brings its own resolver).
+    rank_message / type_message: the runtime's IsAllAllowedTensors texts ({limit}, {type}, {name}).
     """
 
     name: str
@@ -76,6 +81,10 @@ class Profile:
     excluded_without_opencl: frozenset[int] = frozenset()
     unsupported_message: str = "Operation is not supported."
     sources: tuple[str, ...] = ()
+    whole_model_failure: bool = False
+    registered_custom_ops: frozenset[str] | None = None
+    rank_message: str = "OP is supported, but tensor type/shape isn't compatible."
+    type_message: str = "OP is supported, but tensor type/shape isn't compatible."
 
     def support(self, op: Op) -> OpSupport | None:
         """The entry for an op, None when this profile has no parser for it."""

@@ -12,6 +12,7 @@ MODULES: dict[str, str] = {
     "gpu-2019": "gpu_2019",
     "gpu-2020": "gpu_2020",
     "gpu-current": "gpu_current",
+    "litert-mldrift": "litert_mldrift",
 }
 DEFAULT = "gpu-current"
 

@@ -1,0 +1,152 @@
+"""litert-mldrift: LiteRT's next-generation GPU accelerator (ML Drift), as ai-edge-litert 2.3.0 ships it.
+
+Sources: research §4 Gen-4 (ml_drift_delegate/tflite/model_builder.cc) for the op set, and, for
+every entry, the real accelerator: each fact marked "observed" was seen with ai-edge-litert 2.3.0
+(WebGPU backend on lavapipe, /work/shared/oracle) on one-op and small multi-op models; the
+comparison is recorded in docs/fidelity.md. Where the two disagree the observation wins.
+
+What differs from the classic delegate (gpu-current), all observed:
+- runtime INT32 and BOOL tensors are accepted by every op (INT64 is not), scalars too;
+- numpy-style broadcasting for every binary op (kEnhancedBroadcast);
+- identical inputs (SUB(x, x), DIV(x, x), MAXIMUM(x, x)) are refused at partitioning, not at Parse;
+- comparison ops need no CAST/SELECT consumer; STRIDED_SLICE is capped at version 2;
+- a dynamic tensor in any subgraph, a delegate failure, or a custom op the runtime does not
+  register makes the whole model fail to compile (CompiledModel: "Failed to modify graph with
+  delegate") instead of leaving it on the CPU.
+"""
+
+from gpucompat.ir import dtypes
+from gpucompat.ir.opcodes import BUILTIN as B
+from gpucompat.rules import predicates as p
+from gpucompat.rules.context import Context
+from gpucompat.rules.profile import Check, OpSupport, Profile
+from gpucompat.rules.verdict import ACCEPT, Verdict, reject
+
+
+def _restated(check: Check, message: str | None = None, layer: str = "partition") -> Check:
+    """`check` with its rejection moved to `layer` and, when given, the runtime's own text
+    (ML Drift runs several of the classic Parse-time checks at partitioning, with other words)."""
+
+    def restated(op, ctx: Context) -> Verdict:
+        v = check(op, ctx)
+        if v.ok:
+            return v
+        return reject(v.reason, layer, message if message is not None else v.runtime_message)
+
+    return restated
+
+
+def _not_from_densify(op, ctx: Context) -> Verdict:
+    """DEQUANTIZE of a DENSIFY output (sparse fp16/int8 weights) is refused; observed:
+    "Dequantize for Densify is not supported"."""
+    src = op.input(0)
+    if src is not None and src.producer is not None and src.producer.builtin == B["DENSIFY"]:
+        return reject("dequantizes the output of DENSIFY (sparse weights)",
+                      runtime_message="Dequantize for Densify is not supported")
+    return ACCEPT
+
+
+def _no_runtime_per_channel(op, ctx: Context) -> Verdict:
+    """A non-constant per-channel quantized input (int8 weights read through DENSIFY in a sparse
+    dynamic-range model) passes partitioning, then the kernel build aborts the process; observed:
+    "model_builder_helper.cc:155] Check failed: params->scale->size == 1"."""
+    for t in op.present_inputs:
+        if t.is_per_channel and not ctx.is_const(t):
+            return reject(f"input {t.name!r} is a per-channel quantized runtime tensor", "parse",
+                          "Check failed: params->scale->size == 1")
+    return ACCEPT
+
+
+def entry(max_version: int | None = None, *checks: Check, quant_only: bool = False) -> OpSupport:
+    """An op entry; `max_version` only where a cap was observed below the CPU runtime's own
+    highest registered version (no cap seen otherwise)."""
+    return OpSupport(max_version, checks, quant_only=quant_only)
+
+
+# observed: ADD(x, x) and MUL(x, x) are taken; SUB/DIV/MAXIMUM(x, x) go to the CPU with the
+# classic Parse message (ML Drift moved the check into IsSupported, research §3).
+_IDENTICAL = _restated(p.identical_inputs)
+# observed: SIGN_BIT on ADD prints "Unsupported fused activation: 5", on SUB and CONV_2D the enum name.
+_ACT_ADD = _restated(p.fused_activation(), "Unsupported fused activation: 5")
+_ACT = _restated(p.fused_activation(), "TfLiteFusedActivation.kTfLiteActSignBit")
+_TWO_ARG = entry(None, p.operands(), _ACT, _IDENTICAL)
+_ONE_ARG = entry(None, p.io_counts(1, const=0))
+_ONE_ARG_V2 = entry(2, p.io_counts(1, const=0))  # observed cap 2
+
+OPS: dict[int, OpSupport] = {
+    # elementwise, one argument (observed accepted; caps observed for RSQRT/TANH/LOGISTIC/RELU*)
+    **{B[n]: _ONE_ARG for n in ("ABS", "CEIL", "COS", "EXP", "FLOOR", "LOG", "NEG", "ROUND", "SIN", "SQRT",
+                                "SQUARE", "ELU", "HARD_SWISH", "GELU", "SIGN", "LOGICAL_NOT", "LEAKY_RELU",
+                                "RELU_N1_TO_1")},
+    **{B[n]: _ONE_ARG_V2 for n in ("RSQRT", "TANH", "LOGISTIC")},
+    B["RELU"]: entry(2), B["RELU6"]: entry(2),
+    # elementwise, two arguments, numpy broadcasting (observed [2,1,3]*[1,4,1], [2,4,4,8]-[1,4,1,8])
+    B["ADD"]: entry(None, p.operands(), _ACT_ADD),
+    B["MUL"]: entry(None, p.operands(), _ACT),
+    B["SUB"]: entry(2, *_TWO_ARG.checks),
+    **{B[n]: _TWO_ARG for n in ("DIV", "POW", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "FLOOR_DIV",
+                                "FLOOR_MOD", "ATAN2")},
+    # comparisons and logic: no consumer rule (observed: EQUAL as a graph output, GREATER into IF)
+    B["EQUAL"]: entry(2),
+    **{B[n]: entry() for n in ("NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "LOGICAL_AND",
+                               "LOGICAL_OR", "SELECT", "SELECT_V2", "CAST")},
+    # convolution family (observed caps 6/6/3)
+    B["CONV_2D"]: entry(6, _ACT),
+    B["DEPTHWISE_CONV_2D"]: entry(6, _ACT),
+    B["TRANSPOSE_CONV"]: entry(3),
+    B["FULLY_CONNECTED"]: entry(None, _ACT, _no_runtime_per_channel),
+    B["BATCH_MATMUL"]: entry(),
+    B["AVERAGE_POOL_2D"]: entry(2), B["MAX_POOL_2D"]: entry(2),
+    # reductions (observed any axes, REDUCE_ANY on BOOL, ARG_MAX with INT32 output, TOPK_V2 cap 1)
+    **{B[n]: entry() for n in ("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ANY",
+                               "REDUCE_ALL", "ARG_MAX", "CUMSUM")},
+    B["TOPK_V2"]: entry(1),
+    # layout (observed)
+    B["CONCATENATION"]: entry(6),
+    **{B[n]: entry() for n in ("PACK", "UNPACK", "SPLIT", "SPLIT_V", "TILE", "SLICE", "REVERSE_V2",
+                               "ONE_HOT", "SPACE_TO_DEPTH")},
+    B["RESHAPE"]: entry(None, p.io_counts(1)),  # observed: a runtime shape input is refused
+    B["TRANSPOSE"]: entry(),
+    B["PAD"]: entry(5), B["PADV2"]: entry(5),
+    B["MIRROR_PAD"]: entry(None, p.mirror_pad_reflect),
+    B["STRIDED_SLICE"]: entry(2, p.strided_slice_masks, _restated(p.positive_slice_strides)),
+    B["GATHER"]: entry(None, p.gather),
+    B["RESIZE_BILINEAR"]: entry(3), B["RESIZE_NEAREST_NEIGHBOR"]: entry(3),
+    B["DEPTH_TO_SPACE"]: entry(None, p.block_size_above_one),
+    B["SOFTMAX"]: entry(None, p.softmax_beta_one),
+    # quantization (observed: int8 models with QUANTIZE/DEQUANTIZE fully delegated)
+    B["QUANTIZE"]: entry(quant_only=True),
+    B["DEQUANTIZE"]: entry(None, _not_from_densify, quant_only=True),
+}
+# Not here, observed "Operation is not supported.": ARG_MIN, BROADCAST_TO, BATCH_TO_SPACE_ND,
+# SPACE_TO_BATCH_ND, DENSIFY, FILL, GATHER_ND, L2_NORMALIZATION, LOCAL_RESPONSE_NORMALIZATION,
+# LOG_SOFTMAX, SHAPE, WHILE, IF.
+
+# Custom ops the LiteRT runtime registers (observed: a model with any other custom op fails to
+# load, "Encountered unresolved custom op"). None of them is taken by the GPU in our models.
+REGISTERED_CUSTOM_OPS = frozenset({
+    "Convolution2DTransposeBias", "MaxPoolingWithArgmax2D", "MaxUnpooling2D", "Resampler",
+    "TFLite_Detection_PostProcess", "Mfcc", "AudioSpectrogram"})
+
+CUSTOM_OPS: dict[str, OpSupport] = {
+    # observed: "CUSTOM Resampler: Expected 2 runtime input tensor(s), but node has 1 runtime input(s)."
+    "Resampler": entry(None, p.io_counts(2)),
+}
+
+PROFILE = Profile(
+    name="litert-mldrift",
+    title="LiteRT GPU accelerator (ML Drift)",
+    description="LiteRT's next-generation GPU accelerator (ML Drift) as shipped in ai-edge-litert 2.3.0.",
+    ops=OPS,
+    custom_ops=CUSTOM_OPS,
+    runtime_types=frozenset({dtypes.FLOAT32, dtypes.FLOAT16, dtypes.INT32, dtypes.BOOL}),
+    quant_types=frozenset({dtypes.INT8, dtypes.UINT8}),
+    max_rank=4,
+    backends=("cl", "gl", "metal", "webgpu"),
+    whole_model_failure=True,
+    registered_custom_ops=REGISTERED_CUSTOM_OPS,
+    rank_message="Tensor dimensions must be less than {limit}. {name}",
+    type_message="Tensor type({type}) is not supported. {name}",
+    sources=("research §4 Gen-4: ml_drift_delegate/tflite/model_builder.cc",
+             "observed with ai-edge-litert 2.3.0 (docs/fidelity.md)"),
+)
