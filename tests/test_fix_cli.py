@@ -83,7 +83,7 @@ def test_metadata_and_signatures_are_kept(models, tmp_path):
 
 
 class _Negate(Rewrite):
-    """A deliberately wrong 'exact' rewrite: turns the first RELU6/RELU into NEG."""
+    """A deliberately wrong "exact" rewrite: gives every CONV_2D a SIGN_BIT activation."""
 
     name, safety, priority, summary = "negate", "exact", 1, "wrong on purpose"
 
@@ -97,7 +97,7 @@ class _Negate(Rewrite):
         match.anchor.options.fusedActivationFunction = 5  # SIGN_BIT: changes every output
 
 
-def test_failed_verification_names_the_rewrite_and_writes_nothing(models, tmp_path):
+def test_failed_verification_names_the_rewrite(models, tmp_path):
     prof, opts = registry.get("gpu-current"), Options()
     rewrites = [_Negate()]
     fix = run.fix_file(models.path("conv_relu"), rewrites, prof, opts)
