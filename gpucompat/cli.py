@@ -14,6 +14,7 @@ from gpucompat import __version__
 from gpucompat.commands.check import check
 from gpucompat.commands.common import EXIT_ERROR
 from gpucompat.commands.fix import fix
+from gpucompat.commands.verify import verify
 from gpucompat.errors import GpucompatError
 
 app = typer.Typer(
@@ -41,6 +42,7 @@ def _root(
 
 app.command()(check)
 app.command()(fix)
+app.command()(verify)
 
 
 def main() -> None:

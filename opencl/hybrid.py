@@ -9,6 +9,9 @@ model_transformations.cc merge_densify, model_builder.cc DequantizeOperationPars
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -40,13 +43,29 @@ def reference_interpreter(model_bytes: bytes, what: str, preserve: bool = False,
 
     resolver = OpResolverType.AUTO if xnnpack else OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
     try:
-        it = Interpreter(model_content=model_bytes, experimental_preserve_all_tensors=preserve,
-                         experimental_op_resolver_type=resolver)
-        it.allocate_tensors()
+        with _native_stderr_silenced():
+            it = Interpreter(model_content=model_bytes, experimental_preserve_all_tensors=preserve,
+                             experimental_op_resolver_type=resolver)
+            it.allocate_tensors()
     except (ValueError, RuntimeError) as e:
         reason = " ".join(str(e).split())
         raise GpucompatError(f"the reference interpreter cannot run {what}: {reason}") from None
     return it
+
+
+@contextlib.contextmanager
+def _native_stderr_silenced():
+    """Keep the runtime's native log lines ("INFO: Created TensorFlow Lite XNNPACK delegate") off
+    file descriptor 2: the command's errors are one line, and failures arrive as exceptions."""
+    sys.stderr.flush()
+    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def run_reference(it, feeds: list[np.ndarray]) -> list[np.ndarray]:

@@ -49,6 +49,8 @@ class Runtime:
         self.programs: dict[str, object] = {}
         self.kernels: dict[tuple[str, str], object] = {}
         self.compile_s = 0.0
+        self.built: list[str] = []  # families compiled from source / loaded from the disk cache
+        self.loaded: list[str] = []
 
     @property
     def options(self) -> list[str]:
@@ -71,6 +73,7 @@ class Runtime:
             if self.cache:
                 self.cache.put(key, Device.binary_of(program))
         self.compile_s += time.perf_counter() - t0
+        (self.loaded if binary is not None else self.built).append(family)
         if os.environ.get("GPUCOMPAT_DEBUG", "0") >= "3":
             print(f"[gpucompat] {what}: {'cached' if binary else 'compiled'}")
         self.programs[family] = program

@@ -1,0 +1,74 @@
+"""`gpucompat verify`: compare hybrid execution (GPU partitions on the included OpenCL executor)
+with the reference interpreter, like TFLite's inference_diff, with pass/fail thresholds."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, Format, write_text
+from gpucompat.errors import GpucompatError
+
+
+def _overrides(specs: list[str]) -> dict:
+    from gpucompat.verify.compare import Tolerance
+
+    out = {}
+    for spec in specs:
+        name, sep, values = spec.rpartition("=")
+        parts = values.split(",")
+        try:
+            if not sep or len(parts) != 2:
+                raise ValueError
+            out[name] = Tolerance(float(parts[0]), float(parts[1]))
+        except ValueError:
+            raise GpucompatError(f"--output-tolerance {spec!r}: expected NAME_OR_INDEX=ATOL,RTOL") from None
+    return out
+
+
+def verify(
+    model: Annotated[str, typer.Argument(help="The .tflite model to run.")],
+    runs: Annotated[int, typer.Option(help="Number of runs with seeded random inputs.")] = 50,
+    precision: Annotated[str, typer.Option(help="Executor precision: fp32, or fp16 (half storage, float arithmetic).")] = "fp32",
+    device: Annotated[str | None, typer.Option(help="OpenCL device: index or part of its name (default: a GPU, else PoCL).")] = None,
+    cache_dir: Annotated[str | None, typer.Option(help="Compiled-program cache directory (default: the user cache directory; '' disables).")] = None,
+    profile: Annotated[str, typer.Option(help="Delegate profile deciding which ops run on the GPU.")] = "gpu-current",
+    atol: Annotated[float | None, typer.Option(help="Absolute tolerance (default per precision: fp32 1e-5, fp16 1e-2).")] = None,
+    rtol: Annotated[float | None, typer.Option(help="Relative tolerance (default per precision: fp32 1e-5, fp16 1e-2).")] = None,
+    output_tolerance: Annotated[list[str] | None, typer.Option(help="Per-output override NAME_OR_INDEX=ATOL,RTOL (repeatable).")] = None,
+    localize: Annotated[bool, typer.Option("--localize", help="On failure, name the first op whose output diverges.")] = False,
+    against: Annotated[str | None, typer.Option(help="Compare with this original model instead of MODEL on the reference interpreter.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the random inputs.")] = 0,
+    output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.terminal,
+    output: Annotated[str | None, typer.Option(help="Write the output to this file (atomically) instead of stdout.")] = None,
+) -> None:
+    """Run MODEL on the OpenCL executor (CPU partitions on the reference interpreter) and compare
+    its outputs with the reference interpreter. Exit 0 pass, 1 fail, 2 error."""
+    from gpucompat.opencl.runtime import PRECISIONS
+    from gpucompat.verify.run import Settings, verify_model
+
+    if precision not in PRECISIONS:
+        raise GpucompatError(f"--precision must be one of {', '.join(PRECISIONS)}")
+    settings = Settings(runs=runs, precision=precision, device=device, cache_dir=cache_dir, profile=profile,
+                        atol=atol, rtol=rtol, overrides=_overrides(output_tolerance or []), localize=localize,
+                        against=against, seed=seed)
+    result = verify_model(model, settings)
+    doc = result.record()
+    protect = tuple(p for p in (model, against) if p)
+    if output_format is Format.json:
+        write_text(json.dumps(doc, indent=2) + "\n", output, protect)
+    else:
+        from io import StringIO
+
+        from rich.console import Console
+
+        from gpucompat.verify.render import render
+
+        buf = StringIO() if output else None
+        console = Console(file=buf, highlight=False, soft_wrap=True) if buf else Console(highlight=False)
+        render(console, doc, result.ops_gpu, result.ops_total)
+        if buf:
+            write_text(buf.getvalue(), output, protect)
+    raise typer.Exit(EXIT_CLEAN if result.passed else EXIT_FINDINGS)

@@ -1,0 +1,39 @@
+"""--localize: the first op, in execution order, whose output diverges beyond tolerance.
+
+Hybrid execution runs again in recording mode on the inputs of the first failing run, and every
+recorded tensor (each GPU op's output, each CPU partition's outputs) is compared with the
+reference interpreter's intermediate of the same tensor (builtin kernels, all tensors kept:
+XNNPACK would not keep the intermediates of the graph it takes over).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpucompat import ir
+from gpucompat.opencl.executor import dequantize
+from gpucompat.verify.compare import failing
+
+
+def first_divergent_op(model: ir.Model, data: bytes, where: list[str], runtime, feeds: list[np.ndarray],
+                       settings) -> dict | None:
+    """{"index", "op", "tensor", "placement", "max_abs_error"} of the first divergent op, or None
+    when every recorded tensor is within tolerance (the error appeared only in an output)."""
+    from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
+
+    runner = HybridRunner(model, where, runtime, record=True)
+    runner.run(feeds)
+    reference = reference_interpreter(data, model.path or "the model", preserve=True, xnnpack=False)
+    run_reference(reference, feeds)
+    tol = settings.tolerance(-1, "")
+    for op, placement in zip(model.graphs[0].ops, where):
+        for t in op.outputs:
+            if id(t) not in runner.recorded:
+                continue
+            got = dequantize(t, np.asarray(runner.recorded[id(t)]))
+            want = dequantize(t, reference.get_tensor(t.index)).reshape(got.shape)
+            if failing(got, want, tol).any():
+                error = float(np.max(np.abs(got.astype(np.float64) - want)))
+                return {"index": op.index, "op": op.name, "tensor": t.name, "placement": placement,
+                        "max_abs_error": None if np.isnan(error) else error}
+    return None

@@ -1,0 +1,25 @@
+"""Terminal output, modelled on inference_diff's log: latencies, then per output the error
+statistics, then the verdict."""
+
+from __future__ import annotations
+
+
+def render(console, doc: dict, ops_gpu: int, ops_total: int) -> None:
+    """Print one verify document."""
+    ref, test = doc["reference"]["latency_ms"], doc["test"]["latency_ms"]
+    console.print(f"[bold]{doc['model']}[/]  precision {doc['precision']}, {doc['runs']} runs, "
+                  f"{ops_gpu}/{ops_total} ops on the GPU executor ({doc['device']})")
+    console.print(f"  Num evaluation runs: {doc['runs']}")
+    console.print(f"  Reference run latency: avg={ref['avg']:.3f} ms, std_dev={ref['std']:.3f} ms")
+    console.print(f"  Test run latency: avg={test['avg']:.3f} ms, std_dev={test['std']:.3f} ms "
+                  f"(init {doc['test']['init_ms']:.0f} ms)")
+    for o in doc["outputs"]:
+        mark = "[green]pass[/]" if o["passed"] else "[red]FAIL[/]"
+        max_err = "nan" if o["max_abs_error"] is None else f"{o['max_abs_error']:.3g}"
+        console.print(f"  OutputDiff[{o['index']}] {o['name']}: avg_error={o['avg_error']:.3g}, "
+                      f"std_dev={o['std_dev']:.3g}, max_abs_error={max_err}, max_ref_abs={o['max_ref_abs']:.3g}  {mark}")
+    bad = doc["first_divergent_op"]
+    if bad:
+        console.print(f"  first divergent op: op#{bad['index']} {bad['op']} ({bad['placement']}) -> "
+                      f"tensor {bad['tensor']!r}, max_abs_error={bad['max_abs_error']}")
+    console.print("[green]PASSED[/]" if doc["passed"] else "[red]FAILED[/]")

@@ -1,0 +1,107 @@
+"""`gpucompat verify`: exit codes, the JSON document, tolerances and overrides, localization with
+an injected kernel fault, --against, models it cannot run, and the program cache."""
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+from cli import gpucompat
+from gpucompat import ir
+from gpucompat.ir import opcodes
+from gpucompat.ir.nodes import OpCode
+from gpucompat.opencl.ops import elementwise
+from gpucompat.verify.run import Settings, open_runtime, verify_model
+
+KEYS = {"schema_version", "model", "precision", "runs", "device", "reference", "test", "outputs", "passed",
+        "first_divergent_op"}
+OUTPUT_KEYS = {"index", "name", "avg_error", "std_dev", "max_abs_error", "max_ref_abs", "passed"}
+
+
+def verify_json(*args):
+    r = gpucompat("verify", *args, "--format", "json", "--cache-dir", "")
+    return r, (json.loads(r.stdout) if r.stdout.strip() else None)
+
+
+def test_fully_delegated_float_model_passes_with_the_documented_document(models):
+    r, doc = verify_json(models.path("conv_relu"), "--runs", "3")
+    assert r.returncode == 0, r.stderr
+    assert set(doc) == KEYS and doc["schema_version"] == 1 and doc["runs"] == 3 and doc["passed"]
+    assert set(doc["reference"]) == {"latency_ms"} and set(doc["reference"]["latency_ms"]) == {"avg", "std"}
+    assert set(doc["test"]) == {"latency_ms", "init_ms"}
+    assert [set(o) for o in doc["outputs"]] == [OUTPUT_KEYS]
+    out = doc["outputs"][0]
+    assert out["max_abs_error"] <= 1e-5 * out["max_ref_abs"]  # the issue's fp32 target
+    assert doc["first_divergent_op"] is None
+
+
+def test_fp16_fails_a_tight_tolerance_and_an_override_rescues_it(models):
+    path = models.path("gather_nd_island")
+    r, doc = verify_json(path, "--runs", "2", "--precision", "fp16", "--atol", "1e-7", "--rtol", "1e-7")
+    assert r.returncode == 1 and not doc["passed"] and doc["outputs"][0]["max_abs_error"] > 1e-7
+    r, doc = verify_json(path, "--runs", "2", "--precision", "fp16", "--atol", "1e-7", "--rtol", "1e-7",
+                         "--output-tolerance", "0=0.01,0.01")
+    assert r.returncode == 0 and doc["passed"]
+
+
+def test_localize_names_the_op_with_the_injected_fault(models, monkeypatch):
+    # Test-only fault: ADD computes a subtraction. In gather_nd_island the plan is
+    # CONV_2D, GATHER_ND (CPU), MUL, ADD, TANH (GPU): MUL is still right, ADD is the first wrong op.
+    monkeypatch.setitem(elementwise.BINARY, "ADD", elementwise.BINARY["SUB"])
+    result = verify_model(models.path("gather_nd_island"), Settings(runs=2, localize=True, cache_dir=""))
+    assert not result.passed
+    bad = result.first_divergent_op
+    assert (bad["index"], bad["op"], bad["placement"]) == (3, "ADD", "gpu")
+
+
+def test_against_the_original(models):
+    r, doc = verify_json(models.path("conv_relu"), "--runs", "2", "--against", models.path("conv_relu"))
+    assert r.returncode == 0 and doc["passed"]
+    r, _ = verify_json(models.path("conv_relu"), "--runs", "2", "--against", models.path("gather_nd_island"))
+    assert r.returncode == 2 and "different input signatures" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_unregistered_custom_op_is_one_line_and_exit_2(models, tmp_path):
+    model = ir.load(models.path("conv_relu"))
+    op = model.graphs[0].ops[1]
+    op.code = OpCode(opcodes.CUSTOM, "MyCustomOp")
+    op.fb.builtinOptions, op.fb.builtinOptionsType = None, 0
+    path = str(tmp_path / "custom.tflite")
+    ir.save(model, path)
+    r = gpucompat("verify", path, "--runs", "1", "--cache-dir", "")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "MyCustomOp" in r.stderr
+
+
+def test_program_cache_cold_then_warm(models, tmp_path):
+    data = models.bytes("conv_relu")
+    settings = Settings(cache_dir=str(tmp_path))
+    cold = open_runtime(settings, data)
+    cold.program("conv")
+    cold.cache.save()
+    assert cold.built == ["conv"] and cold.loaded == []
+    warm = open_runtime(settings, data)
+    warm.program("conv")
+    assert warm.built == [] and warm.loaded == ["conv"]
+    other = open_runtime(settings, data + b"\0")  # another model fingerprint: its own entry
+    other.program("conv")
+    assert other.built == ["conv"]
+
+
+def test_two_processes_share_one_cache_directory(models, tmp_path):
+    cache = str(tmp_path / "cache")
+    cmd = [sys.executable, "-m", "gpucompat", "verify", models.path("conv_relu"), "--runs", "1", "--cache-dir", cache]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tempfile.gettempdir())
+             for _ in range(2)]
+    for p in procs:
+        p.wait(timeout=120)
+        assert p.returncode == 0, p.stderr.read().decode()
+    files = [os.path.join(d, f) for d, _, fs in os.walk(cache) for f in fs]
+    assert len(files) == 1 and files[0].endswith("-fp32.bin")  # no temporary file left behind
+    with open(files[0], "rb") as f:
+        version, binaries = pickle.load(f)
+    assert version == 1 and binaries
