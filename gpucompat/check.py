@@ -3,7 +3,7 @@ collect the result of one model under one profile."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpucompat.dynamic import first_dynamic_tensor
 from gpucompat.ir import Model
@@ -56,6 +56,7 @@ class ModelResult:
     subgraphs: list[SubgraphResult]
     delegation_failure: list[OpResult] = field(default_factory=list)  # parse/backend rejections
     failure: str | None = None  # why the whole model gets no GPU at all (gate, load failure), else None
+    backend_used: str | None = None  # the backend the delegate ends up on (after a fallback)
 
     @property
     def delegation_fails(self) -> bool:
@@ -123,7 +124,7 @@ def check_model(model: Model, profile: Profile, options: Options) -> ModelResult
         for si, s in enumerate(sr.subsets):
             for n in s.nodes:
                 ops[base + n].partition = si
-    result = ModelResult(model.path or "", profile, options, ops, subgraphs)
+    result = ModelResult(model.path or "", profile, options, ops, subgraphs, backend_used=options.backend)
     _apply_failures(model, result)
     return result
 
@@ -153,6 +154,7 @@ def _apply_failures(model: Model, result: ModelResult) -> None:
                 o.placement = "cpu"
     result.delegation_failure = [o for o in result.ops if o.placement == "gpu" and not o.verdict.ok
                                  and o.verdict.layer in ("parse", "backend")]
+    _fall_back(model, result)
     if unresolved is not None:
         result.failure = (f"custom op {unresolved!r} is not registered in the runtime: the model cannot be "
                           f"loaded at all (Encountered unresolved custom op)")
@@ -166,6 +168,23 @@ def _apply_failures(model: Model, result: ModelResult) -> None:
     if result.delegation_fails:
         for o in result.ops:
             o.placement = "cpu"
+
+
+def _fall_back(model: Model, result: ModelResult) -> None:
+    """The classic delegate's backend fallback (tflite/delegates/gpu/delegate.cc
+    DelegateKernelCore::Setup): when the OpenCL kernel build fails it logs the reason and
+    "Falling back to OpenGL", and the delegation survives if every delegated op also builds there.
+    Partitioning is not redone: it happened with OpenCL available (SPLIT included)."""
+    profile, options = result.profile, result.options
+    failed = result.delegation_failure
+    fallback = profile.fallback_backend
+    if not failed or fallback is None or options.backend == fallback or any(o.verdict.layer != "backend" for o in failed):
+        return
+    retry = replace(options, backend=fallback)
+    verdicts = {(g.index, i): v for g in model.graphs for i, v in enumerate(judge_graph(g, profile, retry).verdicts)}
+    if all(verdicts[o.subgraph, o.index].ok for o in result.ops if o.placement == "gpu"):
+        result.delegation_failure = []
+        result.backend_used = fallback
 
 
 def _unresolved_custom_op(model: Model, profile: Profile) -> str | None:
@@ -182,7 +201,9 @@ def _choose(g, sr: SubgraphResult, supported: set[int], fp16: set[int], profile:
             options: Options) -> set[int]:
     """Nodes handed to the delegate in one subgraph."""
     if profile.partitioning == "prefix":
-        chosen = supported_prefix(g, supported)
+        # 2019 (GetOpsToReplaceFromGraphWithDequantize): FP16 DEQUANTIZE nodes are taken out of
+        # the graph first, so they neither end the prefix nor stay on the CPU.
+        chosen = supported_prefix(g, supported | fp16)
         sr.delegated = [i for i, s in enumerate(sr.subsets) if s.delegated_type and set(s.nodes) <= chosen]
         return chosen
     if fp16 and len(supported) + len(fp16) == len(g.ops):

@@ -63,10 +63,10 @@ def judge_op(op: Op, profile: Profile, ctx: Context) -> Verdict:
             return reject(f"custom op {op.name!r} has no GPU implementation in this delegate",
                           runtime_message=op.name)
         why = "needs quantized ops enabled" if entry is not None else "no GPU implementation of this op"
-        return reject(why, runtime_message=profile.unsupported_message)
+        return reject(why, runtime_message=profile.unsupported_message.format(opcode=op.builtin))
     if options.backend == "gl" and op.builtin in profile.excluded_without_opencl:
         return reject("excluded when OpenCL is unavailable (the OpenGL backend has no kernel for it)",
-                      runtime_message=profile.unsupported_message)
+                      runtime_message=profile.unsupported_message.format(opcode=op.builtin))
     if entry.max_version is not None and op.version > entry.max_version:
         return reject(f"op version {op.version} is above the supported maximum {entry.max_version}",
                       runtime_message=f"Max version supported: {entry.max_version}. Requested version {op.version}.")

@@ -58,7 +58,9 @@ class Profile:
     fp16_dequantize_helper: FP16GraphPartitionHelper semantics for constant fp16 DEQUANTIZE.
     max_rank: tensors of higher rank are rejected (IsAllAllowedTensors).
     backends: backends the profile knows; the first is the default.
-    unsupported_message: the runtime's text for an op without a parser.
+    unsupported_message: the runtime's text for an op without a parser ({opcode}: its op code).
+    fallback_backend: the backend tried when the kernel build on the requested one fails (the
+        classic delegate falls back from OpenCL to OpenGL), None when a failure is final.
     whole_model_failure: a dynamic-tensor gate or a delegate failure in any subgraph fails the
         whole model (LiteRT CompiledModel) instead of the interpreter's per-subgraph behaviour.
     registered_custom_ops: custom codes the runtime itself registers; with a set, a model using
@@ -80,6 +82,7 @@ class Profile:
     backends: tuple[str, ...] = ("cl", "gl", "metal")
     excluded_without_opencl: frozenset[int] = frozenset()
     unsupported_message: str = "Operation is not supported."
+    fallback_backend: str | None = None
     sources: tuple[str, ...] = ()
     whole_model_failure: bool = False
     registered_custom_ops: frozenset[str] | None = None

@@ -28,3 +28,14 @@ def gather_nd_island() -> bytes:
         return t.tanh(y * 2.0 + 1.0)
 
     return convert_fn(f, [([1, 4, 4, 4], t.float32)])
+
+
+@builder("floor_transpose")
+def floor_transpose() -> bytes:
+    """FLOOR (no OpenCL kernel in the classic delegate) beside TRANSPOSE (no OpenGL kernel)."""
+    t = tf()
+
+    def f(x):
+        return t.transpose(t.floor(x) * 2.0, [0, 2, 1, 3])
+
+    return convert_fn(f, [([1, 4, 6, 8], t.float32)])

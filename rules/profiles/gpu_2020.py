@@ -73,4 +73,5 @@ PROFILE = Profile(
     max_rank=gpu_2019.NO_RANK_LIMIT,
     sources=("tensorflow/lite/delegates/gpu/common/model_builder.cc (2020)",
              "tensorflow/tensorflow@021bfd4e8001 tensorflow/lite/g3doc/performance/gpu_advanced.md"),
+    fallback_backend="gl",  # delegate.cc DelegateKernelCore::Setup: OpenCL first, then OpenGL
 )

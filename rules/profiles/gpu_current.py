@@ -169,4 +169,5 @@ PROFILE = Profile(
     excluded_without_opencl=frozenset({B["SPLIT"], B["SPLIT_V"]}),
     sources=("google-ai-edge/LiteRT tflite/delegates/gpu/common/model_builder.cc",
              "google-ai-edge/LiteRT tflite/tools/versioning/gpu_compatibility.cc"),
+    fallback_backend="gl",  # delegate.cc DelegateKernelCore::Setup: OpenCL first, then OpenGL
 )

@@ -1,0 +1,45 @@
+"""Engine behaviour that spans profiles: backend fallback, the 2019 message, FP16 under prefix mode."""
+
+from gpucompat import ir
+from gpucompat.check import check_model
+from gpucompat.rules import registry
+from gpucompat.rules.profile import Options
+
+
+def result(models, name, profile="gpu-current", **options):
+    return check_model(ir.load(models.path(name)), registry.get(profile), Options(**options))
+
+
+def test_missing_opencl_kernel_falls_back_to_opengl(models):
+    # FLOOR* have OpenGL shaders but no OpenCL selector: the CL build fails, the delegate logs
+    # "Falling back to OpenGL" and every op builds there.
+    r = result(models, "ops_floor", backend="cl")
+    assert r.backend_used == "gl" and not r.delegation_fails and r.fully_delegated
+
+
+def test_fallback_fails_when_opengl_lacks_another_op(models):
+    # FLOOR fails on OpenCL, TRANSPOSE has no OpenGL kernel: neither backend builds the partition.
+    r = result(models, "floor_transpose", backend="cl")
+    assert r.delegation_fails and r.ops_gpu == 0
+    assert {o.op for o in r.delegation_failure} == {"FLOOR"}
+
+
+def test_litert_has_no_backend_fallback(models):
+    assert registry.get("litert-mldrift").fallback_backend is None
+
+
+def test_2019_docs_profile_prints_the_op_code(models):
+    r = result(models, "gather_nd_island", profile="gpu-2019-docs")
+    gather = next(o for o in r.ops if o.op == "GATHER_ND")
+    assert gather.verdict.runtime_message == "op code #107 cannot be handled by this delegate."
+
+
+def test_fp16_dequantize_does_not_end_the_2019_prefix(models):
+    # rw_fp16_cnn: constant fp16 weights read through DEQUANTIZE nodes that come first in the plan.
+    # The 2019 delegate removed them from the graph, so the prefix runs through the convolutions and
+    # stops at MEAN, which the 2019 code had no parser for.
+    m = ir.load(models.path("rw_fp16_cnn"))
+    names = [op.name for op in m.graphs[0].ops]
+    assert names[:5] == ["DEQUANTIZE"] * 3 + ["CONV_2D"] * 2 and names[5] == "MEAN"
+    r = check_model(m, registry.get("gpu-2019"), Options())
+    assert [o.placement for o in r.ops[:6]] == ["gpu"] * 5 + ["cpu"]
