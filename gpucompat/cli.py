@@ -13,8 +13,11 @@ from typer.exceptions import TyperException
 from gpucompat import __version__
 from gpucompat.commands.check import check
 from gpucompat.commands.common import EXIT_ERROR
+from gpucompat.commands.diff import diff
 from gpucompat.commands.fix import fix
 from gpucompat.commands.verify import verify
+from gpucompat.commands.opcode import opcode
+from gpucompat.commands.rules import explain, rules
 from gpucompat.errors import GpucompatError
 
 app = typer.Typer(
@@ -41,6 +44,10 @@ def _root(
 
 
 app.command()(check)
+app.command()(diff)
+app.command()(rules)
+app.command()(explain)
+app.command()(opcode)
 app.command()(fix)
 app.command()(verify)
 

@@ -29,8 +29,8 @@ def unsupported_groups(result: ModelResult) -> list[dict]:
 
 def model_record(result: ModelResult, findings: list[Finding], analyses=None) -> dict:
     """One model's JSON record; `analyses` (gpucompat.analyses.analyze of the same check) fills
-    the cost keys, which are null / empty without it."""
-    return {
+    the cost keys, which are null / empty without it, and names every op's output tensors."""
+    rec = {
         "path": result.path,
         "profile": result.profile.name,
         "options": {"backend": result.options.backend, "allow_quant": result.options.allow_quant,
@@ -62,6 +62,11 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None) ->
                       "nodes": [list(n) for n in f.nodes], "baselined": False} for f in findings],
         **(analysis_records(analyses) if analyses is not None else NO_ANALYSES),
     }
+    if analyses is not None:
+        for o in rec["ops"]:
+            g = analyses.model.graphs[o["subgraph"]]
+            o["outputs"] = [{"index": g.tensor_index(t), "name": t.name} for t in g.ops[o["index"]].outputs]
+    return rec
 
 
 def analysis_records(a) -> dict:

@@ -1,0 +1,39 @@
+"""`gpucompat opcode 42`: name a builtin op code (the number in the runtime's "op code #42"
+warning, the BuiltinOperator enum value) and show how every profile treats it."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from gpucompat.errors import GpucompatError
+
+
+def opcode(code: Annotated[str, typer.Argument(help="A builtin op code number (42) or name (CONV_2D).")]) -> None:
+    """Name an op code and print its support in every delegate profile."""
+    from gpucompat.ir import opcodes
+    from gpucompat.rules import registry
+
+    number = int(code) if code.strip().isdigit() else opcodes.BUILTIN.get(code.strip().upper())
+    if number is None or number not in opcodes.NAMES:
+        raise GpucompatError(f"{code!r} is not a TFLite builtin op code")
+    typer.echo(f"op code #{number} = {opcodes.name(number)}")
+    for name in registry.names():
+        prof = registry.get(name)
+        entry = prof.ops.get(number)
+        typer.echo(f"  {name:<16} {describe(entry)}")
+
+
+def describe(entry) -> str:
+    """One line for a profile's OpSupport entry (None: no parser)."""
+    if entry is None:
+        return "not supported (no GPU parser: \"Operation is not supported.\")"
+    parts = ["supported"]
+    if entry.max_version is not None:
+        parts.append(f"up to version {entry.max_version}")
+    if entry.backends is not None:
+        parts.append(f"backends {', '.join(sorted(entry.backends))}")
+    if entry.quant_only:
+        parts.append("only with quantized ops enabled")
+    return ", ".join(parts)
