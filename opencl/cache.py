@@ -67,6 +67,7 @@ class ProgramCache:
         if not self.path or not self.dirty:
             return
         directory = os.path.dirname(self.path)
+        tmp = None
         try:
             os.makedirs(directory, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".programs-", dir=directory)
@@ -75,4 +76,5 @@ class ProgramCache:
             os.replace(tmp, self.path)
             self.dirty = False
         except OSError:
-            pass
+            if tmp and os.path.exists(tmp):
+                os.unlink(tmp)

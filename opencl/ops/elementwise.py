@@ -56,7 +56,7 @@ def binary(ex: Executor, op: Op) -> Step:
     return lambda: ex.runtime.launch("elementwise", "binary_op", _grid(ex, out), a, ad, b, bd, dst, od, fn, act)
 
 
-@lowering("SELECT_V2", "SELECT")
+@lowering("SELECT_V2")
 def select(ex: Executor, op: Op) -> Step:
     """cond ? x : y with every operand broadcast to the output."""
     out = op.outputs[0]
