@@ -110,8 +110,8 @@ def channel_padding(model, result) -> ChannelPadding:
             if counts is None:
                 continue
             c = bhwc(t.shape)[3]
-            out.tensors.append(TensorPadding(g.index, g.tensor_index(t), t.name, list(t.shape), t.dtype_name, c, *counts,
-                                             single_texture_possible=cl and c < 4))
+            out.tensors.append(TensorPadding(g.index, g.tensor_index(t), t.name, list(t.shape), t.dtype_name, c,
+                                             *counts, single_texture_possible=cl and c < 4))
         for op in gpu_ops:
             macs = op_macs(op)
             if macs is not None:

@@ -19,7 +19,8 @@ _B = opcodes.BUILTIN
 ALWAYS = {_B[n] for n in ("SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND", "SPACE_TO_DEPTH", "DEPTH_TO_SPACE",
                           "TRANSPOSE", "GATHER")}
 CONVS = {_B["CONV_2D"], _B["DEPTHWISE_CONV_2D"]}
-FOLD_FIX = "gpucompat fix (fold-space-to-batch) turns SPACE_TO_BATCH_ND -> conv -> BATCH_TO_SPACE_ND into one dilated conv"
+FOLD_FIX = ("gpucompat fix (fold-space-to-batch) turns SPACE_TO_BATCH_ND -> conv -> BATCH_TO_SPACE_ND "
+            "into one dilated conv")
 
 
 @dataclass

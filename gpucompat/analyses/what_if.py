@@ -36,8 +36,10 @@ class WhatIf:
 
     def describe(self) -> str:
         """One line: "accepting the 2 GATHER_ND nodes: 1 partition, 100% on GPU"."""
-        what = (f"accepting the {len(self.nodes)} {self.op} node{'s' if len(self.nodes) > 1 else ''}"
-                if self.kind == "op_type" else f"accepting {self.op} node {self.nodes[0][0]}:{self.nodes[0][1]}")
+        if self.kind == "op_type":
+            what = f"accepting the {len(self.nodes)} {self.op} node{'s' if len(self.nodes) > 1 else ''}"
+        else:
+            what = f"accepting {self.op} node {self.nodes[0][0]}:{self.nodes[0][1]}"
         if self.delegation_fails:
             return f"{what}: the delegation still fails, 0% on GPU"
         return (f"{what}: {self.partitions_delegated} delegated partition{'s' if self.partitions_delegated != 1 else ''}, "

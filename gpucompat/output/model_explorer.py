@@ -31,7 +31,8 @@ def overlays(rec: dict) -> dict[str, dict]:
     return {
         "placement": {"results": placement},
         "partition": {"results": partition},
-        "padding": {"results": padding, "gradient": [{"stop": 0, "bgColor": "#ffffff"}, {"stop": 1, "bgColor": "#ff9800"}]},
+        "padding": {"results": padding,
+                    "gradient": [{"stop": 0, "bgColor": "#ffffff"}, {"stop": 1, "bgColor": "#ff9800"}]},
     }
 
 

@@ -38,8 +38,8 @@ def sarif(doc: dict) -> dict:
             result = {"ruleId": f["code"], "ruleIndex": index[f["code"]], "level": LEVEL[f["severity"]],
                       "message": {"text": f"[{rec['profile']}] {f['message']}"},
                       "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}},
-                                     "logicalLocations": [{"fullyQualifiedName": f"subgraph {g}/op {i} {ops.get((g, i), '')}".strip(),
-                                                           "kind": "function"} for g, i in f["nodes"][:20]]}],
+                                     "logicalLocations": [_op_location(g, i, ops.get((g, i), ""))
+                                                          for g, i in f["nodes"][:20]]}],
                       "partialFingerprints": {"gpucompatFinding/v1": f"{rec['profile']}:{f['code']}:{f['message']}"}}
             if f.get("baselined"):
                 result["baselineState"] = "unchanged"
@@ -55,6 +55,10 @@ def sarif(doc: dict) -> dict:
             "results": results,
         }],
     }
+
+
+def _op_location(subgraph: int, index: int, op: str) -> dict:
+    return {"fullyQualifiedName": f"subgraph {subgraph}/op {index} {op}".strip(), "kind": "function"}
 
 
 def _descriptor(rule) -> dict:

@@ -42,5 +42,6 @@ def _dead(result, analyses) -> list[Finding]:
 
 
 RULES = [
-    Rule("HYG501", "dead-ops", "warning", "Ops whose outputs reach no model output still run.", DEAD_DOC, _dead, uses_analyses=True),
+    Rule("HYG501", "dead-ops", "warning", "Ops whose outputs reach no model output still run.", DEAD_DOC, _dead,
+         uses_analyses=True),
 ]

@@ -66,7 +66,8 @@ def _quantized(result, analyses) -> list[Finding]:
 
 
 RULES = [
-    Rule("IO301", "rgb-input", "info", "A 3-channel input is widened to 4 channels on every invoke.", RGB_DOC, _rgb, uses_analyses=True),
+    Rule("IO301", "rgb-input", "info", "A 3-channel input is widened to 4 channels on every invoke.", RGB_DOC, _rgb,
+         uses_analyses=True),
     Rule("IO302", "quantized-io", "warning", "A quantized tensor crossing the GPU boundary is converted on the CPU.",
          QUANT_IO_DOC, _quantized, uses_analyses=True),
 ]
