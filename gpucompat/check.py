@@ -116,7 +116,7 @@ def check_model(model: Model, profile: Profile, options: Options) -> ModelResult
         sr.subsets = node_subsets(g, supported)
         if sr.gate:
             continue
-        chosen = _choose(g, sr, supported, gv.fp16_dequantize, profile, options)
+        chosen = choose_nodes(g, sr, supported, gv.fp16_dequantize, profile, options)
         for i in chosen:
             ops[base + i].placement = "gpu"
         sr.replaced = len(chosen)
@@ -197,7 +197,7 @@ def _unresolved_custom_op(model: Model, profile: Profile) -> str | None:
     return None
 
 
-def _choose(g, sr: SubgraphResult, supported: set[int], fp16: set[int], profile: Profile,
+def choose_nodes(g, sr: SubgraphResult, supported: set[int], fp16: set[int], profile: Profile,
             options: Options) -> set[int]:
     """Nodes handed to the delegate in one subgraph."""
     if profile.partitioning == "prefix":

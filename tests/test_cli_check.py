@@ -19,8 +19,9 @@ def test_json_contract_on_a_split_model(models):
     assert doc["schema_version"] == 1 and doc["tool"]["name"] == "gpucompat"
     rec = doc["models"][0]
     assert rec["error"] is None and rec["profile"] == "gpu-current"
-    assert rec["summary"] == {"ops_total": 5, "ops_gpu": 3, "ops_cpu": 2, "partitions_total": 2,
-                              "partitions_delegated": 1, "fully_delegated": False, "delegation_fails": False}
+    contract = {"ops_total": 5, "ops_gpu": 3, "ops_cpu": 2, "partitions_total": 2,
+                "partitions_delegated": 1, "fully_delegated": False, "delegation_fails": False}
+    assert {k: rec["summary"][k] for k in contract} == contract  # the schema lets fields be added
     subsets = rec["subgraphs"][0]["node_subsets"]
     assert [(s["type"], s["nodes"], s["delegated"]) for s in subsets] == [
         ("gpu", [0], False), ("cpu", [1], False), ("gpu", [2, 3, 4], True)]

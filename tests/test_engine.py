@@ -43,3 +43,25 @@ def test_fp16_dequantize_does_not_end_the_2019_prefix(models):
     assert names[:5] == ["DEQUANTIZE"] * 3 + ["CONV_2D"] * 2 and names[5] == "MEAN"
     r = check_model(m, registry.get("gpu-2019"), Options())
     assert [o.placement for o in r.ops[:6]] == ["gpu"] * 5 + ["cpu"]
+
+
+def test_whole_model_failure_reaches_the_user(models):
+    # A custom op LiteRT does not register: the model cannot even be loaded with the accelerator.
+    from cli import gpucompat
+    import json
+
+    r = gpucompat("check", models.path("rw_custom_op"), "--profile", "litert-mldrift", "--format", "json")
+    summary = json.loads(r.stdout)["models"][0]["summary"]
+    assert r.returncode == 1 and summary["ops_gpu"] == 0
+    assert "MyCustomOp" in summary["failure"] and summary["delegation_fails"]
+    text = gpucompat("check", models.path("rw_custom_op"), "--profile", "litert-mldrift").stdout
+    assert "NO GPU AT ALL" in text and "MyCustomOp" in text
+
+
+def test_backend_fallback_is_shown(models):
+    from cli import gpucompat
+    import json
+
+    r = gpucompat("check", models.path("ops_floor"), "--format", "json")
+    assert json.loads(r.stdout)["models"][0]["summary"]["backend_used"] == "gl"
+    assert "falls back to gl" in gpucompat("check", models.path("ops_floor")).stdout

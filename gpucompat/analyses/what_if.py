@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from gpucompat.check import SubgraphResult, _choose
+from gpucompat.check import SubgraphResult, choose_nodes
 from gpucompat.partition import node_subsets
 from gpucompat.support import is_fp16_constant_dequantize
 
@@ -78,7 +78,7 @@ def simulate(model, result, kind: str, op: str, nodes: list[tuple[int, int]]) ->
                 if result.profile.fp16_dequantize_helper and is_fp16_constant_dequantize(o)}
         sr = SubgraphResult(g.index, g.name, len(g.ops))
         sr.subsets = node_subsets(g, ok)
-        chosen = _choose(g, sr, ok, fp16, result.profile, result.options)
+        chosen = choose_nodes(g, sr, ok, fp16, result.profile, result.options)
         fails |= any((g.index, i) not in accepted and not verdicts[g.index][i].ok
                      and verdicts[g.index][i].layer in DELEGATION_BREAKING for i in chosen)
         gpu += len(chosen)

@@ -111,7 +111,7 @@ class Graph:
         """Remove ops whose outputs nobody reads (and that have no side effects), then tensors
         that no op, graph input or output refers to. Relinks the graph."""
         self.link()
-        keep_ops = _live_ops(self)
+        keep_ops = live_ops(self)
         self.ops = [op for op in self.ops if id(op) in keep_ops]
         used = {id(t) for t in self.inputs} | {id(t) for t in self.outputs}
         for op in self.ops:
@@ -169,7 +169,7 @@ def _position(items: list, cache: dict[int, int], item) -> int:
     return pos
 
 
-def _live_ops(graph: Graph) -> set[int]:
+def live_ops(graph: Graph) -> set[int]:
     """Ids of ops that contribute to a graph output or may have side effects."""
     from gpucompat.ir.effects import has_side_effect
 

@@ -40,6 +40,7 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None) ->
             "ops_total": result.ops_total, "ops_gpu": result.ops_gpu, "ops_cpu": result.ops_cpu,
             "partitions_total": result.partitions_total, "partitions_delegated": result.partitions_delegated,
             "fully_delegated": result.fully_delegated, "delegation_fails": result.delegation_fails,
+            "failure": result.failure, "backend_used": result.backend_used,
         },
         "subgraphs": [
             {"index": s.index, "name": s.name, "ops_total": s.ops_total, "replaced": s.replaced,

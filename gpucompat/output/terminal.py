@@ -29,10 +29,15 @@ def render_model(console: Console, rec: dict) -> None:
                   f"{s['ops_cpu']} on CPU ({_pct(s['ops_cpu'], s['ops_total'])})")
     console.print(f"  partitions: {s['partitions_total']} after delegation (CPU and GPU), "
                   f"{s['partitions_delegated']} delegated")
-    if s["delegation_fails"]:
+    if s.get("failure"):
+        console.print(Text(f"  NO GPU AT ALL: {s['failure']}", style="bold white on red"))
+    elif s["delegation_fails"]:
         console.print(Text("  DELEGATION FAILS: an op accepted at partitioning cannot be built on the GPU; "
                            "the interpreter restores the original plan and every op runs on the CPU.",
                            style="bold white on red"))
+    if s.get("backend_used") and s["backend_used"] != rec["options"]["backend"]:
+        console.print(f"  the {rec['options']['backend']} kernel build fails; the delegate falls back to "
+                      f"{s['backend_used']} and builds there")
     for sg in rec["subgraphs"]:
         if sg["gate"]:
             console.print(Text(f"  SUBGRAPH {sg['index']} NOT DELEGATED: {sg['gate']}", style="bold white on red"))

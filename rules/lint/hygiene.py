@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpucompat.ir.graph import _live_ops
+from gpucompat.ir.graph import live_ops
 from gpucompat.rules.lint import Finding, Rule
 
 DEAD_DOC = """\
@@ -31,7 +31,7 @@ tflite/core/subgraph.cc (Invoke runs the whole execution plan).
 def _dead(result, analyses) -> list[Finding]:
     out = []
     for g in analyses.model.graphs:
-        live = _live_ops(g)  # the same liveness Graph.cleanup() uses
+        live = live_ops(g)  # the same liveness Graph.cleanup() uses
         dead = [op for op in g.ops if id(op) not in live]
         if dead:
             names = sorted({op.name for op in dead})
