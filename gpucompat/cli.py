@@ -17,6 +17,7 @@ from gpucompat.commands.diff import diff
 from gpucompat.commands.fix import fix
 from gpucompat.commands.verify import verify
 from gpucompat.commands.opcode import opcode
+from gpucompat.commands.report import report
 from gpucompat.commands.rules import explain, rules
 from gpucompat.errors import GpucompatError
 
@@ -48,6 +49,7 @@ app.command()(diff)
 app.command()(rules)
 app.command()(explain)
 app.command()(opcode)
+app.command()(report)
 app.command()(fix)
 app.command()(verify)
 

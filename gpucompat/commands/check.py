@@ -21,6 +21,7 @@ def check(
     no_quant: Annotated[bool | None, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = None,
     output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.terminal,
     output: Annotated[str | None, typer.Option(help="Write the output to this file (atomically) instead of stdout.")] = None,
+    html: Annotated[str | None, typer.Option(help="Also write the self-contained HTML report to this file.")] = None,
     fail_on: Annotated[FailOn | None, typer.Option(help="Lowest finding severity that makes the exit code 1 (default error).")] = None,
     select: Annotated[str | None, typer.Option(help="Only these rule codes or prefixes, comma-separated (e.g. GPU,PRT101).")] = None,
     ignore: Annotated[str | None, typer.Option(help="Skip these rule codes or prefixes, comma-separated.")] = None,
@@ -67,6 +68,10 @@ def check(
             SEVERITIES.index(f["severity"]) <= threshold and not f["baselined"] for r in recs for f in r["findings"]):
         status = EXIT_FINDINGS
     _emit(recs, output_format, output, protect=tuple(files), compare=len(profiles) > 1)
+    if html:
+        from gpucompat.report import write_report
+
+        write_report(recs, html, protect=tuple(files))
     raise typer.Exit(status)
 
 

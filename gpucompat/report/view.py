@@ -1,0 +1,118 @@
+"""What the report template needs beyond a model record: the op strip (runs of ops in execution
+order by placement and partition), each op's tensors (names, shapes, types, read from the model
+itself), the one-sentence verdict, and the documentation of the rules that fired."""
+
+from __future__ import annotations
+
+import re
+
+from markupsafe import Markup, escape
+
+from gpucompat.ir import Model
+
+# Where an op ends up, as the strip and the table colour it.
+GPU, SPARE, CPU = "gpu", "spare", "cpu"  # spare: supported, but in a partition the runtime did not delegate
+
+
+def op_kind(op: dict, subsets: list[dict]) -> str:
+    """gpu (delegated), spare (accepted by the delegate, left on the CPU by the partition choice
+    or a failed delegation) or cpu (rejected)."""
+    if op["placement"] == "gpu":
+        return GPU
+    part = op["partition"]
+    if op["supported"] and part is not None and subsets[part]["type"] == "gpu":
+        return SPARE
+    return CPU
+
+
+def strip_runs(rec: dict, subgraph: int) -> list[dict]:
+    """Maximal runs of consecutive ops (execution order) with the same partition and kind: the
+    strip draws one box per run, so its size grows with partitions, not with ops."""
+    subsets = rec["subgraphs"][subgraph]["node_subsets"]
+    runs: list[dict] = []
+    for op in rec["ops"]:
+        if op["subgraph"] != subgraph:
+            continue
+        kind = op_kind(op, subsets)
+        last = runs[-1] if runs else None
+        if last and last["partition"] == op["partition"] and last["kind"] == kind:
+            last["last"] = op["index"]
+            last["count"] += 1
+            last["ops"].add(op["op"])
+            continue
+        part = op["partition"]
+        runs.append({"first": op["index"], "last": op["index"], "count": 1, "kind": kind, "partition": part,
+                     "delegated": part is not None and subsets[part]["delegated"], "ops": {op["op"]},
+                     "boundary": bool(runs) and runs[-1]["partition"] != part})
+    for r in runs:
+        r["ops"] = ", ".join(sorted(r["ops"]))
+    return runs
+
+
+def _describe(t) -> dict:
+    dims = "×".join("?" if d < 0 else str(d) for d in t.signature) or "scalar"
+    return {"name": t.name, "index": t.index, "shape": dims, "dtype": t.dtype_name}
+
+
+def op_tensors(model: Model) -> dict[tuple[int, int], dict]:
+    """Inputs and outputs of every op, keyed by (subgraph, op index)."""
+    return {(g.index, op.index): {"inputs": [_describe(t) for t in op.inputs if t is not None],
+                                  "outputs": [_describe(t) for t in op.outputs if t is not None]}
+            for g in model.graphs for op in g.ops}
+
+
+def op_padding(rec: dict) -> dict[tuple[int, int], float]:
+    """Share of each convolution's MACs spent on padding channels, keyed by (subgraph, op index),
+    from the channel-padding analysis when the record has it."""
+    cp = rec.get("channel_padding") or {}
+    return {(o["subgraph"], o["index"]): (o["padded_macs"] - o["useful_macs"]) / o["padded_macs"]
+            for o in cp.get("ops", []) if o["padded_macs"]}
+
+
+def model_strings(model: Model) -> dict:
+    """The model's own description and metadata entry names (shown as text, never as markup)."""
+    desc = model.fb.description
+    return {"description": desc.decode("utf-8", "replace") if isinstance(desc, bytes) else (desc or ""),
+            "metadata": sorted(model.metadata())}
+
+
+def headline(rec: dict) -> str:
+    """Where the model runs, in one sentence."""
+    s = rec["summary"]
+    total, gpu = s["ops_total"], s["ops_gpu"]
+    if s["delegation_fails"]:
+        return f"The delegation fails: all {total} ops run on the CPU."
+    if any(sg["gate"] for sg in rec["subgraphs"]) and gpu == 0:
+        return f"Nothing is delegated: all {total} ops run on the CPU."
+    share = f"{100 * gpu / total:.0f}%" if total else "0%"
+    parts = s["partitions_delegated"]
+    where = f"in {parts} delegated partition{'s' if parts != 1 else ''}"
+    if s["fully_delegated"]:
+        return f"All {total} ops run on the GPU {where}."
+    return f"{gpu} of {total} ops ({share}) run on the GPU {where}; {s['ops_cpu']} stay on the CPU."
+
+
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def doc_html(doc: str) -> Markup:
+    """A rule's documentation (## headings, paragraphs, `code`) as escaped HTML."""
+    out = []
+    for block in re.split(r"\n\s*\n", doc.strip()):
+        lines = block.splitlines()
+        if lines and lines[0].startswith("## "):
+            out.append(Markup("<h4>{}</h4>").format(lines[0][3:].strip()))
+            lines = lines[1:]
+        if lines:
+            text = _CODE.sub(lambda m: f"\0{m.group(1)}\1", " ".join(lines))
+            out.append(Markup("<p>{}</p>").format(
+                Markup(str(escape(text)).replace("\0", "<code>").replace("\1", "</code>"))))
+    return Markup("").join(out)
+
+
+def rule_docs(codes: set[str]) -> dict[str, dict]:
+    """Name, summary and rendered documentation of the rules with these codes."""
+    from gpucompat.rules.lint import all_rules
+
+    return {r.code: {"name": r.name, "summary": r.summary, "doc": doc_html(r.doc)}
+            for r in all_rules() if r.code in codes}

@@ -1,0 +1,142 @@
+"""`gpucompat report` and `check --html`: what the page says, checked on the HTML text itself."""
+
+import re
+from html.parser import HTMLParser
+
+from cli import gpucompat
+from models_report import BLOCKS, CUSTOM_CODE, DESCRIPTION, IMG_NAME, RUN_OPS, SCRIPT_NAME
+
+from gpucompat.report import render
+from gpucompat.report.view import doc_html, strip_runs
+
+
+class Page(HTMLParser):
+    """Tags, attributes and text of a page, as a browser's parser would split them."""
+
+    def __init__(self, html: str):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.text: list[str] = []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+    def all(self, tag: str, cls: str | None = None) -> list[dict]:
+        return [a for t, a in self.tags if t == tag and (cls is None or cls in (a.get("class") or "").split())]
+
+
+def report(tmp_path, *paths: str, extra: tuple[str, ...] = ()) -> str:
+    out = tmp_path / "report.html"
+    r = gpucompat("report", *paths, "-o", str(out), *extra)
+    assert r.returncode == 0, r.stderr
+    return out.read_text()
+
+
+def test_split_model_page(models, tmp_path):
+    # gather_nd_island: CONV_2D | GATHER_ND | MUL ADD TANH; subsets GPU[0] CPU[1] GPU[2-4], only the
+    # larger GPU run is delegated (see test_cli_check), so 3 of 5 ops run on the GPU.
+    html = report(tmp_path, models.path("gather_nd_island"))
+    page = Page(html)
+    text = " ".join(" ".join(page.text).split())
+    assert "3 of 5 ops (60%) run on the GPU in 1 delegated partition; 2 stay on the CPU." in text
+    assert "op code #107" in text
+    runs = page.all("a", "run")
+    assert [r["class"].split()[1] for r in runs] == ["spare", "cpu", "gpu"]
+    assert [r["style"] for r in runs] == ["flex-grow: 1", "flex-grow: 1", "flex-grow: 3"]
+    assert ["delegated" in r["class"] for r in runs] == [False, False, True]
+    assert ["boundary" in r["class"] for r in runs] == [False, True, True]
+    rows = [a for a in page.all("tr") if a.get("data-kind")]
+    assert [r["data-kind"] for r in rows] == ["spare", "cpu", "gpu", "gpu", "gpu"]
+    findings = re.findall(r'class="code">(\w+)<', html)
+    assert {"GPU001", "PRT101"} <= set(findings)
+    assert "## What it finds" not in html and "<h4>What it finds</h4>" in html  # rule docs rendered
+
+
+def test_self_contained(models, tmp_path):
+    page = Page(report(tmp_path, models.path("gather_nd_island")))
+    assert not page.all("link") and not page.all("img") and not page.all("iframe")
+    assert all("src" not in a for a in page.all("script"))
+    assert all(a["href"].startswith("#") for a in page.all("a"))
+
+
+def test_check_html_is_the_same_page(models, tmp_path):
+    out = tmp_path / "check.html"
+    r = gpucompat("check", models.path("gather_nd_island"), "--html", str(out))
+    assert r.returncode == 1 and "GATHER_ND" in r.stdout  # the terminal output and exit code are unchanged
+    assert out.read_text() == report(tmp_path, models.path("gather_nd_island"))
+
+
+def test_hostile_strings_are_text(models, tmp_path):
+    html = report(tmp_path, models.path("hostile_names"))
+    for s in (SCRIPT_NAME, IMG_NAME, CUSTOM_CODE, DESCRIPTION):
+        assert s not in html
+    page = Page(html)
+    text = "".join(page.text)
+    for s in (SCRIPT_NAME, IMG_NAME, CUSTOM_CODE, DESCRIPTION):
+        assert s in text
+    assert len(page.all("script")) == 1 and not page.all("img") and not page.all("svg")
+    assert all(set(a) <= {"class", "id", "data-kind", "data-v", "href", "style", "title", "role", "start",
+                          "lang", "charset", "name", "content", "type", "placeholder", "aria-label", "value",
+                          "data-type", "open"} for _, a in page.tags)
+
+
+def test_thousand_ops_strip_has_one_box_per_run(models, tmp_path):
+    # 8 x (126 supported ops + ROUND): subsets GPU CPU GPU CPU ..., the first GPU run delegated
+    # (ties go to the first), the other seven supported runs stay on the CPU.
+    page = Page(report(tmp_path, models.path("thousand_ops")))
+    runs = page.all("a", "run")
+    assert len(runs) == 2 * BLOCKS
+    assert [r["class"].split()[1] for r in runs] == ["gpu", "cpu"] + ["spare", "cpu"] * (BLOCKS - 1)
+    assert len([a for a in page.all("tr") if a.get("data-kind")]) == BLOCKS * (RUN_OPS + 1)
+
+
+def test_before_and_after(models, tmp_path):
+    html = report(tmp_path, models.path("gather_nd_island"), extra=("--after", models.path("conv_relu")))
+    text = " ".join(" ".join(Page(html).text).split())
+    assert "Before and after" in text
+    assert "ops on GPU 3 / 5 3 / 3" in text
+
+
+def test_error_record_and_absent_sections(tmp_path):
+    bad = tmp_path / "bad.tflite"
+    bad.write_bytes(b"version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 12\n")
+    text = " ".join(" ".join(Page(report(tmp_path, str(bad))).text).split())
+    assert "could not be checked" in text and "git lfs pull" in text
+    assert "Verify" not in text and "Before and after" not in text
+
+
+def test_sections_other_commands_add_are_shown_when_present():
+    rec = {"path": "m.tflite", "profile": "gpu-current", "error": None,
+           "options": {"backend": "cl", "allow_quant": True, "max_delegated_partitions": 1},
+           "summary": {"ops_total": 1, "ops_gpu": 1, "ops_cpu": 0, "partitions_total": 1,
+                       "partitions_delegated": 1, "fully_delegated": True, "delegation_fails": False},
+           "subgraphs": [{"index": 0, "name": "main", "ops_total": 1, "gate": None, "topology_problem": None,
+                          "node_subsets": [{"index": 0, "type": "gpu", "delegated": True, "nodes": [0]}]}],
+           "unsupported": [], "findings": [],
+           "ops": [{"subgraph": 0, "index": 0, "op": "ADD", "opcode": 0, "custom_code": None, "version": 1,
+                    "placement": "gpu", "partition": 0, "supported": True, "layer": None, "reason": None}]}
+    doc = {"tool": {"version": "0"}, "models": [rec]}
+    assert "Verify" not in render(doc)
+    rec["verify"] = {"max_abs_error": 0.25, "outputs": [{"name": "<out>", "passed": True}]}
+    page = Page(render(doc))
+    text = "".join(page.text)
+    assert "Verify" in text and "max_abs_error" in text and "0.25" in text and "<out>" in text
+
+
+def test_strip_runs_by_hand():
+    subsets = [{"type": "gpu", "delegated": True}, {"type": "cpu", "delegated": False}]
+    ops = [{"subgraph": 0, "index": i, "op": op, "placement": p, "supported": s, "partition": part}
+           for i, (op, p, s, part) in enumerate([("ADD", "gpu", True, 0), ("MUL", "gpu", True, 0),
+                                                 ("ROUND", "cpu", False, 1), ("ADD", "gpu", True, 0)])]
+    runs = strip_runs({"subgraphs": [{"node_subsets": subsets}], "ops": ops}, 0)
+    assert [(r["first"], r["last"], r["kind"], r["boundary"], r["ops"]) for r in runs] == [
+        (0, 1, "gpu", False, "ADD, MUL"), (2, 2, "cpu", True, "ROUND"), (3, 3, "gpu", True, "ADD")]
+
+
+def test_rule_doc_markup_is_escaped():
+    html = str(doc_html("## Example\n`<b>` & <i>x</i>"))
+    assert html == "<h4>Example</h4><p><code>&lt;b&gt;</code> &amp; &lt;i&gt;x&lt;/i&gt;</p>"

@@ -1,0 +1,119 @@
+"""The HTML report in a real headless Chromium (Debian's `chromium`, driven by Playwright): it loads
+with no console errors, the op table sorts and filters, markup in a model's names stays text, and a
+1,000+ op model renders. Screenshots go to artifacts/ (gitignored) for a person to look at."""
+
+import os
+
+import pytest
+from models_report import BLOCKS, CUSTOM_CODE, IMG_NAME, RUN_OPS, SCRIPT_NAME
+
+from cli import gpucompat
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARTIFACTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "artifacts")
+
+if not os.path.exists(CHROMIUM) and not os.environ.get("CI"):  # CI installs it (.ci/run): never skip there
+    pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+class Opened:
+    """A report open in a fresh page, with every console message, page error and dialog recorded."""
+
+    def __init__(self, browser, html_path: str, color_scheme: str = "light"):
+        self.page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=color_scheme)
+        self.console: list[str] = []
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.page.on("request", lambda r: None if r.url.startswith("file://") else self.errors.append(f"request {r.url}"))
+        self.page.goto("file://" + html_path)
+
+    def column(self, header: str) -> list[str]:
+        """The visible cells of a column of the first op table, in display order."""
+        return self.page.evaluate(
+            """(header) => {
+                const table = document.querySelector("table.ops");
+                const col = [...table.tHead.rows[0].cells].findIndex(c => c.textContent.trim() === header);
+                return [...table.tBodies[0].rows].filter(r => !r.hidden).map(r => r.cells[col].textContent.trim());
+            }""", header)
+
+    def screenshot(self, name: str) -> None:
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        self.page.screenshot(path=os.path.join(ARTIFACTS, name), full_page=True)
+
+
+def report(tmp_path, name: str, model: str) -> str:
+    out = str(tmp_path / name)
+    r = gpucompat("report", model, "-o", out)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_loads_sorts_and_filters(browser, models, tmp_path):
+    page = Opened(browser, report(tmp_path, "split.html", models.path("gather_nd_island")))
+    assert page.errors == [] and page.console == []
+    assert page.column("#") == ["0", "1", "2", "3", "4"]
+    # gather_nd_island in plan order: CONV_2D GATHER_ND MUL ADD TANH
+    page.page.click("table.ops th >> text=op")
+    assert page.column("op") == ["ADD", "CONV_2D", "GATHER_ND", "MUL", "TANH"]
+    page.page.click("table.ops th >> text=op")
+    assert page.column("op") == ["TANH", "MUL", "GATHER_ND", "CONV_2D", "ADD"]
+    page.page.click("table.ops th >> text=#")
+    page.page.click("table.ops th >> text=#")
+    assert page.column("#") == ["4", "3", "2", "1", "0"]
+    page.page.fill("input.filter", "gather 107")  # every word must match: MUL reads the GatherNd tensor
+    assert page.column("op") == ["GATHER_ND"]
+    assert page.page.text_content(".count") == "1 of 5 ops"
+    page.page.fill("input.filter", "")
+    page.page.select_option("select.placement", "gpu")
+    assert page.column("op") == ["TANH", "ADD", "MUL"]
+    page.page.select_option("select.placement", "spare")
+    assert page.column("op") == ["CONV_2D"]
+    page.page.select_option("select.placement", "")
+    page.screenshot("report-split.png")
+    Opened(browser, page.page.url.removeprefix("file://"), "dark").screenshot("report-split-dark.png")
+    assert page.errors == [] and page.console == []
+
+
+def test_hostile_names_are_text(browser, models, tmp_path):
+    page = Opened(browser, report(tmp_path, "hostile.html", models.path("hostile_names")))
+    assert page.dialogs == [] and page.errors == [] and page.console == []
+    assert page.page.evaluate("document.querySelectorAll('script').length") == 1
+    assert page.page.evaluate("document.querySelectorAll('img, svg, iframe').length") == 0
+    names = page.page.evaluate("[...document.querySelectorAll('.tname')].map(e => e.textContent)")
+    assert SCRIPT_NAME in names and IMG_NAME in names
+    assert CUSTOM_CODE in page.column("op")
+    page.page.fill("input.filter", "onerror")  # filtering runs over the names, still as text
+    assert page.column("#") == ["0", "1"]
+    assert page.dialogs == [] and page.errors == []
+    page.screenshot("report-hostile.png")
+
+
+def test_thousand_ops(browser, models, tmp_path):
+    page = Opened(browser, report(tmp_path, "thousand.html", models.path("thousand_ops")))
+    total = BLOCKS * (RUN_OPS + 1)
+    assert page.page.text_content(".count") == f"{total} of {total} ops"
+    assert page.page.evaluate("document.querySelectorAll('.strip .run').length") == 2 * BLOCKS
+    page.page.click("table.ops th >> text=#")
+    page.page.click("table.ops th >> text=#")
+    assert page.column("#")[:3] == [str(total - 1), str(total - 2), str(total - 3)]
+    page.page.select_option("select.placement", "cpu")
+    assert page.column("op") == ["ROUND"] * BLOCKS
+    page.page.select_option("select.placement", "gpu")
+    assert len(page.column("#")) == RUN_OPS  # only the first run is delegated
+    assert page.errors == [] and page.console == []
+    page.screenshot("report-thousand.png")
