@@ -10,9 +10,17 @@ from gpucompat.rewrites.cleanup import Cleanup
 from gpucompat.rewrites.fold_constants import FoldConstants
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
 from gpucompat.rewrites.rgb_to_rgba import RgbToRgba
+from gpucompat.rewrites.substitute import FAMILY as SUBSTITUTE
+from gpucompat.rewrites.substitute_broadcast_to import SubstituteBroadcastTo
+from gpucompat.rewrites.substitute_gather import SubstituteGather
+from gpucompat.rewrites.substitute_l2_normalization import SubstituteL2Normalization
+from gpucompat.rewrites.substitute_mirror_pad import SubstituteMirrorPad
+from gpucompat.rewrites.substitute_split import SubstituteSplit
 
-REWRITES: tuple[type[Rewrite], ...] = tuple(sorted((Cleanup, FoldConstants, FoldSpaceToBatch, RgbToRgba),
-                                                   key=lambda r: (r.priority, r.name)))
+REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
+    (Cleanup, FoldConstants, FoldSpaceToBatch, RgbToRgba, SubstituteBroadcastTo, SubstituteGather,
+     SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit),
+    key=lambda r: (r.priority, r.name)))
 
 
 def by_name() -> dict[str, type[Rewrite]]:
@@ -20,13 +28,25 @@ def by_name() -> dict[str, type[Rewrite]]:
     return {r.name: r for r in REWRITES}
 
 
+def _expand(names: list[str] | None) -> list[str] | None:
+    """Family names ("substitute") stand for every rewrite named "substitute-...";
+    unknown names are kept so that `select` can report them."""
+    if names is None:
+        return None
+    family = [r.name for r in REWRITES if r.name.startswith(SUBSTITUTE + "-")]
+    return [m for n in names for m in (family if n == SUBSTITUTE else [n])]
+
+
 def select(only: list[str] | None = None, skip: list[str] | None = None, unsafe: bool = False) -> list[Rewrite]:
     """The rewrites to run: `only` (default: all), minus `skip`. Signature rewrites change the
-    model's inputs or outputs, so they need `unsafe` (the --unsafe-fixes flag)."""
+    model's inputs or outputs, so they need `unsafe` (the --unsafe-fixes flag). "substitute"
+    names the whole substitution family."""
     known = by_name()
+    only, skip = _expand(only), _expand(skip)
     for name in [*(only or []), *(skip or [])]:
         if name not in known:
-            raise GpucompatError(f"unknown rewrite {name!r} (known: {', '.join(known)})")
+            raise GpucompatError(f"unknown rewrite {name!r} (known: {', '.join(known)}; {SUBSTITUTE} names "
+                                 f"every {SUBSTITUTE}-* rewrite)")
     chosen = [known[n] for n in known if (not only or n in only) and n not in (skip or [])]
     if not unsafe:
         asked = [r.name for r in chosen if r.safety == "signature" and only and r.name in only]

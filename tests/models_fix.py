@@ -150,3 +150,140 @@ def sparse_weights() -> bytes:
         return t.nn.relu(t.matmul(x, w))
 
     return convert_fn(f, [([1, 64], t.float32)], sparse=True)
+
+
+# Substitutions: each model puts the op the profile rejects between two GPU ops, so the fix
+# turns two partitions (one delegated) into one.
+
+def _conv_around(body, shape=(1, 6, 6, 4), seed: int = 20):
+    """x -> CONV_2D 1x1 -> body -> CONV_2D 1x1 (same channel count in and out of `body`)."""
+    t = tf()
+    c = shape[-1]
+    w1, w2 = const([1, 1, c, c], seed=seed), const([1, 1, c, c], seed=seed + 1)
+    return convert_fn(lambda x: t.nn.conv2d(body(t.nn.conv2d(x, w1, 1, "SAME")), w2, 1, "SAME"),
+                      [(list(shape), t.float32)])
+
+
+@builder("sub_l2norm")
+def sub_l2norm() -> bytes:
+    """conv -> L2_NORMALIZATION over channels -> conv."""
+    t = tf()
+    return _conv_around(lambda y: t.nn.l2_normalize(y, axis=-1), shape=(1, 6, 6, 8))
+
+
+@builder("sub_l2norm_zeros")
+def sub_l2norm_zeros() -> bytes:
+    """L2_NORMALIZATION of RELU(x - 1): about a quarter of the channel vectors are all zero, where
+    only the kernel's epsilon keeps 0 / 0 from being NaN."""
+    t = tf()
+    return convert_fn(lambda x: t.nn.l2_normalize(t.nn.relu(x - 1.0), axis=-1), [([1, 6, 6, 8], t.float32)])
+
+
+@builder("sub_mirror_symmetric")
+def sub_mirror_symmetric() -> bytes:
+    """conv -> MIRROR_PAD SYMMETRIC, 2 rows on top, 1 below, 1 column each side -> conv."""
+    t = tf()
+    return _conv_around(lambda y: t.raw_ops.MirrorPad(input=y, paddings=[[0, 0], [2, 1], [1, 1], [0, 0]],
+                                                      mode="SYMMETRIC"))
+
+
+@builder("sub_mirror_reflect")
+def sub_mirror_reflect() -> bytes:
+    """conv -> MIRROR_PAD REFLECT (1, 2) on H and (2, 0) on W -> conv (for profiles without it)."""
+    t = tf()
+    return _conv_around(lambda y: t.raw_ops.MirrorPad(input=y, paddings=[[0, 0], [1, 2], [2, 0], [0, 0]],
+                                                      mode="REFLECT"))
+
+
+@builder("sub_mirror_2d")
+def sub_mirror_2d() -> bytes:
+    """Refused: a SYMMETRIC pad of a 2-D tensor (the delegate's SLICE takes ranks 3 and 4 only)."""
+    t = tf()
+    return convert_fn(lambda x: t.raw_ops.MirrorPad(input=t.tanh(x), paddings=[[1, 1], [1, 1]], mode="SYMMETRIC"),
+                      [([4, 6], t.float32)])
+
+
+@builder("sub_gather")
+def sub_gather() -> bytes:
+    """Constant-index selections: GATHER of rows 1..3 (INT32), of channels 0, 2, 4 (INT64
+    indices, which the delegate refuses), GATHER_ND of x[0, 1:3], and GATHER of channels 2, 0
+    (not a slice: refused)."""
+    t = tf()
+
+    def f(x):
+        y = t.tanh(x)
+        return (t.gather(y, [1, 2, 3], axis=1) * 2.0,
+                t.gather(y, t.constant([0, 2, 4], t.int64), axis=3) * 2.0,
+                t.gather_nd(y, [[0, 1], [0, 2]]) * 2.0,
+                t.gather(y, [2, 0], axis=3) * 2.0)
+
+    return convert_fn(f, [([1, 5, 5, 6], t.float32)])
+
+
+@builder("sub_split")
+def sub_split() -> bytes:
+    """conv -> SPLIT in two and SPLIT_V [3, 5] over channels -> recombined by ADD / CONCATENATION."""
+    t = tf()
+
+    def body(y):
+        a, b = t.split(y, 2, axis=3)
+        c, d = t.split(y, [3, 5], axis=3)
+        return t.concat([a + b, c, d * 2.0], axis=3)[..., :8]
+
+    return _conv_around(body, shape=(1, 4, 4, 8))
+
+
+@builder("sub_broadcast_concat")
+def sub_broadcast_concat() -> bytes:
+    """BROADCAST_TO [8, 1, 4] -> [1, 8, 8, 4] read by CONCATENATION (the converter keeps it)."""
+    t = tf()
+    return convert_fn(lambda x, z: t.concat([t.broadcast_to(t.tanh(x), [1, 8, 8, 4]), t.tanh(z)], -1),
+                      [([8, 1, 4], t.float32), ([1, 8, 8, 4], t.float32)])
+
+
+@builder("sub_broadcast_add")
+def sub_broadcast_add() -> bytes:
+    """TANH(x [8, 8, 1]) -> BROADCAST_TO [1, 8, 8, 4] -> ADD with TANH(z [1, 8, 8, 4]).
+
+    The converter drops a BROADCAST_TO whose reader broadcasts anyway, but other exporters keep
+    it: it is put back into the flatbuffer here."""
+    import numpy as np
+
+    from gpucompat import ir
+    from gpucompat.ir import build
+
+    t = tf()
+    model = ir.from_bytes(convert_fn(lambda x, z: t.tanh(x) + t.tanh(z), [([8, 8, 1], t.float32),
+                                                                        ([1, 8, 8, 4], t.float32)]))
+    g = model.graphs[0]
+    add = next(op for op in g.ops if op.name == "ADD")
+    small = next(t for t in add.inputs if t.shape == (8, 8, 1))
+    wide = build.tensor(g, "broadcast", (1, 8, 8, 4), small.dtype)
+    target = build.constant(g, "broadcast/shape", np.array([1, 8, 8, 4], dtype=np.int32))
+    add.inputs = [wide if t is small else t for t in add.inputs]
+    g.insert_op(g.op_index(add), build.operator(g, "BROADCAST_TO", [small, target], [wide], version=2))
+    return ir.to_bytes(model)
+
+
+@builder("rgb_depthwise")
+def rgb_depthwise() -> bytes:
+    """MobileNet-like stem on an RGB input: (x - mean) * scale -> depthwise 3x3 (multiplier 2) with
+    bias and RELU6 -> pointwise conv: the depthwise carries the alpha channel to the pointwise."""
+    t = tf()
+    dw, pw = const([3, 3, 3, 2], seed=14), const([1, 1, 6, 8], seed=15)
+    bias = const([6], seed=16)
+    mean, scale = t.constant([0.5, 0.4, 0.3]), t.constant([2.0, 1.5, 1.0])
+
+    def f(x):
+        y = t.nn.depthwise_conv2d((x - mean) * scale, dw, [1, 1, 1, 1], "SAME") + bias
+        return t.nn.conv2d(t.nn.relu6(y), pw, 1, "SAME")
+
+    return convert_fn(f, [([1, 8, 8, 3], t.float32)])
+
+
+@builder("rgb_depthwise_out")
+def rgb_depthwise_out() -> bytes:
+    """Refused: a depthwise conv of the input is the model output (its alpha outputs would show)."""
+    t = tf()
+    dw = const([3, 3, 3, 1], seed=17)
+    return convert_fn(lambda x: t.nn.depthwise_conv2d(x, dw, [1, 1, 1, 1], "SAME"), [([1, 8, 8, 3], t.float32)])

@@ -81,7 +81,7 @@ def test_fold_constants_densifies_sparse_weights(models):
     assert verify(raw, ir.to_bytes(model), {"exact"}).ok
 
 
-@pytest.mark.parametrize("name", ["rgb_normalised", "rgb_two_convs"])
+@pytest.mark.parametrize("name", ["rgb_normalised", "rgb_two_convs", "rgb_depthwise"])
 def test_rgb_to_rgba_ignores_the_alpha_channel(models, name):
     raw = models.bytes(name)
     fixed, trace = rewritten(raw, RgbToRgba())
@@ -95,3 +95,17 @@ def test_rgb_to_rgba_refuses_a_pool_it_cannot_extend(models):
     fixed, trace = rewritten(models.bytes("rgb_pool"), RgbToRgba())
     assert trace.applied == []
     assert [e.reason for e in trace.not_applied] == ["AVERAGE_POOL_2D cannot absorb a 4th channel (it would need a slice)"]
+
+
+def test_rgb_to_rgba_carries_alpha_through_a_depthwise_conv(models):
+    fixed, trace = rewritten(models.bytes("rgb_depthwise"), RgbToRgba())
+    dw, pw = fixed.graphs[0].ops[2], fixed.graphs[0].ops[3]
+    # multiplier 2: channel c feeds outputs 2c and 2c+1, so alpha's two outputs come last
+    assert dw.input(1).shape == (1, 3, 3, 8) and not dw.input(1).data()[..., 6:].any()
+    assert dw.input(2).data()[6:].tolist() == [0.0, 0.0]
+    assert pw.input(1).shape == (8, 1, 1, 8) and not pw.input(1).data()[..., 6:].any()
+
+
+def test_rgb_to_rgba_refuses_a_depthwise_conv_whose_alpha_outputs_would_show(models):
+    _, trace = rewritten(models.bytes("rgb_depthwise_out"), RgbToRgba())
+    assert trace.applied == [] and [e.reason for e in trace.not_applied] == ["'PartitionedCall:0' is a model output"]
