@@ -28,14 +28,14 @@ def build() -> bytes:
 
 
 def main() -> None:
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(tempfile.gettempdir(), "gpucompat-examples")
+    out = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(tempfile.gettempdir(), "gpucompat-examples")
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, "island.tflite")
     with open(path, "wb") as f:
         f.write(build())
     print(f"wrote {path}")
     # Exit code 1 means findings: here, ops that stay on the CPU.
-    code = subprocess.run([sys.executable, "-m", "gpucompat", "check", path]).returncode
+    code = subprocess.run([sys.executable, "-m", "gpucompat", "check", path], cwd=out).returncode
     print(f"gpucompat check exited with {code}")
 
 

@@ -17,12 +17,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def gpucompat(*args: str) -> int:
+    # from examples/, `python -m gpucompat` runs the installed package, never a checkout's source folder
     print("$ gpucompat " + " ".join(args), flush=True)
-    return subprocess.run([sys.executable, "-m", "gpucompat", *args]).returncode
+    return subprocess.run([sys.executable, "-m", "gpucompat", *args], cwd=HERE).returncode
 
 
 def main() -> None:
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(tempfile.gettempdir(), "gpucompat-examples")
+    out = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(tempfile.gettempdir(), "gpucompat-examples")
     os.makedirs(out, exist_ok=True)
     fixed = os.path.join(out, "segmenter_fixed.tflite")
     if gpucompat("fix", os.path.join(HERE, "models", "segmenter.tflite"), "-o", fixed) != 0:

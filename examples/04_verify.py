@@ -17,9 +17,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def main() -> None:
-    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "models", "classifier.tflite")
+    path = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(HERE, "models", "classifier.tflite")
     r = subprocess.run([sys.executable, "-m", "gpucompat", "verify", path, "--runs", "5", "--format", "json"],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, cwd=HERE)
     if r.returncode == 2:
         sys.exit(r.stderr.strip())
     doc = json.loads(r.stdout)

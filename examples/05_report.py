@@ -14,12 +14,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def gpucompat(*args: str) -> None:
+    # from examples/, `python -m gpucompat` runs the installed package, never a checkout's source folder
     print("$ gpucompat " + " ".join(args), flush=True)
-    subprocess.run([sys.executable, "-m", "gpucompat", *args], check=True)
+    subprocess.run([sys.executable, "-m", "gpucompat", *args], cwd=HERE, check=True)
 
 
 def main() -> None:
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(tempfile.gettempdir(), "gpucompat-examples")
+    out = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(tempfile.gettempdir(), "gpucompat-examples")
     os.makedirs(out, exist_ok=True)
     model = os.path.join(HERE, "models", "segmenter.tflite")
     fixed = os.path.join(out, "segmenter_fixed.tflite")
