@@ -1,5 +1,6 @@
 """`gpucompat report` and `check --html`: what the page says, checked on the HTML text itself."""
 
+import json
 import re
 from html.parser import HTMLParser
 
@@ -140,3 +141,18 @@ def test_strip_runs_by_hand():
 def test_rule_doc_markup_is_escaped():
     html = str(doc_html("## Example\n`<b>` & <i>x</i>"))
     assert html == "<h4>Example</h4><p><code>&lt;b&gt;</code> &amp; &lt;i&gt;x&lt;/i&gt;</p>"
+
+
+def test_fix_and_verify_results_are_attached_to_their_model(models, tmp_path):
+    model, fixed = models.path("gather_nd_island"), models.path("conv_relu")
+    fix = tmp_path / "fix.json"
+    fix.write_text(json.dumps({"path": model, "applied": [{"rewrite": "some-rewrite", "safety": "exact"}]}))
+    verify = tmp_path / "verify.json"  # about the --after model
+    verify.write_text(json.dumps({"model": fixed, "passed": True,
+                                  "outputs": [{"name": "Identity", "max_abs_error": 1.5e-07}]}))
+    html = report(tmp_path, model, extra=("--after", fixed, "--fix", str(fix), "--verify", str(verify)))
+    text = " ".join(" ".join(Page(html).text).split())
+    assert "Fix" in text and "some-rewrite" in text and "Verify" in text and "1.5e-07" in text
+    r = gpucompat("report", fixed, "-o", str(tmp_path / "x.html"), "--fix", str(fix))
+    assert r.returncode == 2 and r.stderr.strip().endswith("which is not among the reported models")
+    assert len(r.stderr.strip().splitlines()) == 1

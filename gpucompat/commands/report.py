@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 from typing import Annotated
 
 import typer
@@ -13,6 +15,8 @@ def report(
     paths: Annotated[list[str], typer.Argument(help="Model files, directories (searched for *.tflite) or glob patterns.")],
     output: Annotated[str, typer.Option("--output", "-o", help="The HTML file to write (atomically).")],
     after: Annotated[str | None, typer.Option(help="A rewritten version of the model (from `gpucompat fix`), shown before/after.")] = None,
+    fix: Annotated[str | None, typer.Option(help="The result of `gpucompat fix --format json` for one of the models, to show with it.")] = None,
+    verify: Annotated[str | None, typer.Option(help="The result of `gpucompat verify --format json` for one of the models (or its --after), to show with it.")] = None,
     profile: Annotated[str, typer.Option(help="Delegate profile (gpu-current, litert-mldrift, ...).")] = "gpu-current",
     backend: Annotated[BackendChoice, typer.Option(help="GPU backend the delegate ends up on.")] = BackendChoice.cl,
     max_delegated_partitions: Annotated[int, typer.Option(help="Partitions delegated (the runtime default is 1; <= 0 means 1).")] = 1,
@@ -33,6 +37,29 @@ def report(
         return check_many([Task(p, profile, backend.value, not no_quant, max_delegated_partitions) for p in files])
 
     files = model_paths(paths)
+    recs = records(files)
     later = records(model_paths([after])) if after else None
-    write_report(records(files), output, protect=tuple(files) + ((after,) if after else ()), after=later)
+    for key, file, field in (("fix", fix, "path"), ("verify", verify, "model")):
+        if file:
+            _attach(recs, later, key, file, field)
+    write_report(recs, output, protect=tuple(files) + ((after,) if after else ()), after=later)
     typer.echo(f"wrote {output}")
+
+
+def _attach(recs: list[dict], later: list[dict] | None, key: str, file: str, field: str) -> None:
+    """Put the JSON result in `file` under `key` of the record of the model it is about (the model
+    itself or its --after version, matched by absolute path)."""
+    from gpucompat.errors import GpucompatError
+
+    try:
+        with open(file, encoding="utf-8") as f:
+            doc = json.load(f)
+        target = os.path.abspath(doc[field])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise GpucompatError(f"{file}: not a gpucompat {key} JSON result ({type(e).__name__}: {e})") from None
+    for i, rec in enumerate(recs):
+        paired = later[i]["path"] if later and i < len(later) else None
+        if target in {os.path.abspath(p) for p in (rec["path"], paired) if p}:
+            rec[key] = doc
+            return
+    raise GpucompatError(f"{file}: it is about {doc[field]}, which is not among the reported models")
