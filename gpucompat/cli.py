@@ -13,6 +13,7 @@ from typer.exceptions import TyperException
 from gpucompat import __version__
 from gpucompat.commands.check import check
 from gpucompat.commands.common import EXIT_ERROR
+from gpucompat.commands.confirm import confirm
 from gpucompat.commands.diff import diff
 from gpucompat.commands.fix import fix
 from gpucompat.commands.verify import verify
@@ -52,6 +53,7 @@ app.command()(opcode)
 app.command()(report)
 app.command()(fix)
 app.command()(verify)
+app.command()(confirm)
 
 
 def main() -> None:

@@ -57,6 +57,18 @@ def _no_runtime_per_channel(op, ctx: Context) -> Verdict:
     return ACCEPT
 
 
+def _one_hot_last_axis(op, ctx: Context) -> Verdict:
+    """ONE_HOT only along the last output axis; observed: axis 0 on [1, 4] indices is refused
+    with "OneHot axis must be -1 or the last dimension." (tests/models_ops.py ops_one_hot_axis0),
+    axis -1 is taken (md_one_hot)."""
+    axis = p._opt(op, "axis", -1)
+    out = op.outputs[0] if op.outputs else None
+    if axis == -1 or (out is not None and axis == len(out.shape) - 1):
+        return ACCEPT
+    return reject(f"axis {axis} is not the last output axis",
+                  runtime_message="OneHot axis must be -1 or the last dimension.")
+
+
 def entry(max_version: int | None = None, *checks: Check, quant_only: bool = False) -> OpSupport:
     """An op entry; `max_version` only where a cap was observed below the CPU runtime's own
     highest registered version (no cap seen otherwise)."""
@@ -95,6 +107,8 @@ OPS: dict[int, OpSupport] = {
     B["DEPTHWISE_CONV_2D"]: entry(6, _ACT),
     B["TRANSPOSE_CONV"]: entry(3),
     B["FULLY_CONNECTED"]: entry(None, _ACT, _no_runtime_per_channel),
+    # observed: a Keras PReLU with a constant per-channel alpha is taken (tests/models_ops.py ops_prelu)
+    B["PRELU"]: entry(),
     B["BATCH_MATMUL"]: entry(),
     B["AVERAGE_POOL_2D"]: entry(2), B["MAX_POOL_2D"]: entry(2),
     # reductions (observed any axes, REDUCE_ANY on BOOL, ARG_MAX with INT32 output, TOPK_V2 cap 1)
@@ -104,14 +118,20 @@ OPS: dict[int, OpSupport] = {
     # layout (observed)
     B["CONCATENATION"]: entry(6),
     **{B[n]: entry() for n in ("PACK", "UNPACK", "SPLIT", "SPLIT_V", "TILE", "SLICE", "REVERSE_V2",
-                               "ONE_HOT", "SPACE_TO_DEPTH")},
+                               "SPACE_TO_DEPTH")},
+    B["ONE_HOT"]: entry(None, _one_hot_last_axis),
     B["RESHAPE"]: entry(None, p.io_counts(1)),  # observed: a runtime shape input is refused
     B["TRANSPOSE"]: entry(),
     B["PAD"]: entry(5), B["PADV2"]: entry(5),
     B["MIRROR_PAD"]: entry(None, p.mirror_pad_reflect),
     B["STRIDED_SLICE"]: entry(2, p.strided_slice_masks, _restated(p.positive_slice_strides)),
     B["GATHER"]: entry(None, p.gather),
-    B["RESIZE_BILINEAR"]: entry(3), B["RESIZE_NEAREST_NEIGHBOR"]: entry(3),
+    # observed: both align_corners and half_pixel_centers make the CPU kernel's Prepare
+    # (kernels/resize_bilinear.cc) refuse the node, "If half_pixel_centers is True, align_corners
+    # must be False." / "Node number 0 (RESIZE_BILINEAR) failed to prepare.", and the whole model
+    # fails to compile although the GPU would take the op
+    B["RESIZE_BILINEAR"]: entry(3, _restated(p.resize_flags, layer="parse")),
+    B["RESIZE_NEAREST_NEIGHBOR"]: entry(3),
     B["DEPTH_TO_SPACE"]: entry(None, p.block_size_above_one),
     B["SOFTMAX"]: entry(None, p.softmax_beta_one),
     # quantization (observed: int8 models with QUANTIZE/DEQUANTIZE fully delegated)

@@ -1,0 +1,159 @@
+"""The runtime's delegation and the `litert-mldrift` prediction, stated in the same terms, and
+where they differ.
+
+Compared: does the model compile with the GPU accelerator, GPU ops per subgraph, full delegation
+(every op on the GPU), the op types the runtime lists as unsupported, and the dynamic-tensor
+gate. When the runtime does not compile the model, only the first two and the gate count: the
+app gets no GPU at all, whatever was logged before the failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from gpucompat.check import ModelResult
+from gpucompat.confirm.runner import Launcher, RuntimeReport, compile_models
+
+PROFILE = "litert-mldrift"
+
+
+@dataclass
+class Delegation:
+    """One side's account of a model."""
+
+    compiles: bool
+    gpu_ops: dict[int, int]  # subgraph -> ops on the GPU (subgraphs without any are left out)
+    fully_delegated: bool
+    rejected: dict[str, list[str]]  # op type (custom code for custom ops) -> reasons
+    dynamic_gate: bool
+    failure: str | None = None
+
+
+@dataclass
+class Confirmation:
+    """One model: what the runtime did, what we predicted, and every disagreement."""
+
+    path: str
+    runtime: RuntimeReport
+    prediction: ModelResult
+    observed: Delegation
+    predicted: Delegation
+    disagreements: list[str] = field(default_factory=list)
+
+
+def predicted(result: ModelResult) -> Delegation:
+    """The prediction in the runtime's terms. Listed as unsupported are the ops refused at
+    partitioning (the runtime prints its list from IsSupported), except in subgraphs the FP16
+    helper takes whole (then no list is printed)."""
+    gpu: dict[int, int] = {}
+    for o in result.ops:
+        if o.placement == "gpu":
+            gpu[o.subgraph] = gpu.get(o.subgraph, 0) + 1
+    whole = {s.index for s in result.subgraphs if s.full_fp16_override}
+    rejected: dict[str, list[str]] = {}
+    for o in result.ops:
+        if not o.verdict.ok and o.verdict.layer == "partition" and o.subgraph not in whole:
+            reasons = rejected.setdefault(o.op, [])
+            message = o.verdict.runtime_message if o.verdict.runtime_message is not None else o.verdict.reason
+            if message not in reasons:
+                reasons.append(message)
+    return Delegation(result.failure is None, gpu, result.fully_delegated, rejected,
+                      any(s.gate for s in result.subgraphs), result.failure)
+
+
+def observed(report: RuntimeReport, ops_per_subgraph: list[int]) -> Delegation:
+    """The runtime's account; `ops_per_subgraph` (counted in the file) decides full delegation."""
+    facts = report.facts
+    total = sum(ops_per_subgraph)
+    if not report.compiled:
+        return Delegation(False, {}, False, facts.rejected, facts.dynamic_gate, _failure(report))
+    gpu = {s: n for s, n in facts.gpu_ops.items() if n}
+    return Delegation(True, gpu, total > 0 and sum(gpu.values()) == total, facts.rejected, facts.dynamic_gate)
+
+
+def _failure(report: RuntimeReport) -> str:
+    """Why the runtime gave the model no GPU, in one line."""
+    facts = report.facts
+    if facts.unresolved_custom_ops:
+        return f"Encountered unresolved custom op: {', '.join(facts.unresolved_custom_ops)}"
+    if facts.dynamic_gate:
+        return (f"the delegate only supports static-sized tensors (tensor#{facts.dynamic_tensor} is "
+                f"dynamic): Failed to modify graph with delegate")
+    if facts.prepare_failure:
+        return facts.prepare_failure
+    return " ".join((report.error or "").split())
+
+
+def disagreements(real: Delegation, ours: Delegation) -> list[str]:
+    """Each way the prediction differs from the runtime, in words."""
+    found = []
+    if real.compiles != ours.compiles:
+        found.append(f"compiles: runtime {yes_no(real.compiles)}, predicted {yes_no(ours.compiles)}")
+    if real.gpu_ops != ours.gpu_ops:
+        found.append(f"GPU ops per subgraph: runtime {real.gpu_ops}, predicted {ours.gpu_ops}")
+    if real.fully_delegated != ours.fully_delegated:
+        found.append(f"fully delegated: runtime {yes_no(real.fully_delegated)}, predicted {yes_no(ours.fully_delegated)}")
+    if real.compiles and ours.compiles and set(real.rejected) != set(ours.rejected):
+        only_real, only_ours = sorted(set(real.rejected) - set(ours.rejected)), sorted(set(ours.rejected) - set(real.rejected))
+        found.append("rejected op types:" + (f" only the runtime rejects {', '.join(only_real)}" if only_real else "")
+                     + (";" if only_real and only_ours else "")
+                     + (f" only the prediction rejects {', '.join(only_ours)}" if only_ours else ""))
+    if real.dynamic_gate != ours.dynamic_gate:
+        found.append(f"dynamic-tensor gate: runtime {yes_no(real.dynamic_gate)}, predicted {yes_no(ours.dynamic_gate)}")
+    return found
+
+
+def yes_no(flag: bool) -> str:
+    """"yes" or "no"."""
+    return "yes" if flag else "no"
+
+
+def confirmation(report: RuntimeReport, prediction: ModelResult, ops_per_subgraph: list[int]) -> Confirmation:
+    """Both sides of one model and their disagreements."""
+    real, ours = observed(report, ops_per_subgraph), predicted(prediction)
+    return Confirmation(report.path, report, prediction, real, ours, disagreements(real, ours))
+
+
+def record(c: Confirmation) -> dict:
+    """One model as JSON: both sides, the disagreements, and the runtime's own details."""
+    facts = c.runtime.facts
+    return {
+        "path": c.path,
+        "agree": not c.disagreements,
+        "disagreements": c.disagreements,
+        "runtime": {**_side(c.observed),
+                    "error": c.runtime.error, "crashed": c.runtime.crashed, "timed_out": c.runtime.timed_out,
+                    "fully_accelerated": c.runtime.fully_accelerated,
+                    "delegate": facts.delegate, "ops_seen": _keyed(facts.ops_seen),
+                    "cpu_delegate_ops": _keyed(facts.cpu_delegate_ops), "dynamic_tensor": facts.dynamic_tensor,
+                    "unresolved_custom_ops": facts.unresolved_custom_ops, "check_failure": facts.check_failure},
+        "prediction": {**_side(c.predicted), "profile": PROFILE},
+    }
+
+
+def _side(d: Delegation) -> dict:
+    out = asdict(d)
+    out["gpu_ops"] = _keyed(d.gpu_ops)
+    out["rejected"] = {k: d.rejected[k] for k in sorted(d.rejected)}
+    return out
+
+
+def _keyed(per_subgraph: dict[int, int]) -> dict[str, int]:
+    """JSON object keys are strings: subgraph indices as text, in order."""
+    return {str(k): per_subgraph[k] for k in sorted(per_subgraph)}
+
+
+def confirm(paths: list[str], launch: Launcher, per_model_timeout: float = 120.0) -> list[Confirmation]:
+    """Compile every model on the accelerator and set each beside its `litert-mldrift` check
+    (WebGPU backend, the one the accelerator runs on). Files are read first, so a bad file
+    stops the command before the runtime starts."""
+    from gpucompat import ir
+    from gpucompat.check import check_model
+    from gpucompat.rules import registry
+    from gpucompat.rules.profile import Options
+
+    models = [ir.load(p) for p in paths]
+    reports = compile_models(paths, launch, per_model_timeout)
+    profile, options = registry.get(PROFILE), Options(backend="webgpu")
+    return [confirmation(r, check_model(m, profile, options), [len(g.ops) for g in m.graphs])
+            for m, r in zip(models, reports)]

@@ -1,0 +1,54 @@
+"""The fidelity suite: every model the test suite generates (all tests/models_*.py builders: the
+one-op grid, the multi-op graphs, the real-world kinds) is compiled on LiteRT's real GPU
+accelerator, and `litert-mldrift` must predict what it did: whether the model compiles, the GPU
+op count of every subgraph, full delegation, the rejected op types and the dynamic-tensor gate.
+
+Runs when a Vulkan device is usable (`.ci/run` installs a software one and sets
+GPUCOMPAT_REQUIRE_VULKAN=1, which turns a missing device into a failure instead of a skip).
+All models go through a few child processes (gpucompat/confirm/runner.py), about 0.1 s each."""
+
+import glob
+import importlib
+import os
+
+import pytest
+
+import modelgen
+from gpucompat.confirm import compare, runner
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+for _path in sorted(glob.glob(os.path.join(HERE, "models_*.py"))):
+    importlib.import_module(os.path.basename(_path)[:-3])
+
+NAMES = sorted(modelgen.BUILDERS)
+pytestmark = pytest.mark.fidelity
+
+
+@pytest.fixture(scope="session")
+def confirmed(models) -> dict:
+    """Every generated model compiled on the accelerator beside its prediction, by name."""
+    paths = [models.path(name) for name in NAMES]
+    try:
+        results = compare.confirm(paths, runner.launcher())
+    except runner.NoDevice as e:
+        if os.environ.get("GPUCOMPAT_REQUIRE_VULKAN"):
+            pytest.fail(f"GPUCOMPAT_REQUIRE_VULKAN is set but {e}")
+        pytest.skip(str(e))
+    return dict(zip(NAMES, results))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_litert_mldrift_predicts_the_runtime(confirmed, name):
+    c = confirmed[name]
+    assert c.disagreements == [], f"{name}: runtime {c.observed} vs predicted {c.predicted}"
+
+
+def test_the_runtime_really_delegated(confirmed):
+    """Guards the suite itself: GPU ops were read from the runtime's lines for most models,
+    every kind of outcome occurred, and the runtime is the one the profile describes."""
+    results = list(confirmed.values())
+    assert sum(1 for c in results if c.observed.gpu_ops) > len(results) // 2
+    assert any(not c.observed.compiles for c in results) and any(c.observed.fully_delegated for c in results)
+    assert any(c.observed.rejected for c in results) and any(c.observed.dynamic_gate for c in results)
+    assert any(c.runtime.crashed for c in results)
+    assert {c.runtime.litert for c in results} == {"2.3.0"}
