@@ -30,10 +30,10 @@ class Page(HTMLParser):
         return [a for t, a in self.tags if t == tag and (cls is None or cls in (a.get("class") or "").split())]
 
 
-def report(tmp_path, *paths: str, extra: tuple[str, ...] = ()) -> str:
+def report(tmp_path, *paths: str, extra: tuple[str, ...] = (), code: int = 0) -> str:
     out = tmp_path / "report.html"
     r = gpucompat("report", *paths, "-o", str(out), *extra)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == code, r.stderr
     return out.read_text()
 
 
@@ -105,7 +105,7 @@ def test_before_and_after(models, tmp_path):
 def test_error_record_and_absent_sections(tmp_path):
     bad = tmp_path / "bad.tflite"
     bad.write_bytes(b"version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 12\n")
-    text = " ".join(" ".join(Page(report(tmp_path, str(bad))).text).split())
+    text = " ".join(" ".join(Page(report(tmp_path, str(bad), code=2)).text).split())
     assert "could not be checked" in text and "git lfs pull" in text
     assert "Verify" not in text and "Before and after" not in text
 

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from gpucompat.commands.common import BackendChoice
+from gpucompat.commands.common import EXIT_ERROR, BackendChoice
 
 
 def report(
@@ -44,6 +44,8 @@ def report(
             _attach(recs, later, key, file, field)
     write_report(recs, output, protect=tuple(files) + ((after,) if after else ()), after=later)
     typer.echo(f"wrote {output}")
+    if any(rec["error"] for rec in recs):  # the page shows why; the exit code says it as check does
+        raise typer.Exit(EXIT_ERROR)
 
 
 def _attach(recs: list[dict], later: list[dict] | None, key: str, file: str, field: str) -> None:
