@@ -33,3 +33,15 @@ def test_installed_package_has_the_mapped_folders():
     import gpucompat.reports
     import gpucompat.rewrites
     import gpucompat.rules.profiles.gpu_current  # noqa: F401
+
+
+def test_python_m_from_the_checkout_finds_the_mapped_folders(tmp_path):
+    """`python -m gpucompat` in the repository root imports the source folder, not the installed
+    copy; its mapped subpackages (rules/, rewrites/, ...) must still be found."""
+    import subprocess
+    import sys
+
+    probe = "import gpucompat.rules.registry, gpucompat.rewrites, gpucompat.opencl; print(gpucompat.__file__)"
+    r = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == os.path.join(ROOT, "gpucompat", "__init__.py")
