@@ -15,6 +15,15 @@ from gpucompat.ir.nodes import Op, OpCode, Tensor
 
 FILE_IDENTIFIER = b"TFL3"
 _PLACEHOLDER_FOR_GREATER_OP_CODES = 127
+# Builtin ops whose kernels declare no outputs (tensorflow/lite/kernels/assign_variable.cc and
+# call_once.cc: TF_LITE_ENSURE_EQ(context, NumOutputs(node), 0)); every other kernel requires at
+# least one, so an op without outputs fails at the runtime's Prepare.
+_NO_OUTPUTS = frozenset({fb.BuiltinOperator.ASSIGN_VARIABLE, fb.BuiltinOperator.CALL_ONCE})
+# Operands the kernels read unconditionally (conv.cc, depthwise_conv.cc, fully_connected.cc,
+# transpose_conv.cc: GetInput / GetInputSafe of the data, filter and, for TRANSPOSE_CONV, output
+# shape tensors): absent or optional (-1) there, the runtime refuses the model at Prepare.
+_REQUIRED_INPUTS = {fb.BuiltinOperator.CONV_2D: 2, fb.BuiltinOperator.DEPTHWISE_CONV_2D: 2,
+                    fb.BuiltinOperator.FULLY_CONNECTED: 2, fb.BuiltinOperator.TRANSPOSE_CONV: 3}
 _SIGNATURES = {
     b"\x89PNG": "a PNG image",
     b"\xff\xd8\xff": "a JPEG image",
@@ -158,7 +167,28 @@ def _build(model: Model, path: str) -> None:
             g.link()
         except Exception as e:
             raise ModelError(path, str(e)) from None
+        _validate_operands(g, path)
     _link_signatures(model, path)
+
+
+def _validate_operands(g: Graph, path: str) -> None:
+    """Refuse what the runtime refuses at Prepare and what would make it read undefined memory:
+    an op without outputs, a required operand missing, a tensor read by an op that nothing
+    writes (not an input, a constant, a variable or an op's output; an empty tensor, such as the
+    converter's shape operand of a reshape to a scalar, holds nothing to read)."""
+    inputs = {id(t) for t in g.inputs}
+    for op in g.ops:
+        where = f"subgraph {g.index}: operator {op.index} ({op.name})"
+        if not op.outputs and op.builtin not in _NO_OUTPUTS:
+            raise ModelError(path, f"{where} has no outputs")
+        required = _REQUIRED_INPUTS.get(op.builtin, 0)
+        if any(op.input(i) is None for i in range(required)):
+            raise ModelError(path, f"{where} lacks one of its {required} required inputs")
+        for t in op.present_inputs:
+            if (t.producer is None and id(t) not in inputs and not t.is_constant and not t.is_variable
+                    and t.num_elements > 0):
+                raise ModelError(path, f"{where} reads tensor {t.index} {t.name!r}, which nothing writes "
+                                       "(not an input, a constant or another op's output)")
 
 
 def _validate_tensor(t, gi: int, ti: int, n_buffers: int, path: str) -> None:
