@@ -1,9 +1,14 @@
 """Executor benchmark: latency of hybrid execution on the OpenCL executor against the reference
 interpreter (XNNPACK, 1 and 2 threads) on generated MobileNet-class models at three input sizes,
-RGB vs RGBA input, and init time with a cold vs a warm program cache. Prints ratios; asserts
-nothing (timings depend on the machine).
+RGB vs RGBA input, and init time with a cold vs a warm start. Prints ratios; asserts nothing
+(timings depend on the machine and on what else runs on it).
 
-    python bench/executor.py [--runs 20] [--precision fp32]
+Init is measured in fresh processes. Cold: an empty gpucompat program cache and an empty PoCL
+kernel cache (POCL_CACHE_DIR pointed at a new directory: PoCL keeps its own compiled work-group
+functions there, which would otherwise make a "cold" start partly warm). Warm: a second process
+with both caches as the cold one left them.
+
+    python bench/executor.py [--runs 20] [--precision fp32] [--sizes 96,128,160]
 """
 
 from __future__ import annotations
@@ -11,6 +16,8 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -20,22 +27,25 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 
 def mobilenet(size: int, channels: int) -> bytes:
-    """A MobileNetV2 (alpha 0.35, random weights) converted to .tflite."""
+    """A MobileNetV2 (alpha 0.35, random weights, logits out) converted to .tflite. Logits rather
+    than softmax: with random weights the softmax is flat and hides any error."""
     import tensorflow as tf
 
     tf.random.set_seed(0)
-    net = tf.keras.applications.MobileNetV2(input_shape=(size, size, channels), alpha=0.35, weights=None)
+    net = tf.keras.applications.MobileNetV2(input_shape=(size, size, channels), alpha=0.35, weights=None,
+                                            classifier_activation=None)
     return tf.lite.TFLiteConverter.from_keras_model(net).convert()
 
 
-def reference_ms(data: bytes, feeds: list[np.ndarray], threads: int, runs: int) -> float:
+def reference_ms(data: bytes, feeds: list[np.ndarray], threads: int) -> float:
+    """Median invoke time of the reference interpreter (XNNPACK) with `threads` threads."""
     from ai_edge_litert.interpreter import Interpreter
 
     it = Interpreter(model_content=data, num_threads=threads)
     it.allocate_tensors()
     d = it.get_input_details()[0]
     times = []
-    for f in feeds[:runs]:
+    for f in feeds:
         it.set_tensor(d["index"], f)
         t0 = time.perf_counter()
         it.invoke()
@@ -43,16 +53,39 @@ def reference_ms(data: bytes, feeds: list[np.ndarray], threads: int, runs: int) 
     return statistics.median(times)
 
 
-def executor(data: bytes, precision: str, cache_dir: str):
-    """(runner, init seconds, runtime) with the program cache in `cache_dir`."""
+def open_runner(data: bytes, precision: str, cache_dir: str):
+    """A HybridRunner placed by the gpu-current profile, programs cached in `cache_dir`."""
     from gpucompat import ir
     from gpucompat.opencl.hybrid import HybridRunner
     from gpucompat.verify.run import Settings, open_runtime, placements
 
     model = ir.from_bytes(data)
     runtime = open_runtime(Settings(precision=precision, cache_dir=cache_dir), data)
-    runner = HybridRunner(model, placements(model, "gpu-current"), runtime)
-    return runner, runner.init_s, model
+    return HybridRunner(model, placements(model, "gpu-current"), runtime)
+
+
+def init_seconds(path: str, precision: str, cache_dir: str, pocl_dir: str) -> float:
+    """The runner's init time in a fresh process with the given caches."""
+    env = dict(os.environ, POCL_CACHE_DIR=pocl_dir)
+    out = subprocess.run([sys.executable, __file__, "--init-child", path, "--precision", precision,
+                          "--cache-dir", cache_dir], env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[-1])
+
+
+def executor_ms(data: bytes, feeds: list[np.ndarray], precision: str, cache_dir: str) -> tuple[float, float]:
+    """(median run time in ms, worst max|error| / max|ref| over the runs)."""
+    from gpucompat.opencl.hybrid import reference_interpreter, run_reference
+
+    runner = open_runner(data, precision, cache_dir)
+    ref_it = reference_interpreter(data, "reference")
+    times, worst = [], 0.0
+    for f in feeds:
+        t0 = time.perf_counter()
+        got = runner.run([f])[0]
+        times.append((time.perf_counter() - t0) * 1e3)
+        want = run_reference(ref_it, [f])[0]
+        worst = max(worst, float(np.abs(got - want).max() / np.abs(want).max()))
+    return statistics.median(times), worst
 
 
 def main() -> None:
@@ -60,30 +93,32 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--precision", default="fp32")
     parser.add_argument("--sizes", default="96,128,160")
+    parser.add_argument("--cache-dir")
+    parser.add_argument("--init-child")
     args = parser.parse_args()
-    print(f"{'model':<22}{'ref 1t ms':>10}{'ref 2t ms':>10}{'exec ms':>10}{'x 2t':>7}"
+    if args.init_child:
+        with open(args.init_child, "rb") as f:
+            print(open_runner(f.read(), args.precision, args.cache_dir).init_s)
+        return
+    work = tempfile.mkdtemp(prefix="gpucompat-bench-")
+    os.environ["POCL_CACHE_DIR"] = os.path.join(work, "pocl-main")  # before PyOpenCL loads PoCL
+    print(f"{'model':<22}{'ref 1t ms':>10}{'ref 2t ms':>10}{'exec ms':>10}{'x 1t':>7}{'x 2t':>7}"
           f"{'cold s':>8}{'warm s':>8}{'warm/cold':>10}{'max err / max|ref|':>20}")
     for size in (int(s) for s in args.sizes.split(",")):
         for channels, tag in ((3, "RGB"), (4, "RGBA")):
+            name = f"mobilenetv2-{size}-{tag}"
             data = mobilenet(size, channels)
+            path = os.path.join(work, f"{name}.tflite")
+            with open(path, "wb") as f:
+                f.write(data)
             gen = np.random.default_rng(0)
             feeds = [gen.standard_normal((1, size, size, channels)).astype(np.float32) for _ in range(args.runs)]
-            r1, r2 = reference_ms(data, feeds, 1, args.runs), reference_ms(data, feeds, 2, args.runs)
-            with tempfile.TemporaryDirectory() as cache:
-                _, cold, _ = executor(data, args.precision, cache)
-                runner, warm, model = executor(data, args.precision, cache)
-            times, worst = [], 0.0
-            from gpucompat.opencl.hybrid import reference_interpreter, run_reference
-
-            ref_it = reference_interpreter(data, "reference")
-            for f in feeds:
-                t0 = time.perf_counter()
-                got = runner.run([f])[0]
-                times.append((time.perf_counter() - t0) * 1e3)
-                want = run_reference(ref_it, [f])[0]
-                worst = max(worst, float(np.abs(got - want).max() / np.abs(want).max()))
-            ex = statistics.median(times)
-            print(f"{'mobilenetv2-' + str(size) + '-' + tag:<22}{r1:>10.2f}{r2:>10.2f}{ex:>10.2f}{ex / r2:>7.1f}"
+            r1, r2 = reference_ms(data, feeds, 1), reference_ms(data, feeds, 2)
+            cache, pocl = os.path.join(work, name, "programs"), os.path.join(work, name, "pocl")
+            cold = init_seconds(path, args.precision, cache, pocl)
+            warm = init_seconds(path, args.precision, cache, pocl)
+            ex, worst = executor_ms(data, feeds, args.precision, cache)
+            print(f"{name:<22}{r1:>10.2f}{r2:>10.2f}{ex:>10.2f}{ex / r1:>7.1f}{ex / r2:>7.1f}"
                   f"{cold:>8.2f}{warm:>8.2f}{warm / cold:>10.2f}{worst:>20.2e}")
 
 

@@ -29,6 +29,25 @@ float4 activate(float4 v, int act) {
   }
 }
 
+// Lanes past the channel count are stored as zero by every kernel, so readers may take whole cells
+// (a convolution multiplies them by zero weights; a NaN or inf there would poison the sum).
+float4 zero_padding(float4 v, int s, int channels) {
+  int left = channels - s * 4;
+  return left >= 4 ? v : (float4)(v.x, left > 1 ? v.y : 0.0f, left > 2 ? v.z : 0.0f, 0.0f);
+}
+
+// Fusion (opencl/fusion.py) defines EPILOGUE_PARAMS (the linked ops' extra operands) and
+// EPILOGUE(v, b, s, y, x) (their math) in front of this file; unfused, they are empty.
+#ifndef EPILOGUE
+#define EPILOGUE_PARAMS
+#define EPILOGUE(v, b, s, y, x) (v)
+#endif
+
+// How every producer kernel stores its result cell (b, s, y, x) of a tensor with BHWC dims `od`:
+// through the linked ops, padding lanes zeroed.
+#define STORE_CELL(dst, od, b, s, y, x, v) \
+  STORE4(dst, CELL(b, s, y, x, ((od).w + 3) / 4, (od).y, (od).z), zero_padding(EPILOGUE((v), b, s, y, x), s, (od).w))
+
 // A float4 cell of a tensor with BHWC dims `d` read for output position (b, s, y, x), broadcasting
 // every dimension of size 1 (a 1-channel tensor repeats its value over the 4 lanes).
 float4 read_broadcast(__global const store_t* p, int4 d, int b, int s, int y, int x) {

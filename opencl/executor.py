@@ -1,12 +1,13 @@
 """The interpreter: runs a list of IR ops (one delegated partition) on OpenCL.
 
-Load time lowers every op into a step (kernel launches bound to preallocated PHWC4 tensors; weights
-uploaded, index maps built). `run` converts the partition's inputs from BHWC to PHWC4, calls
+Load time groups the ops into runs (an op, with the elementwise ops fused into its kernel: see
+fusion.py) and lowers every run into a step (kernel launches bound to preallocated PHWC4 tensors;
+weights uploaded, index maps built). `run` converts the partition's inputs from BHWC to PHWC4, calls
 `run_op` for each op in execution order, and converts the outputs back: the one synchronous round
 trip per partition the delegate makes (cl/api.cc InferenceRunnerImpl::Run).
 
 `RecordingExecutor` overrides `run_op` to keep every op's outputs, which is what naming the first
-divergent op needs (torch.fx's Interpreter pattern).
+divergent op needs (torch.fx's Interpreter pattern); it does not fuse, so every op's output exists.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ import numpy as np
 
 from gpucompat.errors import GpucompatError
 from gpucompat.ir import Op, Tensor, dtypes
+from gpucompat.opencl.fusion import Epilogue
 from gpucompat.opencl.layout import BHWC, bhwc
 from gpucompat.opencl.runtime import GpuTensor, Runtime
 
 Step = Callable[[], None]
+Run = list[Op]  # an op and the elementwise ops linked into its kernel
 
 
 class UnsupportedOp(GpucompatError):
@@ -62,9 +65,12 @@ class Executor:
     `folded` holds constant values computed at load (DENSIFY, fp16 DEQUANTIZE), in the tensors'
     own dtypes."""
 
+    fuse = True
+
     def __init__(self, runtime: Runtime, ops: list[Op], inputs: list[Tensor], outputs: list[Tensor],
                  folded: dict[int, np.ndarray] | None = None):
-        from gpucompat.opencl.ops import lower
+        from gpucompat.opencl.fusion import groups
+        from gpucompat.opencl.ops import linkable, lower, producer
 
         self.runtime = runtime
         self.ops = ops
@@ -74,7 +80,10 @@ class Executor:
         self.tensors: dict[int, GpuTensor] = {}
         self.views: dict[tuple[int, int], GpuTensor] = {}
         self.pending: list[Step] = []
-        self.steps: list[tuple[Op, Step]] = [(op, lower(self, op)) for op in ops]
+        self.epilogue: Epilogue | None = None
+        handed_on = {id(t) for t in outputs}
+        runs = groups(ops, handed_on, producer, linkable) if self.fuse else [[op] for op in ops]
+        self.steps: list[tuple[Run, Step]] = [(run, lower(self, run)) for run in runs]
 
     # -- what lowerings use -------------------------------------------------------------------
     def shape(self, t: Tensor) -> BHWC:
@@ -83,6 +92,24 @@ class Executor:
             return bhwc(t.shape)
         except ValueError as e:
             raise UnsupportedOp(f"tensor#{t.index} {t.name!r}: {e}") from None
+
+    def alias(self, t: Tensor, storage: Tensor) -> None:
+        """Let `t` live in the device tensor of `storage` (a fused run stores its producer's result
+        straight into the run's last tensor)."""
+        self.tensors[id(t)] = self.tensor(storage)
+
+    def prepare(self, family: str, kernel: str, size: tuple[int, ...], *args) -> Step:
+        """A launch of a producer kernel (one that stores through STORE_CELL); the ops linked into
+        it, if any, are added to its program and arguments (once: one kernel per run)."""
+        link, self.epilogue = self.epilogue, None
+        if link is None:
+            return self.runtime.prepare(family, kernel, size, *args)
+        return self.runtime.prepare(family, kernel, size, *args, *link.args, epilogue=link.source)
+
+    def cells(self, t: Tensor) -> tuple[int, int, int]:
+        """The global size of a kernel with one work-item per float4 cell of `t`: (W, H, B * S)."""
+        s = self.shape(t)
+        return (s.w, s.h, s.b * s.slices)
 
     def value(self, t: Tensor | None) -> np.ndarray | None:
         """A constant's float value (dequantized, folded), None for runtime tensors."""
@@ -124,27 +151,30 @@ class Executor:
     def run(self, feeds: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
         """Run the partition: `feeds` maps id(input tensor) -> host value; returns id(output
         tensor) -> host value in the output's own dtype."""
-        for t in self.inputs:
-            self.runtime.write(self.tensor(t), dequantize(t, np.asarray(feeds[id(t)])))
-        for op, step in self.steps:
-            self.run_op(op, step)
-        self.runtime.finish()
-        return {id(t): quantize(t, self.runtime.download(self.tensor(t)).reshape(t.shape)) for t in self.outputs}
+        staged = [self.runtime.write(self.tensor(t), dequantize(t, np.asarray(feeds[id(t)]))) for t in self.inputs]
+        for run, step in self.steps:
+            self.run_op(run, step)
+        values = self.runtime.download(*[self.tensor(t) for t in self.outputs])  # the one wait; `staged` lives until here
+        return {id(t): quantize(t, v.reshape(t.shape)) for t, v in zip(self.outputs, values)}
 
-    def run_op(self, op: Op, step: Step) -> None:
-        """Run one op's kernels (the single dispatch point; subclasses hook here)."""
+    def run_op(self, run: Run, step: Step) -> None:
+        """Run one run's kernels (the single dispatch point; subclasses hook here)."""
         step()
 
 
 class RecordingExecutor(Executor):
-    """An executor that keeps every op output (float32, the op's tensor shape) after a run."""
+    """An executor that keeps every op output (float32, the op's tensor shape) after a run; it runs
+    each op on its own (no fusion)."""
+
+    fuse = False
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.recorded: dict[int, np.ndarray] = {}
 
-    def run_op(self, op: Op, step: Step) -> None:
+    def run_op(self, run: Run, step: Step) -> None:
         """Run the op, then download its outputs."""
         step()
-        for t in op.outputs:
-            self.recorded[id(t)] = self.runtime.download(self.tensor(t)).reshape(t.shape)
+        outputs = [t for op in run for t in op.outputs]
+        for t, v in zip(outputs, self.runtime.download(*[self.tensor(t) for t in outputs])):
+            self.recorded[id(t)] = v.reshape(t.shape)

@@ -3,7 +3,7 @@
 // skipped: the average divides by the number of input pixels actually in the window.
 
 __kernel void average_pool(__global const store_t* src, int4 sd, __global store_t* dst, int4 od,
-                           int4 k, int2 pad, int act) {
+                           int4 k, int2 pad, int act EPILOGUE_PARAMS) {
   int x = get_global_id(0), y = get_global_id(1), bs = get_global_id(2);
   int S = (od.w + 3) / 4, b = bs / S, s = bs % S;
   float4 sum = (float4)(0.0f);
@@ -18,11 +18,11 @@ __kernel void average_pool(__global const store_t* src, int4 sd, __global store_
       count++;
     }
   }
-  STORE4(dst, CELL(b, s, y, x, S, od.y, od.z), activate(sum / (float)max(count, 1), act));
+  STORE_CELL(dst, od, b, s, y, x, activate(sum / (float)max(count, 1), act));
 }
 
 __kernel void max_pool(__global const store_t* src, int4 sd, __global store_t* dst, int4 od,
-                       int4 k, int2 pad, int act) {
+                       int4 k, int2 pad, int act EPILOGUE_PARAMS) {
   int x = get_global_id(0), y = get_global_id(1), bs = get_global_id(2);
   int S = (od.w + 3) / 4, b = bs / S, s = bs % S;
   float4 best = (float4)(-INFINITY);
@@ -35,5 +35,5 @@ __kernel void max_pool(__global const store_t* src, int4 sd, __global store_t* d
       best = fmax(best, LOAD4(src, CELL(b, s, iy, ix, S, sd.y, sd.z)));
     }
   }
-  STORE4(dst, CELL(b, s, y, x, S, od.y, od.z), activate(best, act));
+  STORE_CELL(dst, od, b, s, y, x, activate(best, act));
 }

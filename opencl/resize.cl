@@ -4,7 +4,7 @@
 // (kernels/internal/reference/resize_bilinear.h, resize_nearest_neighbor.h).
 
 __kernel void resize_bilinear(__global const store_t* src, int4 sd, __global store_t* dst, int4 od,
-                              float2 scale, int2 flags) {
+                              float2 scale, int2 flags EPILOGUE_PARAMS) {
   int x = get_global_id(0), y = get_global_id(1), bs = get_global_id(2);
   int S = (od.w + 3) / 4, b = bs / S, s = bs % S;
   float fy = flags.y ? ((float)y + 0.5f) * scale.x - 0.5f : (float)y * scale.x;
@@ -16,7 +16,7 @@ __kernel void resize_bilinear(__global const store_t* src, int4 sd, __global sto
            + LOAD4(src, CELL(b, s, y1, x0, S, sd.y, sd.z)) * dy * (1.0f - dx)
            + LOAD4(src, CELL(b, s, y0, x1, S, sd.y, sd.z)) * (1.0f - dy) * dx
            + LOAD4(src, CELL(b, s, y1, x1, S, sd.y, sd.z)) * dy * dx;
-  STORE4(dst, CELL(b, s, y, x, S, od.y, od.z), v);
+  STORE_CELL(dst, od, b, s, y, x, v);
 }
 
 int nearest(int i, float scale, int size, int2 flags) {
@@ -27,9 +27,9 @@ int nearest(int i, float scale, int size, int2 flags) {
 }
 
 __kernel void resize_nearest(__global const store_t* src, int4 sd, __global store_t* dst, int4 od,
-                             float2 scale, int2 flags) {
+                             float2 scale, int2 flags EPILOGUE_PARAMS) {
   int x = get_global_id(0), y = get_global_id(1), bs = get_global_id(2);
   int S = (od.w + 3) / 4, b = bs / S, s = bs % S;
   int iy = nearest(y, scale.x, sd.y, flags), ix = nearest(x, scale.y, sd.z, flags);
-  STORE4(dst, CELL(b, s, y, x, S, od.y, od.z), LOAD4(src, CELL(b, s, iy, ix, S, sd.y, sd.z)));
+  STORE_CELL(dst, od, b, s, y, x, LOAD4(src, CELL(b, s, iy, ix, S, sd.y, sd.z)));
 }

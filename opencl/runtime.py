@@ -36,6 +36,25 @@ class GpuTensor:
     shape: BHWC
 
 
+@dataclass
+class Launch:
+    """One kernel launch prepared at load; `args` keeps the bound buffers alive (a kernel object
+    does not)."""
+
+    queue: object
+    kernel: object
+    grid: tuple[int, ...]
+    args: list
+    what: str
+
+    def __call__(self) -> None:
+        pcl = cl()
+        try:
+            pcl.enqueue_nd_range_kernel(self.queue, self.kernel, self.grid, None)
+        except pcl.Error as e:
+            raise describe(e, f"running {self.what}") from None
+
+
 class Runtime:
     """One device at one precision, with the programs of one model."""
 
@@ -46,8 +65,7 @@ class Runtime:
         self.precision = precision
         self.storage = np.dtype(_STORAGE[precision])
         self.cache = cache
-        self.programs: dict[str, object] = {}
-        self.kernels: dict[tuple[str, str], object] = {}
+        self.programs: dict[tuple[str, str], object] = {}
         self.compile_s = 0.0
         self.built: list[str] = []  # families compiled from source / loaded from the disk cache
         self.loaded: list[str] = []
@@ -57,11 +75,12 @@ class Runtime:
         """Build options: the storage type switch."""
         return ["-cl-std=CL1.2", *(["-DHALF_STORAGE"] if self.precision == "fp16" else [])]
 
-    def program(self, family: str):
-        """The compiled program of a kernel family: from memory, from the disk cache, or built."""
-        if family in self.programs:
-            return self.programs[family]
-        source = kernel_source("common") + "\n" + kernel_source(family)
+    def program(self, family: str, epilogue: str = ""):
+        """The compiled program of a kernel family, with the `epilogue` definitions of fused ops
+        (opencl/fusion.py) in front of it: from memory, from the disk cache, or built."""
+        if (family, epilogue) in self.programs:
+            return self.programs[(family, epilogue)]
+        source = "\n".join([epilogue, kernel_source("common"), kernel_source("linked"), kernel_source(family)])
         key = source_key(source, self.options)
         t0 = time.perf_counter()
         binary = self.cache.get(key) if self.cache else None
@@ -76,21 +95,22 @@ class Runtime:
         (self.loaded if binary is not None else self.built).append(family)
         if os.environ.get("GPUCOMPAT_DEBUG", "0") >= "3":
             print(f"[gpucompat] {what}: {'cached' if binary else 'compiled'}")
-        self.programs[family] = program
+        self.programs[(family, epilogue)] = program
         return program
 
-    def launch(self, family: str, kernel: str, size: tuple[int, ...], *args) -> None:
-        """Run one kernel over a global size. Arguments: ints become int, floats float, tuples the
-        matching int2 / int4 / float2 vector, GpuTensors their buffer; buffers pass as they are."""
+    def prepare(self, family: str, kernel: str, size: tuple[int, ...], *args, epilogue: str = "") -> Launch:
+        """A launch of one kernel over a global size with its arguments bound now (load time), so a
+        run only enqueues; `epilogue` selects the program variant with fused ops linked in. Arguments: ints become int, floats float, tuples the matching int2 /
+        int4 / float2 vector, GpuTensors their buffer; buffers pass as they are."""
         pcl = cl()
-        fn = self.kernels.get((family, kernel))
-        if fn is None:
-            fn = self.kernels[(family, kernel)] = pcl.Kernel(self.program(family), kernel)
-        values = [_argument(a) for a in args]
+        what = f"kernel {family}.{kernel}"
         try:
-            fn(self.device.queue, tuple(max(1, int(s)) for s in size), None, *values)
+            fn = pcl.Kernel(self.program(family, epilogue), kernel)
+            values = [_argument(a) for a in args]
+            fn.set_args(*values)
         except pcl.Error as e:
-            raise describe(e, f"running kernel {family}.{kernel}") from None
+            raise describe(e, f"preparing {what}") from None
+        return Launch(self.device.queue, fn, tuple(max(1, int(s)) for s in size), values, what)
 
     def _buffer(self, host: np.ndarray):
         pcl = cl()
@@ -105,16 +125,21 @@ class Runtime:
         """BHWC host data -> a PHWC4 tensor in the storage type (the delegate's input conversion)."""
         return GpuTensor(self._buffer(to_phwc4(np.asarray(array, np.float32), shape).astype(self.storage)), shape)
 
-    def write(self, tensor: GpuTensor, array: np.ndarray) -> None:
-        """Overwrite a device tensor with BHWC host data (a partition input, each run)."""
+    def write(self, tensor: GpuTensor, array: np.ndarray) -> np.ndarray:
+        """Queue the overwrite of a device tensor with BHWC host data (a partition input, each run)
+        without waiting; returns the staging array, which must live until the queue is finished."""
         host = to_phwc4(np.asarray(array, np.float32), tensor.shape).astype(self.storage)
-        cl().enqueue_copy(self.device.queue, tensor.buffer, host)
+        cl().enqueue_copy(self.device.queue, tensor.buffer, host, is_blocking=False)
+        return host
 
-    def download(self, tensor: GpuTensor) -> np.ndarray:
-        """A PHWC4 tensor -> float32 BHWC host data (the delegate's output conversion)."""
-        host = np.empty(tensor.shape.vec4s * 4, self.storage)
-        cl().enqueue_copy(self.device.queue, host, tensor.buffer)
-        return from_phwc4(host, tensor.shape).astype(np.float32)
+    def download(self, *tensors: GpuTensor) -> list[np.ndarray]:
+        """PHWC4 tensors -> float32 BHWC host data (the delegate's output conversion): every read
+        queued, then one wait."""
+        hosts = [np.empty(t.shape.vec4s * 4, self.storage) for t in tensors]
+        for t, host in zip(tensors, hosts):
+            cl().enqueue_copy(self.device.queue, host, t.buffer, is_blocking=False)
+        self.finish()
+        return [from_phwc4(host, t.shape).astype(np.float32) for t, host in zip(tensors, hosts)]
 
     def weights(self, array: np.ndarray):
         """Constant parameters (filters, biases) as a flat buffer in the storage type."""

@@ -195,3 +195,17 @@ def k_fp16() -> bytes:
         return t.nn.relu(t.nn.conv2d(x, const([3, 3, 5, 6]), 1, "SAME")) * const([6], 1)
 
     return convert_fn(f, [([1, 7, 7, 5], t.float32)], fp16=True)
+
+
+@builder("k_fusion")
+def k_fusion() -> bytes:
+    """Elementwise chains after a conv: one that fuses whole (tanh, mul by an input, add a constant,
+    sigmoid), and the cases that must not: the conv output as a second input, a tensor read twice."""
+    t = tf()
+
+    def f(x, y):
+        chain = t.sigmoid(t.tanh(t.nn.conv2d(x, const([3, 3, 6, 8], 1), 1, "SAME")) * y + const([8], 2))
+        c2 = t.nn.conv2d(x, const([1, 1, 6, 8], 3), 1, "SAME")
+        return _named({"chain": chain, "mixed": (y - c2) + c2 * 2.0})
+
+    return convert_fn(f, [([1, 5, 7, 6], t.float32), ([1, 5, 7, 8], t.float32)])

@@ -14,7 +14,8 @@ from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_ref
 from gpucompat.opencl.runtime import Runtime
 
 TOLERANCE = {"fp32": (1e-5, 1e-5), "fp16": (1e-2, 1e-2)}
-FAMILIES = ["k_conv", "k_depthwise", "k_elementwise", "k_pool", "k_reduce", "k_movement", "k_resize", "k_dense"]
+FAMILIES = ["k_conv", "k_depthwise", "k_elementwise", "k_pool", "k_reduce", "k_movement", "k_resize", "k_dense",
+            "k_fusion"]
 
 
 @pytest.fixture(scope="module")

@@ -33,16 +33,45 @@ def activation(op: Op) -> int:
     return int(act)
 
 
-def lower(ex: Executor, op: Op) -> Step:
-    """The step running `op`, followed by the delegate's quantize-and-dequantize of each
-    fixed-point output (add_quant_adjustments.h)."""
+def _quantized(op: Op) -> bool:
+    """Whether an output of `op` is fixed-point (it then gets a quantize-and-dequantize step)."""
+    return any(t.quantization is not None and t.dtype in (dtypes.INT8, dtypes.UINT8) for t in op.outputs)
+
+
+def producer(op: Op) -> bool:
+    """Whether elementwise ops may be linked into the kernel of `op`: one launch of a kernel that
+    stores through STORE_CELL, with no quantize-and-dequantize step after it."""
+    return op.name in PRODUCERS and not _quantized(op)
+
+
+def linkable(op: Op) -> bool:
+    """Whether `op` can be linked into its producer's kernel: a one- or two-input elementwise op
+    (the delegate's "linkable" operations) with a float output."""
+    from gpucompat.opencl.ops.elementwise import BINARY, UNARY
+
+    return (op.name in UNARY or op.name in BINARY) and len(op.present_inputs) == (1 if op.name in UNARY else 2) \
+        and not _quantized(op)
+
+
+def lower(ex: Executor, run: list[Op]) -> Step:
+    """The step running `run` (an op and the elementwise ops fused into it), followed by the
+    delegate's quantize-and-dequantize of each fixed-point output (add_quant_adjustments.h)."""
+    from gpucompat.opencl.fusion import epilogue
+    from gpucompat.opencl.ops.elementwise import link
+
+    op = run[0]
     fn = LOWERINGS.get(op.name)
     if fn is None:
         raise UnsupportedOp(f"op#{op.index} {op.name}: the executor has no kernel for it")
     adjust = [_quant_adjustment(ex, t) for t in op.outputs if t.quantization is not None
               and t.dtype in (dtypes.INT8, dtypes.UINT8)]
     ex.pending = []
+    if len(run) > 1:
+        ex.epilogue = epilogue([link(ex, c) for c in run[1:]])
+        ex.alias(op.outputs[0], run[-1].outputs[0])
     step = fn(ex, op)
+    if ex.epilogue is not None:
+        raise UnsupportedOp(f"op#{op.index} {op.name}: its kernel did not take the ops fused into it")
     return sequence([*ex.pending, step, *adjust])
 
 
@@ -64,8 +93,12 @@ def _quant_adjustment(ex: Executor, t) -> Step:
     q = t.quantization
     scale, zero = float(q.scale[0]), float(q.zeroPoint[0]) if q.zeroPoint is not None else 0.0
     cells = g.shape.vec4s
-    return lambda: ex.runtime.launch("elementwise", "quantize_dequantize", (cells,), g, cells, scale, zero,
-                                     float(info.min), float(info.max))
+    return ex.runtime.prepare("elementwise", "quantize_dequantize", (cells,), g, cells, scale, zero,
+                              float(info.min), float(info.max))
 
 
 from gpucompat.opencl.ops import conv, elementwise, movement, pool, reduce, resize  # noqa: E402,F401
+
+# Ops whose lowering is one launch of a kernel storing through STORE_CELL (common.cl).
+PRODUCERS = frozenset({"CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV", "FULLY_CONNECTED", "SELECT_V2",
+                       *pool.KERNELS, *resize.KERNELS, *elementwise.UNARY, *elementwise.BINARY})

@@ -15,6 +15,7 @@ from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
 from gpucompat.opencl.ops import activation, lowering
 
 SAME = 0  # schema Padding enum: SAME 0, VALID 1
+X_BLOCK = 4  # outputs along x per conv2d work-item (conv.cl)
 
 
 def padding(size_in: int, size_out: int, stride: int, kernel: int, dilation: int, mode: int) -> int:
@@ -35,48 +36,85 @@ def weights_of(ex: Executor, op: Op, index: int) -> np.ndarray:
 
 
 def bias_of(ex: Executor, op: Op, index: int, channels: int):
-    """The bias buffer (zeros when the op has none)."""
+    """The bias buffer, zero-padded to whole slices (zeros when the op has none)."""
     b = ex.value(op.input(index))
-    return ex.runtime.weights(b if b is not None else np.zeros(channels, np.float32))
+    padded = np.zeros(-(-channels // 4) * 4, np.float32)
+    padded[:channels] = b if b is not None else 0.0
+    return ex.runtime.weights(padded)
 
 
-def _grid(ex: Executor, t) -> tuple[int, int, int]:
-    s = ex.shape(t)
-    return (s.w, s.h, s.b * s.slices)
+def pack_filter(w: np.ndarray) -> np.ndarray:
+    """An OHWI filter as conv.cl reads it: [S_out, KH, KW, S_in, in lane, out lane], so that each
+    (output slice, tap, input slice) is four float4 columns; padding channels are zero."""
+    cout, kh, kw, cin = w.shape
+    so, si = -(-cout // 4), -(-cin // 4)
+    padded = np.zeros((so * 4, kh, kw, si * 4), np.float32)
+    padded[:cout, :, :, :cin] = w
+    return padded.reshape(so, 4, kh, kw, si, 4).transpose(0, 2, 3, 4, 5, 1)
 
 
-def _window(ex: Executor, op: Op, src, out, kh: int, kw: int, dilated: bool = True):
+def dense_filter(w: np.ndarray, cin: int, groups: int) -> np.ndarray:
+    """A grouped OHWI filter (each output channel reads cin / groups inputs) as an ordinary filter
+    over all `cin` inputs, zero outside its group: the same sums, one kernel."""
+    cout, kh, kw, per_group = w.shape
+    if groups == 1:
+        return w
+    dense = np.zeros((cout, kh, kw, cin), np.float32)
+    outs = cout // groups
+    for co in range(cout):
+        first = (co // outs) * per_group
+        dense[co, :, :, first:first + per_group] = w[co]
+    return dense
+
+
+def x_blocks(ex: Executor, out) -> tuple[int, int, int]:
+    """The global size of a kernel computing X_BLOCK neighbouring cells along x per work-item."""
+    w, h, bs = ex.cells(out)
+    return (-(-w // X_BLOCK), h, bs)
+
+
+def _window(ex: Executor, op: Op, src, out, kh: int, kw: int):
     o = op.options
-    dh, dw = (o.dilationHFactor or 1, o.dilationWFactor or 1) if dilated else (1, 1)
+    dh, dw = o.dilationHFactor or 1, o.dilationWFactor or 1
     si, so = ex.shape(src), ex.shape(out)
     k = (kh, kw, o.strideH, o.strideW)
     p = (dh, dw, padding(si.h, so.h, o.strideH, kh, dh, o.padding), padding(si.w, so.w, o.strideW, kw, dw, o.padding))
     return k, p
 
 
+def _conv(ex: Executor, op: Op, w: np.ndarray, bias_index: int) -> Step:
+    """conv2d over an OHWI filter reading every input channel."""
+    src, out = op.inputs[0], op.outputs[0]
+    k, p = _window(ex, op, src, out, w.shape[1], w.shape[2])
+    args = (ex.tensor(src), ex.shape(src).dims, ex.runtime.weights(pack_filter(w)), bias_of(ex, op, bias_index, w.shape[0]),
+            ex.tensor(out), ex.shape(out).dims, k, p, activation(op))
+    return ex.prepare("conv", "conv2d", x_blocks(ex, out), *args)
+
+
 @lowering("CONV_2D")
 def conv2d(ex: Executor, op: Op) -> Step:
     """Filter [Cout, KH, KW, Cin / groups]; groups = input channels / filter input channels."""
-    src, out = op.inputs[0], op.outputs[0]
     w = weights_of(ex, op, 1)
-    cout, kh, kw, cin = w.shape
-    groups = ex.shape(src).c // cin
-    k, p = _window(ex, op, src, out, kh, kw)
-    args = (ex.tensor(src), ex.shape(src).dims, ex.runtime.weights(w), bias_of(ex, op, 2, cout),
-            ex.tensor(out), ex.shape(out).dims, k, p, groups, activation(op))
-    return lambda: ex.runtime.launch("conv", "conv2d", _grid(ex, out), *args)
+    cin = ex.shape(op.inputs[0]).c
+    return _conv(ex, op, dense_filter(w, cin, cin // w.shape[3]), 2)
 
 
 @lowering("DEPTHWISE_CONV_2D")
 def depthwise_conv2d(ex: Executor, op: Op) -> Step:
-    """Filter [1, KH, KW, C * multiplier]."""
+    """Filter [1, KH, KW, C * multiplier]; a multiplier above 1 is the grouped conv it is (C groups
+    of one input and `multiplier` outputs)."""
     src, out = op.inputs[0], op.outputs[0]
     w = weights_of(ex, op, 1)
     _, kh, kw, cout = w.shape
+    cin = ex.shape(src).c
+    if cout != cin:
+        return _conv(ex, op, dense_filter(w.transpose(3, 1, 2, 0), cin, cin), 2)
     k, p = _window(ex, op, src, out, kh, kw)
-    args = (ex.tensor(src), ex.shape(src).dims, ex.runtime.weights(w), bias_of(ex, op, 2, cout),
-            ex.tensor(out), ex.shape(out).dims, k, p, cout // ex.shape(src).c, activation(op))
-    return lambda: ex.runtime.launch("conv", "depthwise_conv2d", _grid(ex, out), *args)
+    packed = np.zeros((kh, kw, -(-cout // 4) * 4), np.float32)
+    packed[..., :cout] = w[0]
+    args = (ex.tensor(src), ex.shape(src).dims, ex.runtime.weights(packed), bias_of(ex, op, 2, cout),
+            ex.tensor(out), ex.shape(out).dims, k, p, activation(op))
+    return ex.prepare("conv", "depthwise_conv2d", x_blocks(ex, out), *args)
 
 
 @lowering("TRANSPOSE_CONV")
@@ -90,9 +128,9 @@ def transpose_conv(ex: Executor, op: Op) -> Step:
     si, so = ex.shape(src), ex.shape(out)
     k = (kh, kw, o.strideH, o.strideW)
     p = (1, 1, padding(so.h, si.h, o.strideH, kh, 1, o.padding), padding(so.w, si.w, o.strideW, kw, 1, o.padding))
-    args = (ex.tensor(src), si.dims, ex.runtime.weights(w), bias_of(ex, op, 3, cout), ex.tensor(out), so.dims,
-            k, p, activation(op))
-    return lambda: ex.runtime.launch("conv", "transpose_conv2d", _grid(ex, out), *args)
+    args = (ex.tensor(src), si.dims, ex.runtime.weights(pack_filter(w)), bias_of(ex, op, 3, cout), ex.tensor(out),
+            so.dims, k, p, activation(op))
+    return ex.prepare("conv", "transpose_conv2d", ex.cells(out), *args)
 
 
 @lowering("FULLY_CONNECTED")
@@ -107,6 +145,6 @@ def fully_connected(ex: Executor, op: Op) -> Step:
     if si.c != cin:
         raise UnsupportedOp(f"op#{op.index} FULLY_CONNECTED: amount of input channels ({si.c}) should "
                             f"match weights width ({cin})")
-    args = (ex.tensor(src), si.dims, ex.runtime.weights(w), bias_of(ex, op, 2, cout), ex.tensor(out),
-            ex.shape(out).dims, activation(op))
-    return lambda: ex.runtime.launch("conv", "fully_connected", _grid(ex, out), *args)
+    args = (ex.tensor(src), si.dims, ex.runtime.weights(pack_filter(w.reshape(cout, 1, 1, cin))),
+            bias_of(ex, op, 2, cout), ex.tensor(out), ex.shape(out).dims, activation(op))
+    return ex.prepare("conv", "fully_connected", ex.cells(out), *args)

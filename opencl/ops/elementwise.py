@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from gpucompat.ir import Op
 from gpucompat.opencl.executor import Executor, Step
+from gpucompat.opencl.fusion import Link
 from gpucompat.opencl.ops import activation, lowering
 
 UNARY = {"CAST": 0, "DEQUANTIZE": 0, "QUANTIZE": 0, "ABS": 1, "COS": 2, "SIN": 3, "EXP": 4, "LOG": 5,
@@ -23,25 +24,26 @@ BINARY = {"ADD": 0, "SUB": 1, "MUL": 2, "DIV": 3, "POW": 4, "MAXIMUM": 5, "MINIM
 _CAST_TO_INT, _CAST_TO_BOOL = 22, 23
 
 
-def _grid(ex: Executor, out) -> tuple[int, int, int]:
-    s = ex.shape(out)
-    return (s.w, s.h, s.b * s.slices)
-
-
-@lowering(*UNARY)
-def unary(ex: Executor, op: Op) -> Step:
-    """One-input ops; CAST truncates toward zero into integers and maps non-zero to 1 into bool."""
-    out = op.outputs[0]
+def unary_code(op: Op) -> tuple[int, float]:
+    """(fn number, alpha) of a one-input op; CAST truncates toward zero into integers and maps
+    non-zero to 1 into bool."""
     fn = UNARY[op.name]
+    out = op.outputs[0]
     if op.name == "CAST" and out.dtype_name.startswith(("INT", "UINT")):
         fn = _CAST_TO_INT
     elif op.name == "CAST" and out.dtype_name == "BOOL":
         fn = _CAST_TO_BOOL
-    alpha = float(getattr(op.options, "alpha", 0.0) or 0.0)
+    return fn, float(getattr(op.options, "alpha", 0.0) or 0.0)
+
+
+@lowering(*UNARY)
+def unary(ex: Executor, op: Op) -> Step:
+    out = op.outputs[0]
+    fn, alpha = unary_code(op)
     src, sd = ex.tensor_as(op.inputs[0], len(out.shape))
     dst = ex.tensor(out)
     od = ex.shape(out).dims
-    return lambda: ex.runtime.launch("elementwise", "unary_op", _grid(ex, out), src, sd, dst, od, fn, alpha, 0)
+    return ex.prepare("elementwise", "unary_op", ex.cells(out), src, sd, dst, od, fn, alpha, 0)
 
 
 @lowering(*BINARY)
@@ -53,7 +55,7 @@ def binary(ex: Executor, op: Op) -> Step:
     b, bd = ex.tensor_as(op.inputs[1], rank)
     dst, od = ex.tensor(out), ex.shape(out).dims
     fn, act = BINARY[op.name], activation(op)
-    return lambda: ex.runtime.launch("elementwise", "binary_op", _grid(ex, out), a, ad, b, bd, dst, od, fn, act)
+    return ex.prepare("elementwise", "binary_op", ex.cells(out), a, ad, b, bd, dst, od, fn, act)
 
 
 @lowering("SELECT_V2")
@@ -63,4 +65,14 @@ def select(ex: Executor, op: Op) -> Step:
     rank = len(out.shape)
     args = [x for t in op.inputs[:3] for x in ex.tensor_as(t, rank)]
     dst, od = ex.tensor(out), ex.shape(out).dims
-    return lambda: ex.runtime.launch("elementwise", "select_op", _grid(ex, out), *args, dst, od)
+    return ex.prepare("elementwise", "select_op", ex.cells(out), *args, dst, od)
+
+
+def link(ex: Executor, op: Op) -> Link:
+    """A one- or two-input op as a link in a fused kernel (linked.cl's math on the running value,
+    the second operand broadcast as in binary_op)."""
+    if op.name in UNARY:
+        fn, alpha = unary_code(op)
+        return Link(f"unary(VALUE, {fn}, {alpha!r}f)")
+    operand = ex.tensor_as(op.inputs[1], len(op.outputs[0].shape))
+    return Link(f"activate(binary(VALUE, OPERAND, {BINARY[op.name]}), {activation(op)})", operand)

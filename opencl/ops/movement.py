@@ -22,13 +22,13 @@ def numbered(shape: tuple[int, ...]) -> np.ndarray:
 
 def gather_step(ex: Executor, src: GpuTensor, dst: GpuTensor, source: np.ndarray, fill: float = 0.0) -> Step:
     """A step filling `dst` from `src`: `source` gives, per output element (row-major), the source
-    element number, or -1 for `fill`."""
+    element number, or -1 for `fill`; padding lanes get -2 (zero)."""
     src_pos = phwc4_positions(src.shape).ravel()
     source = np.asarray(source, np.int64).ravel()
-    mapping = np.full(dst.shape.vec4s * 4, -1, np.int64)
+    mapping = np.full(dst.shape.vec4s * 4, -2, np.int64)
     mapping[phwc4_positions(dst.shape).ravel()] = np.where(source >= 0, src_pos[np.maximum(source, 0)], -1)
     buf, n = ex.runtime.indices(mapping), mapping.size
-    return lambda: ex.runtime.launch("copy", "gather", (n,), src, buf, dst, n, float(fill))
+    return ex.runtime.prepare("copy", "gather", (n,), src, buf, dst, n, float(fill))
 
 
 def reshape_step(ex: Executor, src: GpuTensor, dst: GpuTensor) -> Step:
@@ -181,7 +181,7 @@ def _assemble(ex: Executor, op: Op, join) -> Step:
 
 def _scatter_step(ex: Executor, src: GpuTensor, dst: GpuTensor, mapping: np.ndarray) -> Step:
     buf, n = ex.runtime.indices(mapping), mapping.size
-    return lambda: ex.runtime.launch("copy", "scatter", (n,), src, buf, dst, n)
+    return ex.runtime.prepare("copy", "scatter", (n,), src, buf, dst, n)
 
 
 @lowering("CONCATENATION")

@@ -7,10 +7,10 @@ from gpucompat.opencl.executor import Executor, Step
 from gpucompat.opencl.ops import activation, lowering
 from gpucompat.opencl.ops.conv import padding
 
-_KERNELS = {"AVERAGE_POOL_2D": "average_pool", "MAX_POOL_2D": "max_pool"}
+KERNELS = {"AVERAGE_POOL_2D": "average_pool", "MAX_POOL_2D": "max_pool"}
 
 
-@lowering(*_KERNELS)
+@lowering(*KERNELS)
 def pool2d(ex: Executor, op: Op) -> Step:
     o = op.options
     src, out = op.inputs[0], op.outputs[0]
@@ -19,4 +19,4 @@ def pool2d(ex: Executor, op: Op) -> Step:
     pad = (padding(si.h, so.h, o.strideH, o.filterHeight, 1, o.padding),
            padding(si.w, so.w, o.strideW, o.filterWidth, 1, o.padding))
     args = (ex.tensor(src), si.dims, ex.tensor(out), so.dims, k, pad, activation(op))
-    return lambda: ex.runtime.launch("pool", _KERNELS[op.name], (so.w, so.h, so.b * so.slices), *args)
+    return ex.prepare("pool", KERNELS[op.name], (so.w, so.h, so.b * so.slices), *args)

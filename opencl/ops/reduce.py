@@ -29,8 +29,8 @@ def reduce(ex: Executor, op: Op) -> Step:
     si = ex.shape(src)
     kept = BHWC(*(1 if f else n for f, n in zip(flags, si.dims)))
     dst, reshape = keepdims_tensor(ex, kept, ex.tensor(out))
-    run = lambda: ex.runtime.launch("reduce", "reduce", (kept.w, kept.h, kept.b * kept.c), ex.tensor(src),  # noqa: E731
-                                    si.dims, dst, kept.dims, flags, _OPS[op.name])
+    run = ex.runtime.prepare("reduce", "reduce", (kept.w, kept.h, kept.b * kept.c), ex.tensor(src),
+                             si.dims, dst, kept.dims, flags, _OPS[op.name])
     return sequence([run, reshape] if reshape else [run])
 
 
@@ -40,4 +40,4 @@ def softmax(ex: Executor, op: Op) -> Step:
     src, out = op.inputs[0], op.outputs[0]
     s = ex.shape(src)
     beta = float(op.options.beta)
-    return lambda: ex.runtime.launch("reduce", "softmax", (s.w, s.h, s.b), ex.tensor(src), ex.tensor(out), s.dims, beta)
+    return ex.runtime.prepare("reduce", "softmax", (s.w, s.h, s.b), ex.tensor(src), ex.tensor(out), s.dims, beta)

@@ -7,7 +7,7 @@ from gpucompat.ir import Op
 from gpucompat.opencl.executor import Executor, Step
 from gpucompat.opencl.ops import lowering
 
-_KERNELS = {"RESIZE_BILINEAR": "resize_bilinear", "RESIZE_NEAREST_NEIGHBOR": "resize_nearest"}
+KERNELS = {"RESIZE_BILINEAR": "resize_bilinear", "RESIZE_NEAREST_NEIGHBOR": "resize_nearest"}
 
 
 def scale(size_in: int, size_out: int, align_corners: bool) -> float:
@@ -18,7 +18,7 @@ def scale(size_in: int, size_out: int, align_corners: bool) -> float:
     return size_in / size_out
 
 
-@lowering(*_KERNELS)
+@lowering(*KERNELS)
 def resize(ex: Executor, op: Op) -> Step:
     o = op.options
     src, out = op.inputs[0], op.outputs[0]
@@ -26,4 +26,4 @@ def resize(ex: Executor, op: Op) -> Step:
     factors = (float(scale(si.h, so.h, o.alignCorners)), float(scale(si.w, so.w, o.alignCorners)))
     flags = (int(o.alignCorners), int(o.halfPixelCenters))
     args = (ex.tensor(src), si.dims, ex.tensor(out), so.dims, factors, flags)
-    return lambda: ex.runtime.launch("resize", _KERNELS[op.name], (so.w, so.h, so.b * so.slices), *args)
+    return ex.prepare("resize", KERNELS[op.name], (so.w, so.h, so.b * so.slices), *args)

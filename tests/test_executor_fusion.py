@@ -1,0 +1,66 @@
+"""Elementwise fusion (opencl/fusion.py) on k_fusion, whose execution plan is
+
+    0 CONV_2D(x) -> 1 TANH -> 3 MUL(., y) -> 4 ADD(., const) -> 5 LOGISTIC -> graph output
+    2 CONV_2D(x) -> read by 6 SUB(y, .) and by 7 MUL(., const); 8 ADD(6, 7) -> graph output
+
+Worked out from the delegate's rule (one non-output tensor, read by exactly one elementwise op as
+its first input, the op's other operands ready when the producer runs): the whole first chain
+fuses into op 0; op 2's output is read twice, so nothing joins it; op 6's output is ADD's first
+input, but ADD's other operand comes from op 7, which runs after op 6, so it stays alone.
+"""
+
+import numpy as np
+
+import models_kernels  # noqa: F401  (registers builders)
+from gpucompat import ir
+from gpucompat.opencl.device import choose
+from gpucompat.opencl.fusion import groups
+from gpucompat.opencl.hybrid import HybridRunner
+from gpucompat.opencl.ops import linkable, producer
+from gpucompat.opencl.runtime import Runtime
+from test_executor_kernels import seeded_inputs
+
+
+def plan(models):
+    model = ir.from_bytes(models.bytes("k_fusion"))
+    graph = model.graphs[0]
+    assert [op.name for op in graph.ops] == ["CONV_2D", "TANH", "CONV_2D", "MUL", "ADD", "LOGISTIC", "SUB",
+                                             "MUL", "ADD"]
+    return model, graph
+
+
+def indices(runs):
+    return [[op.index for op in run] for run in runs]
+
+
+def test_chains_fuse_by_the_delegates_rule(models):
+    _, graph = plan(models)
+    handed_on = {id(t) for t in graph.outputs}
+    assert indices(groups(graph.ops, handed_on, producer, linkable)) == [[0, 1, 3, 4, 5], [2], [6], [7], [8]]
+
+
+def test_a_linked_ops_operand_must_be_ready_before_the_producer(models):
+    # Running op 7 before op 6 makes ADD's second operand ready when SUB runs: ADD joins SUB.
+    _, graph = plan(models)
+    ops = [graph.ops[i] for i in (0, 1, 2, 3, 4, 5, 7, 6, 8)]
+    handed_on = {id(t) for t in graph.outputs}
+    assert indices(groups(ops, handed_on, producer, linkable)) == [[0, 1, 3, 4, 5], [2], [7], [6, 8]]
+
+
+def test_a_tensor_handed_on_ends_the_chain(models):
+    # When TANH's output also leaves the partition, TANH still joins the conv, but the chain stops
+    # there; MUL (itself a producer) then takes ADD and LOGISTIC.
+    _, graph = plan(models)
+    handed_on = {id(t) for t in graph.outputs} | {id(graph.ops[1].outputs[0])}
+    assert indices(groups(graph.ops, handed_on, producer, linkable)) == [[0, 1], [2], [3, 4, 5], [6], [7], [8]]
+
+
+def test_fused_runs_compute_what_the_ops_compute_one_by_one(models):
+    model, graph = plan(models)
+    runtime = Runtime(choose(), "fp32")
+    fused = HybridRunner(model, ["gpu"] * len(graph.ops), runtime)
+    single = HybridRunner(model, ["gpu"] * len(graph.ops), runtime, record=True)
+    assert len(fused.parts[0].steps) == 5 and len(single.parts[0].steps) == 9
+    feeds = seeded_inputs(model, seed=3)
+    for a, b in zip(fused.run(feeds), single.run(feeds)):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
