@@ -217,3 +217,8 @@ def test_the_fp16_helper_subgraph_lists_nothing(models):
     model = ir.load(models.path("rw_fp16_cnn"))
     ours = compare.predicted(check_model(model, registry.get("litert-mldrift"), Options()))
     assert ours.rejected == {} and ours.gpu_ops == {0: 6} and ours.fully_delegated
+
+
+def test_check_confirm_wants_the_terminal(models):
+    r = gpucompat("check", models.path("conv_relu"), "--confirm", "--format", "json")
+    assert r.returncode == 2 and r.stdout == "" and "gpucompat confirm --format json" in r.stderr

@@ -9,11 +9,13 @@ All models go through a few child processes (gpucompat/confirm/runner.py), about
 
 import glob
 import importlib
+import json
 import os
 
 import pytest
 
 import modelgen
+from cli import gpucompat
 from gpucompat.confirm import compare, runner
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -52,3 +54,23 @@ def test_the_runtime_really_delegated(confirmed):
     assert any(c.observed.rejected for c in results) and any(c.observed.dynamic_gate for c in results)
     assert any(c.runtime.crashed for c in results)
     assert {c.runtime.litert for c in results} == {"2.3.0"}
+
+
+def test_confirm_command_json(confirmed, models):
+    """rw_while by hand: subgraph 0 WHILE (refused) | TANH, cond LESS, body ADD, MUL, ADD."""
+    r = gpucompat("confirm", models.path("rw_while"), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["runtime"]["litert"] == "2.3.0" and doc["runtime"]["device"]
+    (rec,) = doc["models"]
+    assert rec["agree"] and rec["disagreements"] == []
+    for side in ("runtime", "prediction"):
+        assert rec[side]["gpu_ops"] == {"0": 1, "1": 1, "2": 3}
+        assert list(rec[side]["rejected"]) == ["WHILE"] and rec[side]["compiles"] and not rec[side]["fully_delegated"]
+
+
+def test_check_confirm_prints_both_sides(confirmed, models):
+    r = gpucompat("check", models.path("rw_custom_op"), "--profile", "litert-mldrift", "--confirm")
+    assert r.returncode in (0, 1), r.stderr
+    assert "Encountered unresolved custom op: MyCustomOp" in r.stdout
+    assert "1 of 1 model(s): the runtime and litert-mldrift agree" in r.stdout

@@ -29,6 +29,7 @@ def check(
     baseline: Annotated[str | None, typer.Option(help="Only findings not in this baseline file count toward the exit code.")] = None,
     write_baseline: Annotated[str | None, typer.Option(help="Record today's findings in this baseline file.")] = None,
     config: Annotated[str | None, typer.Option(help="Read [tool.gpucompat] from this pyproject.toml instead of searching.")] = None,
+    confirm: Annotated[bool, typer.Option("--confirm", help="Then compile each model on LiteRT's real GPU accelerator beside the litert-mldrift prediction (gpucompat confirm).")] = False,
 ) -> None:
     """Report, per op, whether the GPU delegate takes it and why, how the graph is partitioned, and
     what it costs: channel padding, reshape hotspots, CPU<->GPU boundaries, and what accepting
@@ -41,6 +42,8 @@ def check(
     from gpucompat.rules.lint import SEVERITIES
 
     files = model_paths(paths)
+    if confirm and (output_format is not Format.terminal or output):
+        raise GpucompatError("--confirm prints to the terminal; for JSON or a file run gpucompat confirm --format json")
     cfg = configs.load_file(config) if config else configs.load(files[0] if files else ".")
     profiles = _split(profile or cfg.profile or registry.DEFAULT)
     chosen_backend = backend.value if backend else (cfg.backend or "cl")
@@ -72,6 +75,10 @@ def check(
         from gpucompat.report import write_report
 
         write_report(recs, html, protect=tuple(files))
+    if confirm:
+        from gpucompat.commands.confirm import after_check
+
+        status = after_check(files, status)
     raise typer.Exit(status)
 
 

@@ -40,6 +40,16 @@ def confirm(
     raise typer.Exit(EXIT_FINDINGS if any(c.disagreements for c in results) else EXIT_CLEAN)
 
 
+def after_check(files: list[str], status: int) -> int:
+    """`check --confirm`: print the confirmation after check's own output; a disagreement makes a
+    clean exit status 1."""
+    results = run(files)
+    typer.echo(terminal(results), nl=False)
+    if status == EXIT_CLEAN and any(c.disagreements for c in results):
+        return EXIT_FINDINGS
+    return status
+
+
 def run(files: list[str], vulkan_dir: str | None = None, timeout: float = 120.0) -> list:
     """Confirmations of `files` (gpucompat.confirm.compare.Confirmation), one per file."""
     from gpucompat.confirm import compare, runner
