@@ -106,6 +106,8 @@ def test_error_record_and_absent_sections(tmp_path):
     bad = tmp_path / "bad.tflite"
     bad.write_bytes(b"version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 12\n")
     text = " ".join(" ".join(Page(report(tmp_path, str(bad), code=2)).text).split())
+    r = gpucompat("report", str(bad), "-o", str(tmp_path / "again.html"))
+    assert r.stderr == f"gpucompat: {bad}: is a Git LFS pointer, not the model: run `git lfs pull` to fetch it\n"
     assert "could not be checked" in text and "git lfs pull" in text
     assert "Verify" not in text and "Before and after" not in text
 

@@ -44,7 +44,10 @@ def report(
             _attach(recs, later, key, file, field)
     write_report(recs, output, protect=tuple(files) + ((after,) if after else ()), after=later)
     typer.echo(f"wrote {output}")
-    if any(rec["error"] for rec in recs):  # the page shows why; the exit code says it as check does
+    errors = [rec for rec in recs if rec["error"]]
+    for rec in errors:  # the page shows them too; one line each and exit 2, as check does
+        typer.echo(f"gpucompat: {rec['path']}: {rec['error']}", err=True)
+    if errors:
         raise typer.Exit(EXIT_ERROR)
 
 
