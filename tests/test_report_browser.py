@@ -117,3 +117,15 @@ def test_thousand_ops(browser, models, tmp_path):
     assert len(page.column("#")) == RUN_OPS  # only the first run is delegated
     assert page.errors == [] and page.console == []
     page.screenshot("report-thousand.png")
+
+
+def test_dark_and_print(browser, models, tmp_path):
+    path = report(tmp_path, "modes.html", models.path("gather_nd_island"))
+    background = "getComputedStyle(document.body).backgroundColor"
+    light, dark = Opened(browser, path, "light"), Opened(browser, path, "dark")
+    assert light.page.evaluate(background) == "rgb(255, 255, 255)"
+    assert dark.page.evaluate(background) == "rgb(21, 24, 30)"  # --bg of the dark scheme
+    dark.page.emulate_media(media="print")  # printing is light, without the table controls
+    assert dark.page.evaluate(background) == "rgb(255, 255, 255)"
+    assert not dark.page.is_visible(".controls")
+    assert dark.page.pdf()[:4] == b"%PDF"
