@@ -129,3 +129,12 @@ def test_several_models_worst_status_wins(models, tmp_path):
     r = gpucompat("check", good, str(bad))
     assert r.returncode == 2
     assert str(bad) in r.stderr and good in r.stdout
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "github", "model-explorer"])
+def test_machine_formats_also_say_it_on_stderr(tmp_path, fmt):
+    p = tmp_path / "model.tflite"
+    p.write_bytes(b"")
+    out = tmp_path / "out.json"
+    r = gpucompat("check", str(p), "--format", fmt, "--output", str(out))
+    assert_clean_error(r, str(p), "is empty")

@@ -71,6 +71,10 @@ def check(
             SEVERITIES.index(f["severity"]) <= threshold and not f["baselined"] for r in recs for f in r["findings"]):
         status = EXIT_FINDINGS
     _emit(recs, output_format, output, protect=tuple(files), compare=len(profiles) > 1)
+    # whatever the format, a model that could not be checked is one line on stderr (once, whatever
+    # the number of profiles)
+    for path, error in dict.fromkeys((r["path"], r["error"]) for r in recs if r["error"]):
+        typer.echo(f"gpucompat: {path}: {error}", err=True)
     if html:
         from gpucompat.report import write_report
 
@@ -119,9 +123,6 @@ def _terminal(doc: dict, output: str | None, protect: tuple[str, ...]) -> None:
 
     buf = StringIO() if output else None
     console = Console(file=buf, highlight=False, soft_wrap=True) if buf else Console(highlight=False)
-    for rec in doc["models"]:
-        if rec["error"] and not buf:
-            typer.echo(f"gpucompat: {rec['path']}: {rec['error']}", err=True)
     render_document(console, doc, skip_errors=not buf)
     if buf:
         write_text(buf.getvalue(), output, protect)

@@ -41,10 +41,11 @@ def write_node_data(doc: dict, output: str | None, protect: tuple[str, ...]) -> 
     its own file: OUTPUT (placement), OUTPUT-stem.partition.json, OUTPUT-stem.padding.json."""
     from gpucompat.commands.common import write_text
 
-    checked = [r for r in doc["models"] if not r["error"]]
-    if len(doc["models"]) != 1 or not checked:
-        raise GpucompatError("--format model-explorer takes exactly one model that can be checked")
-    data = overlays(checked[0])
+    if len(doc["models"]) != 1:
+        raise GpucompatError("--format model-explorer takes exactly one model")
+    if doc["models"][0]["error"]:
+        return  # nothing to overlay; the check command reports the model's error
+    data = overlays(doc["models"][0])
     if not output:
         write_text(json.dumps(data, indent=2) + "\n", None)
         return
