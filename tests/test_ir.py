@@ -84,3 +84,24 @@ def test_networkx_view_follows_data_flow(models):
     view = to_networkx(g)
     assert sorted(view.edges) == [(0, 1), (1, 2), (2, 3), (3, 4)]
     assert view.edges[0, 1]["tensors"] == [g.ops[1].inputs[0]]
+
+
+@pytest.mark.parametrize("name", ["conv_relu", "rw_fp16_cnn", "rw_int8_cnn", "rw_while"])
+def test_fast_table_reads_equal_the_stock_reader(models, name):
+    """The reader's faster flatbuffer accessors unpack exactly what the stock ones do."""
+    import flatbuffers
+    from ai_edge_litert import schema_py_generated as fb
+
+    from gpucompat.ir.fastread import fast_tables
+
+    raw = bytearray(models.bytes(name))
+
+    def packed(record):
+        b = flatbuffers.Builder(1024)
+        b.Finish(record.Pack(b), file_identifier=b"TFL3")
+        return bytes(b.Output())
+
+    stock = fb.ModelT.InitFromPackedBuf(raw, 0)
+    with fast_tables():
+        fast = fb.ModelT.InitFromPackedBuf(raw, 0)
+    assert packed(fast) == packed(stock)

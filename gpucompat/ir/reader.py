@@ -9,6 +9,7 @@ from ai_edge_litert import schema_py_generated as fb
 
 from gpucompat.errors import ModelError
 from gpucompat.ir import dtypes
+from gpucompat.ir.fastread import fast_tables
 from gpucompat.ir.graph import Graph
 from gpucompat.ir.model import Model
 from gpucompat.ir.nodes import Op, OpCode, Tensor
@@ -92,7 +93,8 @@ def from_bytes(raw: bytes, path: str = "<bytes>") -> Model:
     """Build the IR from a model's bytes; `path` is only used in messages."""
     sniff(path, raw)
     try:
-        record = fb.ModelT.InitFromPackedBuf(bytearray(raw), 0)
+        with fast_tables():
+            record = fb.ModelT.InitFromPackedBuf(bytearray(raw), 0)
     except Exception as e:  # a corrupt flatbuffer can fail anywhere in the generated reader
         raise ModelError(path, f"is not a valid TFLite flatbuffer ({type(e).__name__}: {e})") from None
     model = Model(record, path)
