@@ -12,6 +12,7 @@ from __future__ import annotations
 import struct
 
 from gpucompat.ir import Op, Tensor, dtypes, opcodes
+from gpucompat.layout import bhwc
 from gpucompat.rules.context import Context
 from gpucompat.rules.profile import Check
 from gpucompat.rules.verdict import ACCEPT, Layer, Verdict, first_failure, reject
@@ -39,20 +40,6 @@ def runtime_inputs(op: Op, ctx: Context) -> list[Tensor]:
 def const_inputs(op: Op, ctx: Context) -> list[Tensor]:
     """Constant inputs (kTfLiteMmapRo at runtime: tensors with data in the file)."""
     return [t for t in op.inputs if t is not None and ctx.is_const(t)]
-
-
-def bhwc(shape: tuple[int, ...]) -> tuple[int, int, int, int] | None:
-    """The delegate's BHWC view of a shape (MBH ExtractTensorShape): [n] -> B=n, [b,c] -> B,C,
-    [b,w,c] -> B,W,C, 4-D as is; None for rank 0 or >= 5 ("bad input dims size")."""
-    if len(shape) == 1:
-        return shape[0], 1, 1, 1
-    if len(shape) == 2:
-        return shape[0], 1, 1, shape[1]
-    if len(shape) == 3:
-        return shape[0], 1, shape[1], shape[2]
-    if len(shape) == 4:
-        return shape  # type: ignore[return-value]
-    return None
 
 
 def io_counts(runtime: int | tuple[int, ...], outputs: int | None = 1, const: int | None = None,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpucompat.analyses.gpu_layout import bhwc
+from gpucompat.layout import bhwc
 from gpucompat.ir import dtypes
 from gpucompat.partition import node_subsets
 from gpucompat.support import is_fp16_constant_dequantize

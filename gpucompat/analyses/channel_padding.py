@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpucompat.analyses.gpu_layout import align4, bhwc, padded_elements
+from gpucompat.layout import align4, bhwc, padded_elements
 from gpucompat.ir import Op, Tensor, opcodes
 from gpucompat.support import is_fp16_constant_dequantize
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpucompat.analyses.gpu_layout import bhwc
+from gpucompat.layout import bhwc
 from gpucompat.ir import Op, opcodes
 
 _B = opcodes.BUILTIN
