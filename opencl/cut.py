@@ -14,7 +14,8 @@ import numpy as np
 from gpucompat import ir
 from gpucompat.errors import GpucompatError
 
-_SUBGRAPH_FIELDS = ("condSubgraphIndex", "bodySubgraphIndex", "thenSubgraphIndex", "elseSubgraphIndex",
+# Option fields through which an op calls other subgraphs.
+SUBGRAPH_FIELDS = ("condSubgraphIndex", "bodySubgraphIndex", "thenSubgraphIndex", "elseSubgraphIndex",
                     "initSubgraphIndex", "decompositionSubgraphIndex", "subgraph")
 
 
@@ -23,7 +24,7 @@ def cut(ops: list[ir.Op], inputs: list[ir.Tensor], outputs: list[ir.Tensor]) -> 
     from ai_edge_litert import schema_py_generated as fb
 
     for op in ops:
-        if any(getattr(op.options, f, None) is not None for f in _SUBGRAPH_FIELDS):
+        if any(getattr(op.options, f, None) is not None for f in SUBGRAPH_FIELDS):
             raise GpucompatError(f"op#{op.index} {op.name} calls another subgraph; control flow cannot be cut out")
     record = fb.ModelT()
     record.version = 3

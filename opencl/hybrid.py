@@ -2,6 +2,10 @@
 interpreter, in the model's execution order; tensors cross at the boundaries as on a device
 (BHWC host memory, dequantized into the GPU side and quantized back out of it).
 
+Control flow (WHILE, IF) runs here, in Python, over runners of the subgraphs it calls: the
+delegate never takes a WHILE or IF, but it delegates each called subgraph on its own (research
+notes §1 step 1), so each subgraph runs hybrid with its own placements.
+
 At load, ops whose inputs are all constant (DENSIFY, fp16 DEQUANTIZE, ...) are folded: run once on
 the reference interpreter, their outputs become constants (the delegate folds them too:
 model_transformations.cc merge_densify, model_builder.cc DequantizeOperationParser).
@@ -20,7 +24,7 @@ import numpy as np
 from gpucompat import ir
 from gpucompat.errors import GpucompatError
 from gpucompat.ir import dtypes
-from gpucompat.opencl.cut import cut
+from gpucompat.opencl.cut import SUBGRAPH_FIELDS, cut
 from gpucompat.opencl.executor import Executor, RecordingExecutor
 from gpucompat.opencl.runtime import Runtime
 
@@ -101,10 +105,11 @@ def segments(graph: ir.Graph, placements: list[str], skip: set[int]) -> list[Seg
 
 
 def fold_constants(graph: ir.Graph) -> dict[int, np.ndarray]:
-    """Values of every tensor computable from constants alone, by running those ops once."""
+    """Values of every tensor computable from constants alone, by running those ops once (control
+    flow excepted)."""
     folded: dict[int, np.ndarray] = {}
     for op in graph.ops:
-        if op.present_inputs and all(t.is_constant or id(t) in folded for t in op.present_inputs):
+        if op.name not in CONTROL_FLOW and op.present_inputs and all(t.is_constant or id(t) in folded for t in op.present_inputs):
             ins = [t for t in op.present_inputs if id(t) in folded]
             it = reference_interpreter(cut([op], ins, op.outputs), f"the constant op#{op.index} {op.name}",
                                      xnnpack=False)
@@ -125,27 +130,77 @@ class _CpuSegment:
         return {id(t): v for t, v in zip(self.seg.outputs, outs)}
 
 
-class HybridRunner:
-    """One model, its ops placed by a delegate simulation (`placements`, "gpu" / "cpu" per op of
-    the main subgraph), ready to run. `record=True` keeps every GPU op output and every CPU
-    partition output for localization."""
+class _ControlSegment:
+    """WHILE and IF ops, each over runners of the subgraphs it calls (kernels/while.cc, if.cc)."""
 
-    def __init__(self, model: ir.Model, placements: list[str], runtime: Runtime | None, record: bool = False):
+    def __init__(self, seg: Segment, runner: HybridRunner):
+        self.ops = seg.ops
+        self.runner = runner
+        self.recorded: dict[int, np.ndarray] = {}
+        for op in seg.ops:
+            for field_name in CONTROL_FLOW[op.name]:
+                runner.called(getattr(op.options, field_name))
+
+    def run(self, values: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+        produced: dict[int, np.ndarray] = {}
+        for op in self.ops:
+            args = [t.data() if t.is_constant else produced.get(id(t), values.get(id(t))) for t in op.inputs]
+            if op.name == "IF":
+                o = op.options
+                branch = o.thenSubgraphIndex if bool(np.asarray(args[0]).ravel()[0]) else o.elseSubgraphIndex
+                args = self._call(branch, args[1:])
+            else:
+                turns = 0
+                while bool(np.asarray(self._call(op.options.condSubgraphIndex, args)[0]).ravel()[0]):
+                    args = self._call(op.options.bodySubgraphIndex, args)
+                    turns += 1
+                    if turns > MAX_TURNS:
+                        raise GpucompatError(f"op#{op.index} WHILE did not stop after {MAX_TURNS} turns")
+            produced.update({id(t): np.asarray(v) for t, v in zip(op.outputs, args)})
+        return produced
+
+    def _call(self, index: int, args: list[np.ndarray]) -> list[np.ndarray]:
+        callee = self.runner.called(index)
+        out = callee.run(args)
+        self.recorded.update(callee.recorded)
+        return out
+
+
+MAX_TURNS = 100_000  # a verification run must end: a WHILE still going after this many turns is an error
+
+# Control-flow ops and the option fields naming the subgraphs they call.
+CONTROL_FLOW = {"WHILE": ("condSubgraphIndex", "bodySubgraphIndex"), "IF": ("thenSubgraphIndex", "elseSubgraphIndex")}
+
+
+class HybridRunner:
+    """One subgraph of a model (the main one by default), its ops placed by a delegate simulation
+    (`placements`, "gpu" / "cpu" per op), ready to run. Subgraphs called by WHILE / IF get runners
+    of their own, placed by `called[index]` (each subgraph is delegated on its own); a subgraph
+    missing there runs wholly on the reference interpreter. `record=True` keeps every GPU op output
+    and every CPU partition output for localization."""
+
+    def __init__(self, model: ir.Model, placements: list[str], runtime: Runtime | None, record: bool = False,
+                 called: dict[int, list[str]] | None = None, graph: int = 0):
         t0 = time.perf_counter()
-        if len(model.graphs) != 1:
-            raise GpucompatError(f"models with {len(model.graphs)} subgraphs (control flow) cannot be "
-                                 "run by the executor yet")
-        self.graph = graph = model.graphs[0]
-        self.folded = fold_constants(graph)
-        skip = {id(op) for op in graph.ops if all(id(t) in self.folded for t in op.outputs)}
-        self.segments = segments(graph, placements, skip)
+        self.model, self.runtime, self.record = model, runtime, record
+        self.placements_called = called or {}
+        self.callees: dict[int, HybridRunner] = {}
+        self.graph = model.graphs[graph]
+        self.folded = fold_constants(self.graph)
+        skip = {id(op) for op in self.graph.ops if all(id(t) in self.folded for t in op.outputs)}
+        where = ["control" if op.name in CONTROL_FLOW else p for op, p in zip(self.graph.ops, placements)]
+        for op in self.graph.ops:
+            if op.name not in CONTROL_FLOW and any(getattr(op.options, f, None) is not None for f in SUBGRAPH_FIELDS):
+                raise GpucompatError(f"op#{op.index} {op.name} calls another subgraph; only WHILE and IF can be run")
+        self.segments = segments(self.graph, where, skip)
         if runtime is None and any(s.placement == "gpu" for s in self.segments):
             raise GpucompatError("GPU partitions need an OpenCL runtime")
         kind = RecordingExecutor if record else Executor
         self.parts = [kind(runtime, s.ops, s.inputs, s.outputs, self.folded) if s.placement == "gpu"
+                      else _ControlSegment(s, self) if s.placement == "control"
                       else _CpuSegment(s, i) for i, s in enumerate(self.segments)]
         self.recorded: dict[int, np.ndarray] = {}
-        self.run([np.zeros(t.shape, dtypes.numpy_dtype(t.dtype)) for t in graph.inputs])  # builds programs
+        self.run([np.zeros(t.shape, dtypes.numpy_dtype(t.dtype)) for t in self.graph.inputs])  # builds programs
         if runtime is not None and runtime.cache is not None:
             runtime.cache.save()
         self.init_s = time.perf_counter() - t0
@@ -157,8 +212,17 @@ class HybridRunner:
         for part in self.parts:
             produced = part.run(values)
             values.update(produced)
-            if isinstance(part, RecordingExecutor):
+            if isinstance(part, (RecordingExecutor, _ControlSegment)):
                 self.recorded.update(part.recorded)
             elif isinstance(part, _CpuSegment):
                 self.recorded.update(produced)
         return [values[id(t)] if id(t) in values else t.data() for t in self.graph.outputs]
+
+    def called(self, index: int) -> HybridRunner:
+        """The runner of subgraph `index` (built on first use, shared by every op calling it)."""
+        if index not in self.callees:
+            ops = self.model.graphs[index].ops
+            where = self.placements_called.get(index, ["cpu"] * len(ops))
+            self.callees[index] = HybridRunner(self.model, where, self.runtime, self.record, self.placements_called,
+                                               index)
+        return self.callees[index]

@@ -209,3 +209,55 @@ def k_fusion() -> bytes:
         return _named({"chain": chain, "mixed": (y - c2) + c2 * 2.0})
 
     return convert_fn(f, [([1, 5, 7, 6], t.float32), ([1, 5, 7, 8], t.float32)])
+
+
+@builder("k_indexed")
+def k_indexed() -> bytes:
+    """Runtime-driven reads: BATCH_MATMUL (adjoints, broadcast batch), FULLY_CONNECTED with runtime
+    weights, GATHER with runtime indices on a spatial and the channel axis, CUMSUM (exclusive,
+    reverse, channel axis), ONE_HOT. Integer inputs: `idx` in [0, 5), `hot` in [0, 6)."""
+    t = tf()
+
+    def f(x, a, b, v, w, idx, hot):
+        return _named({
+            "bmm": t.matmul(a, b), "bmm_adj": t.matmul(b, a, transpose_a=True, transpose_b=True),
+            "bmm_bcast": t.matmul(a, b[:1]), "fc_runtime": t.matmul(v, w, transpose_b=True),
+            "gather_h": t.gather(x, idx, axis=1), "gather_c": t.gather(x, idx, axis=3) * 2.0,
+            "cumsum_h": t.cumsum(x, axis=1), "cumsum_c_ex": t.math.cumsum(x, axis=3, exclusive=True),
+            "cumsum_w_rev": t.math.cumsum(x, axis=2, reverse=True),
+            "one_hot": t.one_hot(hot, 6, on_value=2.0, off_value=-1.0),
+        })
+
+    return convert_fn(f, [([1, 5, 6, 7], t.float32), ([2, 3, 5], t.float32), ([2, 5, 4], t.float32),
+                          ([3, 9], t.float32), ([6, 9], t.float32), ([4], t.int32), ([2, 3], t.int32)])
+
+
+@builder("k_tconv_bias")
+def k_tconv_bias() -> bytes:
+    """TRANSPOSE_CONV with a fused bias, SAME 4x4 stride 2 (padding 1) and VALID stride 3: the builtin twin of
+    MediaPipe's Convolution2DTransposeBias custom op (tests rewrite one into the other)."""
+    t = tf()
+
+    def f(x):
+        same = t.nn.conv2d_transpose(x, const([4, 4, 6, 5], 1), [1, 10, 14, 6], 2, "SAME") + const([6], 2)
+        valid = t.nn.conv2d_transpose(x, const([2, 4, 3, 5], 3), [1, 15, 22, 3], 3, "VALID") + const([3], 4)
+        return _named({"same": same, "valid": valid})
+
+    return convert_fn(f, [([1, 5, 7, 5], t.float32)])
+
+
+@builder("k_control_flow")
+def k_control_flow() -> bytes:
+    """WHILE (three turns of a scaled add and tanh on a [1,5,7,6] tensor) and IF (on a boolean
+    input), each body a subgraph of its own."""
+    t = tf()
+
+    def f(x, flag):
+        def body(i, v):
+            return i + 1, t.tanh(v * 0.5 + const([6], 1))
+
+        _, looped = t.while_loop(lambda i, v: i < 3, body, [t.constant(0), x])
+        branched = t.cond(flag, lambda: looped * 2.0, lambda: t.nn.relu(looped - 0.25))
+        return _named({"branched": branched, "looped": looped})
+
+    return convert_fn(f, [([1, 5, 7, 6], t.float32), ([], t.bool)])

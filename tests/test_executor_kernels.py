@@ -15,7 +15,7 @@ from gpucompat.opencl.runtime import Runtime
 
 TOLERANCE = {"fp32": (1e-5, 1e-5), "fp16": (1e-2, 1e-2)}
 FAMILIES = ["k_conv", "k_depthwise", "k_elementwise", "k_pool", "k_reduce", "k_movement", "k_resize", "k_dense",
-            "k_fusion"]
+            "k_fusion", "k_tconv_bias"]
 
 
 @pytest.fixture(scope="module")
@@ -29,13 +29,13 @@ def seeded_inputs(model: ir.Model, seed: int = 0) -> list[np.ndarray]:
     return [gen.standard_normal(t.shape).astype(np.float32) for t in model.graphs[0].inputs]
 
 
-def compare_all_gpu(models, runtime: Runtime, name: str) -> None:
+def compare_all_gpu(models, runtime: Runtime, name: str, feeds: list[np.ndarray] | None = None) -> None:
     """helper_test_op: run `name` with every op on OpenCL and check each output (named variant)
     against the reference interpreter: |test - ref| <= atol + rtol * |ref| element-wise."""
     data = models.bytes(name)
     model = ir.from_bytes(data)
     runner = HybridRunner(model, ["gpu"] * len(model.graphs[0].ops), runtime)
-    feeds = seeded_inputs(model)
+    feeds = seeded_inputs(model) if feeds is None else feeds
     ref = run_reference(reference_interpreter(data, name), feeds)
     atol, rtol = TOLERANCE[runtime.precision]
     bad = []
@@ -51,3 +51,17 @@ def compare_all_gpu(models, runtime: Runtime, name: str) -> None:
 @pytest.mark.parametrize("name", FAMILIES)
 def test_kernel_family_matches_reference(models, runtimes, name, precision):
     compare_all_gpu(models, runtimes[precision], name)
+
+
+def indexed_inputs(model: ir.Model) -> list[np.ndarray]:
+    """k_indexed's inputs: floats N(0, 1); gather indices [4] in [0, 5); one-hot indices [2, 3] in [0, 6)."""
+    gen = np.random.default_rng(1)
+    limits = {(4,): 5, (2, 3): 6}
+    return [gen.integers(0, limits[t.shape], t.shape).astype(np.int32) if t.dtype_name == "INT32"
+            else gen.standard_normal(t.shape).astype(np.float32) for t in model.graphs[0].inputs]
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_runtime_indexed_ops_match_reference(models, runtimes, precision):
+    feeds = indexed_inputs(ir.from_bytes(models.bytes("k_indexed")))
+    compare_all_gpu(models, runtimes[precision], "k_indexed", feeds)

@@ -1,6 +1,8 @@
 """Whole models on the executor: quantized tensors in float with the delegate's quantize-and-
 dequantize adjustments, fp16 weights folded at load, and hybrid execution with a CPU island."""
 
+import struct
+
 import numpy as np
 import pytest
 
@@ -8,12 +10,15 @@ import models_kernels  # noqa: F401  (registers builders)
 from gpucompat import ir
 from gpucompat.check import check_model
 from gpucompat.errors import GpucompatError
+from gpucompat.ir import opcodes
+from gpucompat.ir.nodes import OpCode
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.executor import UnsupportedOp
 from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
 from gpucompat.opencl.runtime import Runtime
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
+from gpucompat.verify.run import Settings, placements_by_subgraph, verify_model
 from test_executor_kernels import compare_all_gpu, seeded_inputs
 
 
@@ -58,8 +63,64 @@ def test_an_op_without_kernel_is_named(models, runtimes):
         HybridRunner(model, ["gpu"] * len(model.graphs[0].ops), runtimes["fp32"])
 
 
-def test_several_subgraphs_are_refused_in_one_line(models, runtimes):
-    model = ir.from_bytes(models.bytes("conv_relu"))
-    model.graphs.append(model.graphs[0])
-    with pytest.raises(GpucompatError, match="2 subgraphs"):
-        HybridRunner(model, ["gpu"] * 3, runtimes["fp32"])
+@pytest.mark.parametrize("flag", [True, False])
+def test_while_and_if_run_each_called_subgraph_with_its_own_placements(models, runtimes, flag):
+    # k_control_flow: main = WHILE (cond 3, body 4), IF (then 2, else 1). The delegate takes
+    # neither control-flow op but delegates each subgraph on its own: the body's integer counter
+    # ADD (rank 0) stays on the CPU, its MUL, ADD, TANH on float tensors go to the GPU.
+    data = models.bytes("k_control_flow")
+    model = ir.from_bytes(data)
+    where = placements_by_subgraph(model, "gpu-current")
+    assert where[4] == ["cpu", "gpu", "gpu", "gpu"] and where[0] == ["cpu", "cpu"]
+    runner = HybridRunner(model, where[0], runtimes["fp32"], called=where)
+    assert [s.placement for s in runner.segments] == ["control"]
+    assert [s.placement for s in runner.called(4).segments] == ["cpu", "gpu"]
+    x = seeded_inputs(model)[0]
+    feeds = [x, np.array(flag)]
+    want = run_reference(reference_interpreter(data, "reference"), feeds)
+    for got, ref in zip(runner.run(feeds), want):
+        np.testing.assert_allclose(got, ref, atol=1e-5, rtol=1e-5)
+
+
+def test_verify_runs_a_control_flow_model(models):
+    result = verify_model(models.path("k_control_flow"), Settings(runs=3, cache_dir=""))
+    assert result.passed and result.ops_gpu == 5 and result.ops_total == 9
+
+
+def as_transpose_conv_bias(op) -> None:
+    """Rewrite a builtin TRANSPOSE_CONV (with bias) into MediaPipe's Convolution2DTransposeBias:
+    inputs (input, filter, bias), options a raw TfLiteTransposeConvParams (padding 1 SAME / 2 VALID,
+    stride_w, stride_h)."""
+    o = op.options
+    raw = struct.pack("<3i", 1 if o.padding == 0 else 2, o.strideW, o.strideH)
+    op.code = OpCode(opcodes.CUSTOM, "Convolution2DTransposeBias")
+    op.inputs = [op.inputs[2], op.inputs[1], op.inputs[3]]
+    op.fb.builtinOptions, op.fb.builtinOptionsType = None, 0
+    op.fb.customOptions = list(raw)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_convolution2d_transpose_bias_matches_the_builtin_twin(models, runtimes, precision):
+    # Reference: the reference interpreter on the builtin TRANSPOSE_CONV model (it has no kernel for
+    # the custom op); test: the executor on the same model with both ops rewritten to the custom op.
+    data = models.bytes("k_tconv_bias")
+    model = ir.from_bytes(data)
+    for op in model.graphs[0].ops:
+        as_transpose_conv_bias(op)
+    custom = ir.from_bytes(ir.to_bytes(model))
+    assert [op.name for op in custom.graphs[0].ops] == ["Convolution2DTransposeBias"] * 2
+    runner = HybridRunner(custom, ["gpu", "gpu"], runtimes[precision])
+    feeds = seeded_inputs(custom)
+    tol = 1e-5 if precision == "fp32" else 1e-2
+    for got, want in zip(runner.run(feeds), run_reference(reference_interpreter(data, "builtin twin"), feeds)):
+        np.testing.assert_allclose(got, want, atol=tol, rtol=tol)
+
+
+def test_a_while_loop_that_runs_past_the_cap_is_an_error(models, runtimes, monkeypatch):
+    # k_control_flow's WHILE takes 3 turns; with the cap at 2 the warm-up run at load must stop it.
+    from gpucompat.opencl import hybrid
+
+    monkeypatch.setattr(hybrid, "MAX_TURNS", 2)
+    model = ir.from_bytes(models.bytes("k_control_flow"))
+    with pytest.raises(GpucompatError, match=r"op#0 WHILE did not stop after 2 turns"):
+        HybridRunner(model, ["cpu", "cpu"], runtimes["fp32"])

@@ -15,18 +15,18 @@ from gpucompat.opencl.executor import dequantize
 from gpucompat.verify.compare import failing
 
 
-def first_divergent_op(model: ir.Model, data: bytes, where: list[str], runtime, feeds: list[np.ndarray],
-                       settings) -> dict | None:
+def first_divergent_op(model: ir.Model, data: bytes, where: dict[int, list[str]], runtime,
+                       feeds: list[np.ndarray], settings) -> dict | None:
     """{"index", "op", "tensor", "placement", "max_abs_error"} of the first divergent op, or None
     when every recorded tensor is within tolerance (the error appeared only in an output)."""
     from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
 
-    runner = HybridRunner(model, where, runtime, record=True)
+    runner = HybridRunner(model, where[0], runtime, record=True, called=where)
     runner.run(feeds)
     reference = reference_interpreter(data, model.path or "the model", preserve=True, xnnpack=False)
     run_reference(reference, feeds)
     tol = settings.tolerance(-1, "")
-    for op, placement in zip(model.graphs[0].ops, where):
+    for op, placement in zip(model.graphs[0].ops, where[0]):
         for t in op.outputs:
             if id(t) not in runner.recorded:
                 continue

@@ -77,14 +77,22 @@ def _latency(ms: list[float]) -> dict:
     return {"avg": float(a.mean()) if a.size else 0.0, "std": float(a.std()) if a.size else 0.0}
 
 
-def placements(model: ir.Model, profile_name: str) -> list[str]:
-    """Where the simulated delegate puts each op of the main subgraph ("gpu" / "cpu")."""
+def placements_by_subgraph(model: ir.Model, profile_name: str) -> dict[int, list[str]]:
+    """Where the simulated delegate puts each op ("gpu" / "cpu"), per subgraph index."""
     from gpucompat.check import check_model
     from gpucompat.rules import registry
     from gpucompat.rules.profile import Options
 
     result = check_model(model, registry.get(profile_name), Options())
-    return [o.placement for o in result.ops if o.subgraph == 0]
+    where: dict[int, list[str]] = {i: [] for i in range(len(model.graphs))}
+    for o in result.ops:
+        where[o.subgraph].append(o.placement)
+    return where
+
+
+def placements(model: ir.Model, profile_name: str) -> list[str]:
+    """Where the simulated delegate puts each op of the main subgraph ("gpu" / "cpu")."""
+    return placements_by_subgraph(model, profile_name)[0]
 
 
 def open_runtime(settings: Settings, model_bytes: bytes):
@@ -111,10 +119,11 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     ref_path = settings.against or path
     ref_bytes = ir.reader.read_bytes(ref_path) if settings.against else data
     reference = reference_interpreter(ref_bytes, ref_path)
-    where = placements(model, settings.profile)
+    by_subgraph = placements_by_subgraph(model, settings.profile)
+    where = [p for ps in by_subgraph.values() for p in ps]
     runtime = open_runtime(settings, data) if "gpu" in where else None
     try:
-        runner = HybridRunner(model, where, runtime)
+        runner = HybridRunner(model, by_subgraph[0], runtime, called=by_subgraph)
     except UnsupportedOp as e:
         raise GpucompatError(f"{path}: the executor cannot run it: {e}") from None
     graph = model.graphs[0]
@@ -139,7 +148,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     if settings.localize and first_bad is not None and runtime is not None and not settings.against:
         from gpucompat.verify.localize import first_divergent_op
 
-        result.first_divergent_op = first_divergent_op(model, data, where, runtime, first_bad, settings)
+        result.first_divergent_op = first_divergent_op(model, data, by_subgraph, runtime, first_bad, settings)
     return result
 
 

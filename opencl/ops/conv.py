@@ -8,14 +8,18 @@ multiplier other than 1.
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 from gpucompat.ir import Op
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
 from gpucompat.opencl.ops import activation, lowering
+from gpucompat.opencl.ops.indexed import fully_connected_runtime
 
-SAME = 0  # schema Padding enum: SAME 0, VALID 1
+SAME, VALID = 0, 1  # schema Padding enum
 X_BLOCK = 4  # outputs along x per conv2d work-item (conv.cl)
+_TFLITE_PADDING_SAME = 1  # TfLitePadding (c/builtin_op_data.h): 0 unknown, 1 SAME, 2 VALID
 
 
 def padding(size_in: int, size_out: int, stride: int, kernel: int, dilation: int, mode: int) -> int:
@@ -117,28 +121,48 @@ def depthwise_conv2d(ex: Executor, op: Op) -> Step:
     return ex.prepare("conv", "depthwise_conv2d", x_blocks(ex, out), *args)
 
 
-@lowering("TRANSPOSE_CONV")
-def transpose_conv(ex: Executor, op: Op) -> Step:
-    """Inputs (output_shape, filter [Cout, KH, KW, Cin], input, bias?). TFLite computes the padding
-    with the output and input sizes swapped (kernels/transpose_conv.cc)."""
-    src, out = op.inputs[2], op.outputs[0]
+def _transpose_conv(ex: Executor, op: Op, src, bias_index: int, strides: tuple[int, int], same: bool) -> Step:
+    """transpose_conv2d with the filter at input 1 ([Cout, KH, KW, Cin]). TFLite computes the
+    padding with the output and input sizes swapped (kernels/transpose_conv.cc)."""
+    out = op.outputs[0]
     w = weights_of(ex, op, 1)
     cout, kh, kw, _ = w.shape
-    o = op.options
     si, so = ex.shape(src), ex.shape(out)
-    k = (kh, kw, o.strideH, o.strideW)
-    p = (1, 1, padding(so.h, si.h, o.strideH, kh, 1, o.padding), padding(so.w, si.w, o.strideW, kw, 1, o.padding))
-    args = (ex.tensor(src), si.dims, ex.runtime.weights(pack_filter(w)), bias_of(ex, op, 3, cout), ex.tensor(out),
-            so.dims, k, p, activation(op))
+    mode = SAME if same else VALID
+    k = (kh, kw, *strides)
+    p = (1, 1, padding(so.h, si.h, strides[0], kh, 1, mode), padding(so.w, si.w, strides[1], kw, 1, mode))
+    args = (ex.tensor(src), si.dims, ex.runtime.weights(pack_filter(w)), bias_of(ex, op, bias_index, cout),
+            ex.tensor(out), so.dims, k, p, activation(op))
     return ex.prepare("conv", "transpose_conv2d", ex.cells(out), *args)
+
+
+@lowering("TRANSPOSE_CONV")
+def transpose_conv(ex: Executor, op: Op) -> Step:
+    """Inputs (output_shape, filter, input, bias?)."""
+    o = op.options
+    return _transpose_conv(ex, op, op.inputs[2], 3, (o.strideH, o.strideW), o.padding == SAME)
+
+
+@lowering("Convolution2DTransposeBias")
+def transpose_conv_bias(ex: Executor, op: Op) -> Step:
+    """MediaPipe's custom op: inputs (input, filter, bias); its custom_initial_data is a raw
+    TfLiteTransposeConvParams (padding: 1 SAME / 2 VALID, stride_w, stride_h), as the delegate reads
+    it (model_builder.cc TransposeConvCustomOperationParser)."""
+    raw = op.custom_options
+    if len(raw) < 12:
+        raise UnsupportedOp(f"op#{op.index} {op.name}: custom options (the op's parameters) are missing")
+    pad, stride_w, stride_h = struct.unpack_from("<3i", raw)
+    return _transpose_conv(ex, op, op.inputs[0], 2, (stride_h, stride_w), pad == _TFLITE_PADDING_SAME)
 
 
 @lowering("FULLY_CONNECTED")
 def fully_connected(ex: Executor, op: Op) -> Step:
     """Weights [Cout, Cin]; the input's last dimension must be Cin, as the delegate requires
     (model_builder.cc FullyConnectedOperationParser: "Amount of input channels should match
-    weights width")."""
+    weights width"). Runtime weights go to opencl/indexed.cl."""
     src, out = op.inputs[0], op.outputs[0]
+    if ex.value(op.input(1)) is None:
+        return fully_connected_runtime(ex, op)
     w = weights_of(ex, op, 1)
     cout, cin = w.shape
     si = ex.shape(src)

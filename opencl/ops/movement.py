@@ -130,7 +130,12 @@ def space_to_depth(ex: Executor, op: Op) -> Step:
 
 @lowering("GATHER")
 def gather(ex: Executor, op: Op) -> Step:
-    """Constant indices only (runtime indices are a second GPU input in the delegate)."""
+    """Constant indices as an index map; runtime indices (a second GPU input in the delegate) read
+    by opencl/indexed.cl."""
+    if ex.value(op.input(1)) is None:
+        from gpucompat.opencl.ops.indexed import gather_runtime
+
+        return gather_runtime(ex, op)
     axis = op.options.axis % len(op.inputs[0].shape)
     return _unary_map(ex, op, np.take(numbered(op.inputs[0].shape), _const_ints(ex, op, 1), axis=axis))
 
