@@ -1,8 +1,7 @@
 """The delegate's tensor layout: BHWC shapes stored in slices of 4 channels (PHWC4).
 
-Shapes map to BHWC as the delegate maps them (model_builder_helper.cc `ExtractTensorShape`):
-rank 1 [n] -> B=n; rank 2 [b, c] -> B, C; rank 3 [b, w, c] -> B, W, C; rank 4 -> B, H, W, C.
-A tensor of C channels takes S = ceil(C / 4) slices; element (b, y, x, c) lives at float index
+Shapes map to BHWC as the delegate maps them (gpucompat/layout.py, after model_builder_helper.cc
+`ExtractTensorShape`). A tensor of C channels takes S = ceil(C / 4) slices; element (b, y, x, c) lives at float index
 (((b * S + c // 4) * H + y) * W + x) * 4 + c % 4. The lanes past C are padding: real memory, as
 on the device (common/task/tensor_desc.cc `GetSizeInBytesForShape` aligns C to 4).
 """
@@ -12,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from gpucompat.layout import bhwc as delegate_bhwc
 
 
 @dataclass(frozen=True)
@@ -39,19 +40,12 @@ class BHWC:
 
 
 def bhwc(shape: tuple[int, ...]) -> BHWC:
-    """The delegate's BHWC view of a tensor shape (rank 0 is treated as one element)."""
-    shape = tuple(int(d) for d in shape)
-    if len(shape) > 4:
+    """The delegate's BHWC view of a tensor shape (gpucompat.layout.bhwc; rank 0 is treated as one
+    element)."""
+    mapped = delegate_bhwc(tuple(int(d) for d in shape) or (1,))
+    if mapped is None:
         raise ValueError(f"rank {len(shape)} tensors have no BHWC layout (the delegate rejects rank >= 5)")
-    if len(shape) == 0:
-        return BHWC(1, 1, 1, 1)
-    if len(shape) == 1:
-        return BHWC(shape[0], 1, 1, 1)
-    if len(shape) == 2:
-        return BHWC(shape[0], 1, 1, shape[1])
-    if len(shape) == 3:
-        return BHWC(shape[0], 1, shape[1], shape[2])
-    return BHWC(*shape)
+    return BHWC(*mapped)
 
 
 def to_phwc4(array: np.ndarray, shape: BHWC) -> np.ndarray:
