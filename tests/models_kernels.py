@@ -261,3 +261,11 @@ def k_control_flow() -> bytes:
         return _named({"branched": branched, "looped": looped})
 
     return convert_fn(f, [([1, 5, 7, 6], t.float32), ([], t.bool)])
+
+
+@builder("k_max_pool_same")
+def k_max_pool_same() -> bytes:
+    """One MAX_POOL_2D, 3x3 stride 2 SAME on [1, 7, 9, 6]: the builtin twin of MediaPipe's
+    MaxPoolingWithArgmax2D (tests rewrite it and add a MaxUnpooling2D)."""
+    t = tf()
+    return convert_fn(lambda x: t.nn.max_pool2d(x, 3, 2, "SAME"), [([1, 7, 9, 6], t.float32)])

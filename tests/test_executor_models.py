@@ -10,7 +10,7 @@ import models_kernels  # noqa: F401  (registers builders)
 from gpucompat import ir
 from gpucompat.check import check_model
 from gpucompat.errors import GpucompatError
-from gpucompat.ir import opcodes
+from gpucompat.ir import dtypes, opcodes
 from gpucompat.ir.nodes import OpCode
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.executor import UnsupportedOp
@@ -124,3 +124,94 @@ def test_a_while_loop_that_runs_past_the_cap_is_an_error(models, runtimes, monke
     model = ir.from_bytes(models.bytes("k_control_flow"))
     with pytest.raises(GpucompatError, match=r"op#0 WHILE did not stop after 2 turns"):
         HybridRunner(model, ["cpu", "cpu"], runtimes["fp32"])
+
+
+def pool_pair(models):
+    """k_max_pool_same with its MAX_POOL_2D rewritten into MaxPoolingWithArgmax2D (a second, INT32
+    output: the indices) followed by MaxUnpooling2D of the two; outputs (values, indices,
+    unpooled [1, 7, 8, 6]). Both take a TfLitePoolParams: SAME, stride 2x2, filter 3x3, no
+    activation."""
+    from ai_edge_litert import schema_py_generated as fb
+
+    model = ir.from_bytes(models.bytes("k_max_pool_same"))
+    graph = model.graphs[0]
+    pool = graph.ops[0]
+    params = list(struct.pack("<6i", 1, 2, 2, 3, 3, 0))
+
+    def tensor(name, shape, dtype):
+        t = fb.TensorT()
+        t.name, t.shape, t.type, t.buffer = name.encode(), shape, dtype, 0
+        return graph.add_tensor(t)
+
+    values = pool.outputs[0]
+    indices = tensor("indices", [1, 4, 5, 6], dtypes.INT32)
+    unpooled = tensor("unpooled", [1, 7, 8, 6], dtypes.FLOAT32)
+    pool.code = OpCode(opcodes.CUSTOM, "MaxPoolingWithArgmax2D")
+    pool.fb.builtinOptions, pool.fb.builtinOptionsType, pool.fb.customOptions = None, 0, params
+    pool.outputs = [values, indices]
+    record = fb.OperatorT()
+    record.customOptions = params
+    graph.ops.append(ir.Op(record, graph, OpCode(opcodes.CUSTOM, "MaxUnpooling2D"), [values, indices], [unpooled], []))
+    graph.outputs = [values, indices, unpooled]
+    graph.link()
+    return ir.from_bytes(ir.to_bytes(model))
+
+
+def delegate_pool_argmax(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """3x3 stride 2 SAME max pooling of [1, 7, 9, C] with the delegate's window-local indices
+    (ky * 3 + kx, first maximum wins), written from tasks/pooling.cc. SAME padding: 1 row on top
+    (total 2 = 3 - 1 - (7 - 1) % 2), 1 column on the left (total 2 = 3 - 1 - (9 - 1) % 2)."""
+    values = np.full((1, 4, 5, x.shape[3]), -1e4, np.float32)
+    index = np.zeros(values.shape, np.int32)
+    for y in range(4):
+        for xo in range(5):
+            for ky in range(3):
+                for kx in range(3):
+                    iy, ix = 2 * y - 1 + ky, 2 * xo - 1 + kx
+                    if 0 <= iy < 7 and 0 <= ix < 9:
+                        v = x[0, iy, ix]
+                        larger = v > values[0, y, xo]
+                        index[0, y, xo][larger] = ky * 3 + kx
+                        values[0, y, xo][larger] = v[larger]
+    return values, index
+
+
+def delegate_unpool(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """MaxUnpooling2D of [1, 4, 5, C] with 3x3 stride 2 SAME, from tasks/max_unpooling.cc and
+    operations.cc: SAME totals 1 (H: 3 - 1 - 3 % 2) and 2 (W: 3 - 1 - 4 % 2), appended halves 1
+    and 1, output 4 * 2 - 1 = 7 by 5 * 2 - 2 = 8; output (y, x) reads cell ((y + 1) // 2, (x + 1) // 2)
+    and keeps the lanes whose index is its tap (y - (sy * 2 - 1)) * 3 + (x - (sx * 2 - 1))."""
+    out = np.zeros((1, 7, 8, values.shape[3]), np.float32)
+    for y in range(7):
+        for x in range(8):
+            sy, sx = (y + 1) // 2, (x + 1) // 2
+            if sy < 4 and sx < 5:
+                tap = (y - (sy * 2 - 1)) * 3 + (x - (sx * 2 - 1))
+                out[0, y, x] = np.where(index[0, sy, sx] == tap, values[0, sy, sx], 0.0)
+    return out
+
+
+def test_max_pooling_with_argmax_and_unpooling_follow_the_delegate(models, runtimes):
+    model = pool_pair(models)
+    assert [op.name for op in model.graphs[0].ops] == ["MaxPoolingWithArgmax2D", "MaxUnpooling2D"]
+    runner = HybridRunner(model, ["gpu", "gpu"], runtimes["fp32"])
+    x = seeded_inputs(model)[0]
+    values, indices, unpooled = runner.run([x])
+    builtin = run_reference(reference_interpreter(models.bytes("k_max_pool_same"), "builtin"), [x])[0]
+    want_values, want_index = delegate_pool_argmax(x)
+    np.testing.assert_allclose(values, builtin, rtol=0, atol=0)  # the values are MAX_POOL_2D's
+    np.testing.assert_array_equal(want_values, builtin)  # the hand-written pooling agrees with it
+    assert indices.dtype == np.int32
+    np.testing.assert_array_equal(indices, want_index)
+    np.testing.assert_array_equal(unpooled, delegate_unpool(want_values, want_index))
+
+
+def test_max_pool_of_values_below_minus_10000_gives_the_delegates_floor(models, runtimes):
+    # tasks/pooling.cc starts the maximum at -10000: on the device, a window of smaller values pools
+    # to -10000, where the reference interpreter returns the true maximum.
+    data = models.bytes("k_max_pool_same")
+    model = ir.from_bytes(data)
+    x = seeded_inputs(model)[0] - 20000.0
+    got = HybridRunner(model, ["gpu"], runtimes["fp32"]).run([x])[0]
+    want = run_reference(reference_interpreter(data, "reference"), [x])[0]
+    assert np.all(want < -19990) and np.all(got == -10000.0)

@@ -3,6 +3,7 @@ turns an op into a step (its kernel launches, bound to device tensors) at load t
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 
 import numpy as np
@@ -31,6 +32,18 @@ def activation(op: Op) -> int:
     if act == 5:
         raise UnsupportedOp(f"op#{op.index} {op.name}: fused activation SIGN_BIT is not supported")
     return int(act)
+
+
+def custom_params(op: Op, count: int) -> tuple[int, ...]:
+    """The first `count` int32 fields of a MediaPipe op's custom_initial_data (a raw C struct:
+    TfLiteTransposeConvParams, TfLitePoolParams), as the delegate reads them."""
+    raw = op.custom_options
+    if len(raw) < 4 * count:
+        raise UnsupportedOp(f"op#{op.index} {op.name}: custom options (the op's parameters) are missing")
+    return struct.unpack_from(f"<{count}i", raw)
+
+
+TFLITE_PADDING_SAME = 1  # TfLitePadding (c/builtin_op_data.h): 0 unknown, 1 SAME, 2 VALID
 
 
 def _quantized(op: Op) -> bool:

@@ -8,18 +8,15 @@ multiplier other than 1.
 
 from __future__ import annotations
 
-import struct
-
 import numpy as np
 
 from gpucompat.ir import Op
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
-from gpucompat.opencl.ops import activation, lowering
+from gpucompat.opencl.ops import TFLITE_PADDING_SAME, activation, custom_params, lowering
 from gpucompat.opencl.ops.indexed import fully_connected_runtime
 
 SAME, VALID = 0, 1  # schema Padding enum
 X_BLOCK = 4  # outputs along x per conv2d work-item (conv.cl)
-_TFLITE_PADDING_SAME = 1  # TfLitePadding (c/builtin_op_data.h): 0 unknown, 1 SAME, 2 VALID
 
 
 def padding(size_in: int, size_out: int, stride: int, kernel: int, dilation: int, mode: int) -> int:
@@ -148,11 +145,8 @@ def transpose_conv_bias(ex: Executor, op: Op) -> Step:
     """MediaPipe's custom op: inputs (input, filter, bias); its custom_initial_data is a raw
     TfLiteTransposeConvParams (padding: 1 SAME / 2 VALID, stride_w, stride_h), as the delegate reads
     it (model_builder.cc TransposeConvCustomOperationParser)."""
-    raw = op.custom_options
-    if len(raw) < 12:
-        raise UnsupportedOp(f"op#{op.index} {op.name}: custom options (the op's parameters) are missing")
-    pad, stride_w, stride_h = struct.unpack_from("<3i", raw)
-    return _transpose_conv(ex, op, op.inputs[0], 2, (stride_h, stride_w), pad == _TFLITE_PADDING_SAME)
+    pad, stride_w, stride_h = custom_params(op, 3)
+    return _transpose_conv(ex, op, op.inputs[0], 2, (stride_h, stride_w), pad == TFLITE_PADDING_SAME)
 
 
 @lowering("FULLY_CONNECTED")
