@@ -21,33 +21,15 @@ __kernel void average_pool(__global const store_t* src, int4 sd, __global store_
   STORE_CELL(dst, od, b, s, y, x, activate(sum / (float)max(count, 1), act));
 }
 
-// The maximum starts at -10000, as in the delegate's kernel (tasks/pooling.cc
+// The maximum of the window of output (b, s, y, x), and in `index` each lane's tap of it within
+// the window, ky * filter_w + kx (the first maximum wins: a later equal value does not replace
+// it). The maximum starts at -10000, as in the delegate's kernel (tasks/pooling.cc
 // GetMaxPoolingKernelCode): a window whose values are all below that yields -10000.
-__kernel void max_pool(__global const store_t* src, int4 sd, __global store_t* dst, int4 od,
-                       int4 k, int2 pad, int act EPILOGUE_PARAMS) {
-  int x = get_global_id(0), y = get_global_id(1), bs = get_global_id(2);
-  int S = (od.w + 3) / 4, b = bs / S, s = bs % S;
+float4 window_max(__global const store_t* src, int4 sd, int b, int s, int y, int x, int4 k, int2 pad,
+                  float4* index) {
+  int S = (sd.w + 3) / 4;
   float4 best = (float4)(-10000.0f);
-  for (int ky = 0; ky < k.x; ky++) {
-    int iy = y * k.z - pad.x + ky;
-    if (iy < 0 || iy >= sd.y) continue;
-    for (int kx = 0; kx < k.y; kx++) {
-      int ix = x * k.w - pad.y + kx;
-      if (ix < 0 || ix >= sd.z) continue;
-      best = fmax(best, LOAD4(src, CELL(b, s, iy, ix, S, sd.y, sd.z)));
-    }
-  }
-  STORE_CELL(dst, od, b, s, y, x, activate(best, act));
-}
-
-// MediaPipe's MaxPoolingWithArgmax2D as the delegate runs it (tasks/pooling.cc, output_indices):
-// each lane's index is the tap of its maximum within the window, ky * filter_w + kx; the first
-// maximum wins (a later equal value does not replace it).
-__kernel void max_pool_argmax(__global const store_t* src, int4 sd, __global store_t* dst, int4 od,
-                              __global store_t* indices, int4 k, int2 pad, int act) {
-  int x = get_global_id(0), y = get_global_id(1), bs = get_global_id(2);
-  int S = (od.w + 3) / 4, b = bs / S, s = bs % S;
-  float4 best = (float4)(-10000.0f), index = (float4)(0.0f);
+  *index = (float4)(0.0f);
   for (int ky = 0; ky < k.x; ky++) {
     int iy = y * k.z - pad.x + ky;
     if (iy < 0 || iy >= sd.y) continue;
@@ -56,11 +38,29 @@ __kernel void max_pool_argmax(__global const store_t* src, int4 sd, __global sto
       if (ix < 0 || ix >= sd.z) continue;
       float4 v = LOAD4(src, CELL(b, s, iy, ix, S, sd.y, sd.z));
       int4 larger = isgreater(v, best);
-      index = select(index, (float4)((float)(ky * k.y + kx)), larger);
+      *index = select(*index, (float4)((float)(ky * k.y + kx)), larger);
       best = select(best, v, larger);
     }
   }
-  int cell = CELL(b, s, y, x, S, od.y, od.z);
+  return best;
+}
+
+__kernel void max_pool(__global const store_t* src, int4 sd, __global store_t* dst, int4 od,
+                       int4 k, int2 pad, int act EPILOGUE_PARAMS) {
+  int x = get_global_id(0), y = get_global_id(1), bs = get_global_id(2);
+  int S = (od.w + 3) / 4, b = bs / S, s = bs % S;
+  float4 index;
+  STORE_CELL(dst, od, b, s, y, x, activate(window_max(src, sd, b, s, y, x, k, pad, &index), act));
+}
+
+// MediaPipe's MaxPoolingWithArgmax2D as the delegate runs it (tasks/pooling.cc, output_indices):
+// the values as max_pool, and the indices of window_max.
+__kernel void max_pool_argmax(__global const store_t* src, int4 sd, __global store_t* dst, int4 od,
+                              __global store_t* indices, int4 k, int2 pad, int act) {
+  int x = get_global_id(0), y = get_global_id(1), bs = get_global_id(2);
+  int S = (od.w + 3) / 4, b = bs / S, s = bs % S, cell = CELL(b, s, y, x, S, od.y, od.z);
+  float4 index;
+  float4 best = window_max(src, sd, b, s, y, x, k, pad, &index);
   STORE4(dst, cell, zero_padding(activate(best, act), s, od.w));
   STORE4(indices, cell, zero_padding(index, s, od.w));
 }
