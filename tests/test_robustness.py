@@ -107,8 +107,6 @@ def test_shapes_claiming_exabytes_cost_nothing(tmp_path, command):
     assert "internal error" not in outcome.stderr and "Traceback" not in outcome.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="verify has no allocation cap yet (gpucompat/verify, helper-4): "
-                   "a 512 MiB-per-tensor model ran for minutes and peaked at 5.5 GB")
 def test_verify_refuses_a_model_over_its_allocation_cap(tmp_path):
     p = tmp_path / "big.tflite"
     p.write_bytes(_claims((1, 16384, 16384, 4)))  # 4 GiB per tensor

@@ -105,3 +105,52 @@ def test_two_processes_share_one_cache_directory(models, tmp_path):
     with open(files[0], "rb") as f:
         version, binaries = pickle.load(f)
     assert version == 1 and binaries
+
+
+# ------------------------------------------------------------ allocation cap (gpucompat/verify/budget.py)
+
+def _add_model(shape) -> bytes:
+    """x -> ADD(x, x) -> y, float32, built with the flatbuffer object API."""
+    sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from ai_edge_litert import schema_py_generated as fb
+
+    from fuzz.seeds import record_of, single_graph
+
+    b, g = single_graph()
+    x, y = g.tensor("x", shape), g.tensor("y", shape)
+    g.op("ADD", [x, x], [y], record_of(fb.AddOptionsT))
+    g.io([x], [y])
+    return b.finish()
+
+
+@pytest.mark.parametrize("precision, executor", [("fp32", 2 * 2 * 120 * 4), ("fp16", 2 * 2 * 120 * 2)])
+def test_allocation_estimate_worked_out_by_hand(precision, executor):
+    # [1,3,5,6] float32: 90 elements, 360 bytes per tensor on the reference side (x and y: 720);
+    # PHWC4 pads 6 channels to 8: 120 lanes per tensor, two tensors, each also staged on the host.
+    from gpucompat.verify import budget
+
+    model = ir.from_bytes(_add_model((1, 3, 5, 6)))
+    need = budget.estimate(model, {0: ["gpu"]}, precision)
+    assert (need.reference, need.cpu_parts, need.executor) == (720, 0, executor)
+    on_cpu = budget.estimate(model, {0: ["cpu"]}, precision)
+    assert (on_cpu.reference, on_cpu.cpu_parts, on_cpu.executor) == (720, 720, 0)
+
+
+def test_sizes_parse_in_binary_units():
+    from gpucompat.errors import GpucompatError
+    from gpucompat.verify.budget import parse_size
+
+    assert [parse_size(s) for s in ("2G", "512M", "3k", "1.5KiB", "100")] == [2 << 30, 512 << 20, 3072, 1536, 100]
+    for bad in ("", "G", "-1M", "nanG", "twoG"):
+        with pytest.raises(GpucompatError):
+            parse_size(bad)
+
+
+def test_max_memory_refuses_or_admits_a_model_by_its_estimate(tmp_path):
+    path = tmp_path / "add.tflite"
+    path.write_bytes(_add_model((1, 3, 5, 6)))  # needs 720 + 1920 = 2640 bytes at fp32
+    r = gpucompat("verify", str(path), "--runs", "1", "--cache-dir", "", "--max-memory", "2K")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "2.6 KiB" in r.stderr and "cap of 2.0 KiB" in r.stderr
+    r = gpucompat("verify", str(path), "--runs", "1", "--cache-dir", "", "--max-memory", "3K")
+    assert r.returncode == 0, r.stderr

@@ -41,12 +41,14 @@ def verify(
     localize: Annotated[bool, typer.Option("--localize", help="On failure, name the first op whose output diverges.")] = False,
     against: Annotated[str | None, typer.Option(help="Compare with this original model instead of MODEL on the reference interpreter.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the random inputs.")] = 0,
+    max_memory: Annotated[str | None, typer.Option(help="Refuse a model whose tensors would need more than this (reference interpreter + executor storage, worked out from the shapes), e.g. 512M (default 2G).")] = None,
     output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.terminal,
     output: Annotated[str | None, typer.Option(help="Write the output to this file (atomically) instead of stdout.")] = None,
 ) -> None:
     """Run MODEL on the OpenCL executor (CPU partitions on the reference interpreter) and compare
     its outputs with the reference interpreter. Exit 0 pass, 1 fail, 2 error."""
     from gpucompat.opencl.runtime import PRECISIONS
+    from gpucompat.verify.budget import parse_size
     from gpucompat.verify.run import Settings, verify_model
 
     if precision not in PRECISIONS:
@@ -54,6 +56,8 @@ def verify(
     settings = Settings(runs=runs, precision=precision, device=device, cache_dir=cache_dir, profile=profile,
                         atol=atol, rtol=rtol, overrides=_overrides(output_tolerance or []), localize=localize,
                         against=against, seed=seed)
+    if max_memory is not None:
+        settings.max_memory = parse_size(max_memory)
     result = verify_model(model, settings)
     doc = result.record()
     protect = tuple(p for p in (model, against) if p)

@@ -12,6 +12,7 @@ import numpy as np
 
 from gpucompat import ir
 from gpucompat.errors import GpucompatError
+from gpucompat.verify import budget
 from gpucompat.verify.compare import DEFAULT_TOLERANCE, OutputStats, Tolerance
 from gpucompat.verify.inputs import random_inputs
 
@@ -33,6 +34,7 @@ class Settings:
     localize: bool = False
     against: str | None = None
     seed: int = 0
+    max_memory: int = budget.parse_size(budget.DEFAULT_MAX_MEMORY)  # bytes of tensors a run may allocate
 
     def tolerance(self, index: int, name: str) -> Tolerance:
         """The tolerance of one output: its override, else --atol / --rtol, else the precision's default."""
@@ -118,8 +120,10 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     model = ir.from_bytes(data, path)
     ref_path = settings.against or path
     ref_bytes = ir.reader.read_bytes(ref_path) if settings.against else data
-    reference = reference_interpreter(ref_bytes, ref_path)
     by_subgraph = placements_by_subgraph(model, settings.profile)
+    original = ir.from_bytes(ref_bytes, ref_path) if settings.against else None
+    budget.enforce(path, budget.estimate(model, by_subgraph, settings.precision, original), settings.max_memory)
+    reference = reference_interpreter(ref_bytes, ref_path)
     where = [p for ps in by_subgraph.values() for p in ps]
     runtime = open_runtime(settings, data) if "gpu" in where else None
     try:
