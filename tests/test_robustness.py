@@ -85,6 +85,20 @@ def test_empty_operand_without_data_still_loads():
     assert [op.name for op in ir.from_bytes(data).graphs[0].ops] == ["RESHAPE"]
 
 
+def test_declared_output_shape_the_reference_does_not_compute(tmp_path):
+    """fuzz seed 0 case 916: a MEAN over H and W whose options lost keep_dims still declares
+    [1,1,1,4]; the reference interpreter computes [1,4], and verify's comparison raised ValueError
+    (internal error). It now names the output and both shapes in one line."""
+    b, g = single_graph()
+    x, axes, y = g.tensor("x", (1, 2, 2, 4)), g.const("axes", np.array([1, 2], np.int32)), g.tensor("mean", (1, 1, 1, 4))
+    g.op("MEAN", [x, axes], [y], record_of(fb.ReducerOptionsT, keepDims=False))
+    g.io([x], [y])
+    p = tmp_path / "m.tflite"
+    p.write_bytes(b.finish())
+    _one_error_line(_run("verify", str(p), "--runs", "1", "--cache-dir", ""),
+                    str(p), "'mean'", "(1, 1, 1, 4)", "(1, 4)")
+
+
 # ------------------------------------------------------------ resource bounds
 
 def _claims(shape: tuple[int, ...]) -> bytes:

@@ -15,9 +15,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gpucompat.errors import GpucompatError
+
 # Defaults per precision (docs/verify.md): fp32 is the target of 1e-5 x max|ref| on fully
 # delegated float models; fp16 storage rounds every tensor to 11 significant bits.
 DEFAULT_TOLERANCE = {"fp32": (1e-5, 1e-5), "fp16": (1e-2, 1e-2)}
+
+
+class ShapeMismatch(GpucompatError):
+    """An output whose two sides disagree on its shape, so no element can be compared."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +55,8 @@ class OutputStats:
     def add(self, test: np.ndarray, ref: np.ndarray) -> None:
         """Fold in one run's output."""
         if np.shape(test) != np.shape(ref):
-            raise ValueError(f"output {self.name!r}: shape {np.shape(test)} differs from the reference's {np.shape(ref)}")
+            raise ShapeMismatch(f"output {self.name!r} has shape {np.shape(test)} on the test side but "
+                                f"{np.shape(ref)} on the reference interpreter")
         diff = np.abs(np.asarray(test, np.float64) - np.asarray(ref, np.float64))
         if diff.size:
             self.run_errors.append(float(diff.mean()))

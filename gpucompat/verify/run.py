@@ -13,7 +13,7 @@ import numpy as np
 from gpucompat import ir
 from gpucompat.errors import GpucompatError
 from gpucompat.verify import budget
-from gpucompat.verify.compare import DEFAULT_TOLERANCE, OutputStats, Tolerance
+from gpucompat.verify.compare import DEFAULT_TOLERANCE, OutputStats, ShapeMismatch, Tolerance
 from gpucompat.verify.inputs import random_inputs
 
 SCHEMA_VERSION = 1
@@ -144,7 +144,11 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
         ref_ms.append((t1 - t0) * 1e3)
         test_ms.append((t2 - t1) * 1e3)
         for stats, g, r in zip(outputs, got, ref):
-            stats.add(_as_float(graph.outputs[stats.index], g), _as_float(graph.outputs[stats.index], r))
+            try:
+                stats.add(_as_float(graph.outputs[stats.index], g), _as_float(graph.outputs[stats.index], r))
+            except ShapeMismatch as e:
+                declared = graph.outputs[stats.index].shape
+                raise GpucompatError(f"{path}: {e} (the model declares {declared})") from None
         if first_bad is None and not all(o.passed for o in outputs):
             first_bad = feeds
     result = VerifyResult(path, settings, runtime.device.name if runtime else "none (every op runs on the CPU)",
