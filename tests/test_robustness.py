@@ -95,8 +95,12 @@ def test_declared_output_shape_the_reference_does_not_compute(tmp_path):
     g.io([x], [y])
     p = tmp_path / "m.tflite"
     p.write_bytes(b.finish())
-    _one_error_line(_run("verify", str(p), "--runs", "1", "--cache-dir", ""),
-                    str(p), "'mean'", "(1, 1, 1, 4)", "(1, 4)")
+    # A fresh process, not the forked runner: a fork after OpenCL started in this process can hang.
+    r = subprocess.run([sys.executable, "-m", "gpucompat", "verify", str(p), "--runs", "1", "--cache-dir", ""],
+                       capture_output=True, text=True, cwd=tempfile.gettempdir(), timeout=120)
+    outcome = runner.Outcome(exit_code=r.returncode, signal=None, timed_out=False, stdout=r.stdout,
+                             stderr=r.stderr, peak_rss_mb=0.0, seconds=0.0)
+    _one_error_line(outcome, str(p), "'mean'", "(1, 1, 1, 4)", "(1, 4)")
 
 
 # ------------------------------------------------------------ resource bounds
