@@ -3,18 +3,27 @@ model fingerprint, precision) holding every program the model needs, so a warm s
 binaries instead of compiling.
 
 Writers go through a temporary file and a rename, so two processes sharing the directory never see
-a half-written file (the last writer wins, and both wrote the same binaries). A file that cannot be
-read is ignored and rebuilt.
+a half-written file (the last writer wins, and both wrote the same binaries).
+
+The file is data only, never code (whoever can write to the cache directory must not be able to run
+anything through it): a magic line, the length of a JSON header, the header listing each program's
+key, size and SHA-256, then the binaries back to back. Anything that does not match exactly (a
+truncated, corrupt, foreign or older file) is a cache miss, rebuilt and rewritten.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import pickle
+import json
+import re
+import struct
 import tempfile
 
-FORMAT = 1
+MAGIC = b"gpucompat program cache\n"
+FORMAT = 2
+_HEADER_LENGTH = struct.Struct("<I")
+_KEY = re.compile(r"[0-9a-f]{24}")
 
 
 def default_dir() -> str:
@@ -47,10 +56,9 @@ class ProgramCache:
             return {}
         try:
             with open(self.path, "rb") as f:
-                version, binaries = pickle.load(f)
-        except Exception:  # truncated, foreign or old file: rebuild
+                return decode(f.read())
+        except (OSError, ValueError, RecursionError):  # unreadable, corrupt, foreign or old: rebuild
             return {}
-        return binaries if version == FORMAT and isinstance(binaries, dict) else {}
 
     def get(self, key: str) -> bytes | None:
         """The binary stored under `key`, if any."""
@@ -72,9 +80,40 @@ class ProgramCache:
             os.makedirs(directory, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".programs-", dir=directory)
             with os.fdopen(fd, "wb") as f:
-                pickle.dump((FORMAT, self.binaries), f)
+                f.write(encode(self.binaries))
             os.replace(tmp, self.path)
             self.dirty = False
         except OSError:
             if tmp and os.path.exists(tmp):
                 os.unlink(tmp)
+
+
+def encode(binaries: dict[str, bytes]) -> bytes:
+    """The file's bytes: magic, header length, JSON header, binaries in header order."""
+    entries = [{"key": k, "size": len(b), "sha256": hashlib.sha256(b).hexdigest()} for k, b in binaries.items()]
+    header = json.dumps({"format": FORMAT, "programs": entries}).encode()
+    return b"".join([MAGIC, _HEADER_LENGTH.pack(len(header)), header, *binaries.values()])
+
+
+def decode(data: bytes) -> dict[str, bytes]:
+    """The binaries of a cache file; ValueError unless every field and checksum is as `encode`
+    writes it."""
+    start = len(MAGIC) + _HEADER_LENGTH.size
+    if not data.startswith(MAGIC) or len(data) < start:
+        raise ValueError("not a program cache file")
+    (length,) = _HEADER_LENGTH.unpack_from(data, len(MAGIC))
+    header = json.loads(data[start:start + length])  # JSONDecodeError is a ValueError
+    if not isinstance(header, dict) or header.get("format") != FORMAT or not isinstance(header.get("programs"), list):
+        raise ValueError("another cache format")
+    binaries, offset = {}, start + length
+    for entry in header["programs"]:
+        key, size, digest = (entry.get(f) if isinstance(entry, dict) else None for f in ("key", "size", "sha256"))
+        if not (isinstance(key, str) and _KEY.fullmatch(key) and isinstance(size, int) and 0 <= size):
+            raise ValueError("malformed entry")
+        binary = data[offset:offset + size]
+        if len(binary) != size or hashlib.sha256(binary).hexdigest() != digest:
+            raise ValueError("truncated or corrupt binary")
+        binaries[key], offset = binary, offset + size
+    if offset != len(data):
+        raise ValueError("trailing bytes")
+    return binaries

@@ -3,7 +3,6 @@ an injected kernel fault, --against, models it cannot run, and the program cache
 
 import json
 import os
-import pickle
 import subprocess
 import sys
 import tempfile
@@ -14,6 +13,7 @@ from cli import gpucompat
 from gpucompat import ir
 from gpucompat.ir import opcodes
 from gpucompat.ir.nodes import OpCode
+from gpucompat.opencl.cache import decode
 from gpucompat.opencl.ops import elementwise
 from gpucompat.verify.run import Settings, open_runtime, verify_model
 
@@ -92,6 +92,50 @@ def test_program_cache_cold_then_warm(models, tmp_path):
     assert other.built == ["conv"]
 
 
+def _warm_cache_file(models, tmp_path) -> str:
+    """A cache directory holding conv_relu's compiled conv program; the path of its one file."""
+    runtime = open_runtime(Settings(cache_dir=str(tmp_path)), models.bytes("conv_relu"))
+    runtime.program("conv")
+    runtime.cache.save()
+    return runtime.cache.path
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "foreign", "trailing", "older"])
+def test_a_damaged_cache_file_is_a_miss_and_is_rebuilt(models, tmp_path, damage):
+    path = _warm_cache_file(models, tmp_path)
+    data = open(path, "rb").read()
+    damaged = {"truncate": data[:-7], "flip": data[:-5] + bytes([data[-5] ^ 1]) + data[-4:],
+               "foreign": b"\x7fELF" + data[4:], "trailing": data + b"\0",
+               "older": data.replace(b'"format": 2', b'"format": 1')}[damage]
+    assert damaged != data
+    with open(path, "wb") as f:
+        f.write(damaged)
+    runtime = open_runtime(Settings(cache_dir=str(tmp_path)), models.bytes("conv_relu"))
+    runtime.program("conv")
+    assert runtime.built == ["conv"] and runtime.loaded == []
+    runtime.cache.save()
+    assert open(path, "rb").read() == data  # rewritten whole (the same binary, rebuilt)
+
+
+def test_a_pickle_in_the_cache_directory_is_never_unpickled(models, tmp_path):
+    """Whoever can write to --cache-dir must not run code: the old pickle format's loader would
+    call os.system here; the data-only format sees a foreign file."""
+    import pickle
+
+    path = _warm_cache_file(models, tmp_path)
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return os.system, (f"touch {marker}",)
+
+    with open(path, "wb") as f:
+        pickle.dump((1, Payload()), f)
+    runtime = open_runtime(Settings(cache_dir=str(tmp_path)), models.bytes("conv_relu"))
+    runtime.program("conv")
+    assert runtime.built == ["conv"] and not marker.exists()
+
+
 def test_two_processes_share_one_cache_directory(models, tmp_path):
     cache = str(tmp_path / "cache")
     cmd = [sys.executable, "-m", "gpucompat", "verify", models.path("conv_relu"), "--runs", "1", "--cache-dir", cache]
@@ -103,8 +147,7 @@ def test_two_processes_share_one_cache_directory(models, tmp_path):
     files = [os.path.join(d, f) for d, _, fs in os.walk(cache) for f in fs]
     assert len(files) == 1 and files[0].endswith("-fp32.bin")  # no temporary file left behind
     with open(files[0], "rb") as f:
-        version, binaries = pickle.load(f)
-    assert version == 1 and binaries
+        assert decode(f.read())  # complete: every checksum matches
 
 
 # ------------------------------------------------------------ allocation cap (gpucompat/verify/budget.py)
