@@ -82,12 +82,15 @@ def render(console, doc: dict) -> None:
     for e in doc["not_applied"]:
         console.print(f"  [yellow]not applied[/yellow] {e['rewrite']} at {e['candidate']}: {e['reason']}")
     v = doc["verification"]
-    if v is not None:
-        worst = max((o["max_abs_diff"] for o in v["outputs"]), default=0.0)
-        state = "[green]passed[/green]" if v["ok"] else "[red]FAILED[/red]"
-        detail = v["error"] or f"max abs diff {worst:.3g}"
-        if v["failing_rewrites"]:
-            detail += f"; failing rewrite: {', '.join(v['failing_rewrites'])} (nothing written)"
-        console.print(f"  verification on the {v['backend']} ({v['tolerance']}): {state}, {detail}")
+    for b in v["backends"] if v is not None else ():
+        worst = max((o["max_abs_diff"] for o in b["outputs"]), default=0.0)
+        if b["not_run"]:
+            console.print(f"  verification on the {b['backend']}: [yellow]not run[/yellow]: {b['not_run']}")
+            continue
+        state = "[green]passed[/green]" if b["ok"] else "[red]FAILED[/red]"
+        console.print(f"  verification on the {b['backend']} ({b['tolerance']}): {state}, "
+                      f"{b['error'] or f'max abs diff {worst:.3g}'}")
+    if v is not None and v["failing_rewrites"]:
+        console.print(f"  failing rewrite: {', '.join(v['failing_rewrites'])} (nothing written)")
     if doc["output"]:
         console.print(f"  wrote {doc['output']}")

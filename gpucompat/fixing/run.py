@@ -13,7 +13,7 @@ from gpucompat.ir.buffers import compact_buffers
 from gpucompat.ir.reader import read_bytes
 from gpucompat.ir.writer import write_atomic
 from gpucompat.check import ModelResult, check_model
-from gpucompat.fixing.verify import Verification, verify
+from gpucompat.fixing.verify import Verifications, verify_everywhere
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
 from gpucompat.rules.profile import Options, Profile
@@ -29,7 +29,7 @@ class Fix:
     trace: Trace
     before: ModelResult
     after: ModelResult
-    verification: Verification | None = None
+    verification: Verifications | None = None
     failing_rewrites: list[str] | None = None  # named after a failed verification
     output: str | None = None
 
@@ -62,10 +62,12 @@ def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Opti
     return Fix(path, original, fixed, trace, before, after)
 
 
-def verify_fix(fix: Fix) -> Verification | None:
-    """Run the numerical comparison when something changed; the result is kept on `fix`."""
+def verify_fix(fix: Fix) -> Verifications | None:
+    """Run the numerical comparison on every backend when something changed, the executor placing
+    ops as the fix's profile and options do; the result is kept on `fix`."""
     if fix.changed:
-        fix.verification = verify(fix.original, fix.fixed, fix.trace.safeties())
+        fix.verification = verify_everywhere(fix.original, fix.fixed, fix.trace.safeties(),
+                                             fix.after.profile.name, fix.after.options)
     return fix.verification
 
 
@@ -82,6 +84,7 @@ def blame(fix: Fix, rewrites: list[Rewrite], profile: Profile, options: Options)
     for rw in (r for r in rewrites if r.name in names):
         model = ir.from_bytes(fix.original, fix.path)
         trace = rewrite_model(model, [rw], profile, options)
-        if trace.applied and not verify(fix.original, ir.to_bytes(model), trace.safeties()).ok:
+        if trace.applied and not verify_everywhere(fix.original, ir.to_bytes(model), trace.safeties(),
+                                                   profile.name, options).ok:
             guilty.append(rw.name)
     return guilty or names

@@ -1,13 +1,22 @@
 """Numerical proof of a fix: the rewritten model against the original, on seeded inputs.
 
-Each backend runs both models on the same inputs and reports the worst difference per output.
-The reference interpreter (ai_edge_litert's CPU interpreter) is the one backend today; the OpenCL
-executor plugs in by adding a `Backend` to `backends()`, and is then asked the same question.
+Each backend runs the fixed model on the inputs the original ran on and reports the worst
+difference per output: the reference interpreter (ai_edge_litert's CPU interpreter) runs both;
+hybrid execution on the included OpenCL executor (GPU partitions placed by the fix's profile, the
+rest on the reference interpreter) runs the fixed model against the original on the reference
+interpreter (an original the fix is for often cannot run there: the converter's STB/BTS chains
+declare intermediate shapes only the interpreter's own shape propagation gets right).
+The executor runs the shapes a model declares, so there dynamic dimensions run at 1 (at 2 on the
+reference interpreter, so a batch mix-up shows). A backend that cannot run a model here (no OpenCL
+device, an op without a kernel) reports "not run" and why, which does not fail the fix.
 
-Tolerance follows the loosest safety class applied: `exact` rewrites must give identical outputs
-(0 difference); `equivalent` and `signature` rewrites may differ by float rounding, at most
-1e-5 of the output's largest magnitude. For a signature rewrite that adds an alpha channel, the
-rewritten model gets the same RGB values plus a random alpha: its outputs must not depend on it.
+Tolerance on the reference interpreter follows the loosest safety class applied: `exact` rewrites
+must give identical outputs (0 difference); `equivalent` and `signature` rewrites may differ by
+float rounding, at most 1e-5 of the output's largest magnitude. On the executor every class is
+held to its fp32 tolerance (atol 1e-5, rtol 1e-5 of the largest magnitude): a rewrite that is
+exact on the CPU can still move ops between partitions and change float rounding there. For a
+signature rewrite that adds an alpha channel, the rewritten model gets the same RGB values plus a
+random alpha: its outputs must not depend on it.
 """
 
 from __future__ import annotations
@@ -35,14 +44,32 @@ class OutputDiff:
         return self.max_abs_diff <= self.bound
 
 
+@dataclass(frozen=True)
+class Tolerance:
+    """How far an output may drift: max(atol, rtol x the original's largest magnitude)."""
+
+    label: str
+    atol: float
+    rtol: float
+
+    def bound(self, want: np.ndarray) -> float:
+        """The largest absolute difference allowed on an output whose original value is `want`."""
+        return max(self.atol, self.rtol * max(float(np.max(np.abs(want), initial=0)), 1e-30))
+
+
+class NotRun(Exception):
+    """A backend cannot run a model on this machine: reported with its reason, not a failure."""
+
+
 @dataclass
 class Verification:
-    """The verdict of one backend: pass or fail, the tolerance, per-output differences."""
+    """The verdict of one backend: pass, fail or not run, the tolerance, per-output differences."""
 
     backend: str
     tolerance: str
     outputs: list[OutputDiff] = field(default_factory=list)
     error: str | None = None
+    not_run: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -51,24 +78,106 @@ class Verification:
     def record(self) -> dict:
         """JSON form."""
         return {"backend": self.backend, "ok": self.ok, "tolerance": self.tolerance, "error": self.error,
+                "not_run": self.not_run,
                 "outputs": [{"name": o.name, "max_abs_diff": o.max_abs_diff, "bound": o.bound, "ok": o.ok}
                             for o in self.outputs]}
+
+
+@dataclass
+class Verifications:
+    """Every backend's verdict on one fix; it passes when none failed (a backend not run is no
+    failure)."""
+
+    results: list[Verification]
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.results)
+
+    def record(self) -> dict:
+        """JSON form: the reference interpreter's fields at the top (the first backend), the overall
+        `ok`, and every backend's record under `backends`."""
+        return {**self.results[0].record(), "ok": self.ok, "backends": [r.record() for r in self.results]}
 
 
 Runner = Callable[[bytes, list[np.ndarray]], tuple[list[str], list[np.ndarray]]]
 
 
+def tolerance_of(safeties: set[str]) -> Tolerance:
+    """On the reference interpreter: 0 when every applied rewrite is exact, else 1e-5 relative."""
+    if safeties <= {"exact"}:
+        return Tolerance("exact", 0.0, 0.0)
+    return Tolerance(f"relative {RELATIVE_TOLERANCE:g}", 0.0, RELATIVE_TOLERANCE)
+
+
+def executor_tolerance(safeties: set[str]) -> Tolerance:
+    """On the executor: its fp32 tolerance for every safety class (gpucompat/verify/compare.py)."""
+    from gpucompat.verify.compare import DEFAULT_TOLERANCE
+
+    atol, rtol = DEFAULT_TOLERANCE["fp32"]
+    return Tolerance(f"executor fp32: atol {atol:g}, rtol {rtol:g}", atol, rtol)
+
+
 @dataclass(frozen=True)
 class Backend:
-    """A way to run a model: name and a function (model bytes, inputs) -> (output names, values)."""
+    """A way to run a model: name, a function (model bytes, inputs) -> (output names, values) that
+    raises NotRun when it cannot, the tolerance it holds a set of safety classes to, the size it
+    runs dynamic dimensions at, and where the original it is compared with runs."""
 
     name: str
     run: Runner
+    tolerance: Callable[[set[str]], Tolerance] = tolerance_of
+    dynamic_dim: int = DYNAMIC_DIM  # what dynamic dimensions are run at
+    original_on: Runner | None = None  # where the original runs (None: on this backend too)
 
 
-def backends() -> list[Backend]:
-    """Backends that verify a fix, reference interpreter first."""
-    return [Backend("reference-interpreter", run_reference)]
+class ExecutorRun:
+    """Hybrid execution as a Runner: GPU partitions (placed by `profile` under `options`) on the
+    OpenCL executor, the rest on the reference interpreter; each model's runner is built once and
+    kept for the next input set."""
+
+    def __init__(self, profile: str, options=None):
+        self.profile, self.options = profile, options
+        self.runners: dict[bytes, object] = {}
+
+    def __call__(self, model_bytes: bytes, inputs: list[np.ndarray]) -> tuple[list[str], list[np.ndarray]]:
+        runner = self.runners.get(model_bytes) or self._build(model_bytes)
+        if isinstance(runner, NotRun):
+            raise runner
+        for t, value in zip(runner.graph.inputs, inputs):
+            if tuple(value.shape) != t.shape:
+                raise NotRun(f"input {t.name!r} runs at {tuple(value.shape)}, the executor only at its "
+                             f"declared shape {t.shape}")
+        return [t.name for t in runner.graph.outputs], runner.run(inputs)
+
+    def _build(self, model_bytes: bytes):
+        from gpucompat import ir
+        from gpucompat.errors import GpucompatError
+        from gpucompat.opencl.hybrid import HybridRunner
+        from gpucompat.verify.run import Settings, open_runtime, placements_by_subgraph
+
+        model = ir.from_bytes(model_bytes)
+        where = placements_by_subgraph(model, self.profile, self.options)
+        try:
+            runtime = open_runtime(Settings(), model_bytes) if any("gpu" in p for p in where.values()) else None
+            runner = HybridRunner(model, where[0], runtime, called=where)
+        except GpucompatError as e:  # no device, an op without a kernel: the executor cannot say
+            runner = NotRun(str(e))
+        self.runners[model_bytes] = runner
+        return runner
+
+
+def backends(profile: str = "gpu-current", options=None) -> list[Backend]:
+    """Backends that verify a fix: the reference interpreter first, then the OpenCL executor."""
+    return [Backend("reference-interpreter", run_reference),
+            Backend("opencl-executor", ExecutorRun(profile, options), executor_tolerance, dynamic_dim=1,
+                    original_on=run_reference)]
+
+
+def verify_everywhere(original: bytes, fixed: bytes, safeties: set[str], profile: str = "gpu-current",
+                      options=None) -> Verifications:
+    """`verify` on every backend."""
+    return Verifications([verify(original, fixed, safeties, b) for b in backends(profile, options)])
 
 
 def run_reference(model_bytes: bytes, inputs: list[np.ndarray]) -> tuple[list[str], list[np.ndarray]]:
@@ -87,15 +196,15 @@ def run_reference(model_bytes: bytes, inputs: list[np.ndarray]) -> tuple[list[st
     return [d["name"] for d in details], [it.get_tensor(d["index"]).copy() for d in details]
 
 
-def input_shapes(model_bytes: bytes) -> list[tuple[tuple[int, ...], np.dtype]]:
-    """Shape (dynamic dimensions set to DYNAMIC_DIM) and dtype of every input, in order."""
+def input_shapes(model_bytes: bytes, dynamic_dim: int = DYNAMIC_DIM) -> list[tuple[tuple[int, ...], np.dtype]]:
+    """Shape (dynamic dimensions set to `dynamic_dim`) and dtype of every input, in order."""
     from ai_edge_litert.interpreter import Interpreter
 
     it = Interpreter(model_content=model_bytes)
     out = []
     for d in it.get_input_details():
         sig = d.get("shape_signature")
-        dims = [DYNAMIC_DIM if s < 0 else s for s in (sig if sig is not None and len(sig) else d["shape"])]
+        dims = [dynamic_dim if s < 0 else s for s in (sig if sig is not None and len(sig) else d["shape"])]
         out.append((tuple(int(x) for x in dims), np.dtype(d["dtype"])))
     return out
 
@@ -128,17 +237,13 @@ def adapt(values: list[np.ndarray], shapes: list[tuple[tuple[int, ...], np.dtype
     return out
 
 
-def tolerance_of(safeties: set[str]) -> str:
-    """'exact' when every applied rewrite is exact, else 'relative 1e-05'."""
-    return "exact" if safeties <= {"exact"} else f"relative {RELATIVE_TOLERANCE:g}"
-
-
 def verify(original: bytes, fixed: bytes, safeties: set[str], backend: Backend | None = None) -> Verification:
-    """Compare `fixed` with `original` on seeded inputs; every output within tolerance passes."""
-    backend = backend or backends()[0]
-    tolerance = tolerance_of(safeties)
-    result = Verification(backend.name, tolerance)
-    shapes, fixed_shapes = input_shapes(original), input_shapes(fixed)
+    """Compare `fixed` with `original` on seeded inputs (on the reference interpreter unless
+    `backend` says otherwise); every output within tolerance passes."""
+    backend = backend or Backend("reference-interpreter", run_reference)
+    tolerance = backend.tolerance(safeties)
+    result = Verification(backend.name, tolerance.label)
+    shapes, fixed_shapes = input_shapes(original, backend.dynamic_dim), input_shapes(fixed, backend.dynamic_dim)
     if len(shapes) != len(fixed_shapes):
         result.error = f"the fixed model has {len(fixed_shapes)} inputs, the original {len(shapes)}"
         return result
@@ -146,8 +251,11 @@ def verify(original: bytes, fixed: bytes, safeties: set[str], backend: Backend |
     for seed in SEEDS:
         values = seeded_inputs(shapes, seed)
         try:
-            names, want = backend.run(original, values)
+            names, want = (backend.original_on or backend.run)(original, values)
             _, got = backend.run(fixed, adapt(values, fixed_shapes, seed))
+        except NotRun as e:
+            result.not_run = str(e)
+            return result
         except Exception as e:  # the runtime's own error text is the finding
             result.error = f"{type(e).__name__}: {e}"
             return result
@@ -159,7 +267,7 @@ def verify(original: bytes, fixed: bytes, safeties: set[str], backend: Backend |
                 result.error = f"output {name!r} has shape {b.shape}, the original {a.shape}"
                 return result
             diff = _max_diff(a, b)
-            bound = 0.0 if tolerance == "exact" else RELATIVE_TOLERANCE * max(float(np.max(np.abs(a), initial=0)), 1e-30)
+            bound = tolerance.bound(a)
             if i not in worst or diff - bound > worst[i].max_abs_diff - worst[i].bound:
                 worst[i] = OutputDiff(name, diff, bound)
     result.outputs = [worst[i] for i in sorted(worst)]

@@ -79,13 +79,14 @@ def _latency(ms: list[float]) -> dict:
     return {"avg": float(a.mean()) if a.size else 0.0, "std": float(a.std()) if a.size else 0.0}
 
 
-def placements_by_subgraph(model: ir.Model, profile_name: str) -> dict[int, list[str]]:
-    """Where the simulated delegate puts each op ("gpu" / "cpu"), per subgraph index."""
+def placements_by_subgraph(model: ir.Model, profile_name: str, options=None) -> dict[int, list[str]]:
+    """Where the simulated delegate puts each op ("gpu" / "cpu"), per subgraph index, under the
+    profile and check options (the defaults when None)."""
     from gpucompat.check import check_model
     from gpucompat.rules import registry
     from gpucompat.rules.profile import Options
 
-    result = check_model(model, registry.get(profile_name), Options())
+    result = check_model(model, registry.get(profile_name), options or Options())
     where: dict[int, list[str]] = {i: [] for i in range(len(model.graphs))}
     for o in result.ops:
         where[o.subgraph].append(o.placement)
