@@ -8,6 +8,7 @@ from the pocl-binary-distribution wheel); `choose(spec)` picks a device by name 
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 
 from gpucompat.errors import GpucompatError
@@ -77,8 +78,23 @@ class Device:
         return bytes(program.get_info(cl().program_info.BINARIES)[0])
 
 
+_STARTED_IN: int | None = None  # the process that first talked to OpenCL
+
+
+def _fork_guard() -> None:
+    """Refuse OpenCL in a process forked (without exec) from one that already used it: the OpenCL
+    state is inherited, but PoCL's worker threads are not, so the first enqueue would wait
+    forever."""
+    global _STARTED_IN
+    if _STARTED_IN is not None and _STARTED_IN != os.getpid():
+        raise CLError("OpenCL was started in a parent process before this one was forked, and its worker "
+                      "threads do not survive a fork: run the executor in a freshly started process")
+    _STARTED_IN = os.getpid()
+
+
 def all_devices() -> list:
     """Every OpenCL device on every platform, GPUs first (the delegate's target when present)."""
+    _fork_guard()
     pcl = cl()
     try:
         devices = [d for p in pcl.get_platforms() for d in p.get_devices()]

@@ -1,7 +1,10 @@
 """Whole models on the executor: quantized tensors in float with the delegate's quantize-and-
 dequantize adjustments, fp16 weights folded at load, and hybrid execution with a CPU island."""
 
+import os
+import signal
 import struct
+import time
 
 import numpy as np
 import pytest
@@ -215,3 +218,29 @@ def test_max_pool_of_values_below_minus_10000_gives_the_delegates_floor(models, 
     got = HybridRunner(model, ["gpu"], runtimes["fp32"]).run([x])[0]
     want = run_reference(reference_interpreter(data, "reference"), [x])[0]
     assert np.all(want < -19990) and np.all(got == -10000.0)
+
+
+def test_a_forked_child_of_an_opencl_process_gets_an_error_not_a_hang(runtimes):
+    # `runtimes` has opened the device in this process. A child forked without exec inherits the
+    # OpenCL state but not PoCL's worker threads, so its first enqueue would wait forever (the fuzz
+    # campaign's forked `verify` case hung that way after executor tests ran in the same process):
+    # opening a device there must fail with a clear error instead.
+    pid = os.fork()
+    if pid == 0:
+        try:
+            choose()
+            os._exit(3)
+        except GpucompatError as e:
+            os._exit(0 if "forked" in str(e) else 4)
+        except BaseException:  # noqa: BLE001 - any other outcome is a failure, reported by the code
+            os._exit(5)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+            return
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    pytest.fail("the forked child hung")
