@@ -76,16 +76,26 @@ def _reshape(op: Op, ctx) -> Step | str | None:
     return None
 
 
+def _permutation(op: Op) -> np.ndarray | None:
+    """A TRANSPOSE's constant permutation when it is one of its input's axes, else None. The kernel
+    refuses indices outside [0, rank) (tflite/kernels/transpose.cc Prepare: "permutations array is
+    out of bounds"); a damaged model may hold anything there."""
+    perm, x = int_values(op.input(1)), op.input(0)
+    if perm is None or x is None or perm.ndim != 1:
+        return None
+    return perm if np.array_equal(np.sort(perm), np.arange(x.rank)) else None
+
+
 def _transpose(op: Op, ctx) -> Step | str | None:
-    perm = int_values(op.input(1))
+    perm = _permutation(op)
     if perm is None:
-        return "permutation not constant"
+        return "permutation not constant, or not a permutation of the input's axes"
     if np.array_equal(perm, np.arange(perm.size)):
         return _bypass(op, op.input(0))
     prev = op.input(0).producer
     if prev is not None and prev.builtin == B["TRANSPOSE"] and sole_reader(op.input(0)) is op:
-        inner = int_values(prev.input(1))
-        if inner is not None and np.array_equal(inner[perm], np.arange(perm.size)):
+        inner = _permutation(prev)
+        if inner is not None and inner.size == perm.size and np.array_equal(inner[perm], np.arange(perm.size)):
             step = _bypass(op, prev.input(0))
             if isinstance(step, Step):
                 step.ops = [prev, op]

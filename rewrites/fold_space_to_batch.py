@@ -34,7 +34,8 @@ from gpucompat.ir import Op, Tensor, build, dtypes
 from gpucompat.rewrites.engine import Match, Rewrite, RewriteContext
 from gpucompat.rewrites.matching import B, int_values, is_channel_constant, of_type, other_input, sole_reader
 
-CONVS = {B["CONV_2D"], B["DEPTHWISE_CONV_2D"]}
+CONV_OPTIONS = {B["CONV_2D"]: fb.Conv2DOptionsT, B["DEPTHWISE_CONV_2D"]: fb.DepthwiseConv2DOptionsT}
+CONVS = set(CONV_OPTIONS)
 # Elementwise ops with one runtime operand from the chain and, for binary ones, a per-channel
 # constant: they commute with BATCH_TO_SPACE_ND.
 UNARY = {B[n] for n in ("RELU", "RELU6", "RELU_N1_TO_1", "RELU_0_TO_1", "TANH", "LOGISTIC", "LEAKY_RELU",
@@ -233,6 +234,9 @@ class FoldSpaceToBatch(Rewrite):
 
 def _conv_problem(conv: Op) -> str | None:
     o = conv.options
+    expected = CONV_OPTIONS[conv.builtin]
+    if not isinstance(o, expected):  # a damaged model: options absent or of another type
+        return f"conv has no {expected.__name__.removesuffix('T')}"
     if o.strideH != 1 or o.strideW != 1:
         return f"conv stride {max(o.strideH, o.strideW)}"
     if o.dilationHFactor != 1 or o.dilationWFactor != 1:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpucompat import ir
-from gpucompat.ir.buffers import compact_buffers
+from gpucompat.ir.buffers import check_metadata_references, compact_buffers
 from gpucompat.ir.reader import read_bytes
 from gpucompat.ir.writer import write_atomic
 from gpucompat.check import ModelResult, check_model
@@ -45,6 +45,7 @@ class Fix:
 
 def rewrite_model(model: ir.Model, rewrites: list[Rewrite], profile: Profile, options: Options) -> Trace:
     """Apply the rewrites in place; the trace of what was and was not applied."""
+    check_metadata_references(model)
     trace = engine.apply(model, rewrites, RewriteContext(profile, options))
     if trace.applied:
         compact_buffers(model)
