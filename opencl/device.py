@@ -7,8 +7,11 @@ from the pocl-binary-distribution wheel); `choose(spec)` picks a device by name 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import re
+import sys
 from dataclasses import dataclass
 
 from gpucompat.errors import GpucompatError
@@ -26,13 +29,35 @@ def cl():
     return pyopencl
 
 
+# "/tmp/...cl:168:5 <Spelling=...>: " in front of a compiler message (a temporary file's name)
+_SOURCE_PLACE = re.compile(r"^\S*\.cl:\d+:\d+(?: <Spelling=[^>]*>)?:\s*")
+
+
+@contextlib.contextmanager
+def native_stderr_silenced():
+    """Keep native log lines (PoCL's compiler's "1 error generated.", the interpreter's "INFO:
+    Created TensorFlow Lite XNNPACK delegate") off file descriptor 2: the command's errors are one
+    line, and failures arrive as exceptions."""
+    sys.stderr.flush()
+    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
 def describe(error: Exception, what: str) -> CLError:
-    """One error mapper: an OpenCL exception -> a CLError saying what failed, with the status the
-    runtime gave (pyopencl names it, e.g. INVALID_WORK_GROUP_SIZE) and the whole build log when a
-    kernel did not compile."""
+    """One error mapper: an OpenCL exception -> a one-line CLError saying what failed, with the
+    status the runtime gave (pyopencl names it, e.g. INVALID_WORK_GROUP_SIZE) and, when a kernel
+    did not compile, the compiler's error lines from the build log."""
     text = str(error).strip()
     if "BUILD_PROGRAM_FAILURE" in text:
-        return CLError(f"{what}: the OpenCL compiler rejected the kernel:\n{text}")
+        errors = [_SOURCE_PLACE.sub("", line.split("error:", 1)[1].strip())
+                  for line in text.splitlines() if "error:" in line]
+        return CLError(f"{what}: the OpenCL compiler rejected the kernel: {'; '.join(errors) or 'no error in the build log'}")
     return CLError(f"{what}: {text.splitlines()[0] if text else type(error).__name__}")
 
 
@@ -60,7 +85,8 @@ class Device:
         """Compile `source`; a CLError with the build log when it does not compile."""
         pcl = cl()
         try:
-            return pcl.Program(self.context, source).build(options=options, cache_dir=False)
+            with native_stderr_silenced():
+                return pcl.Program(self.context, source).build(options=options, cache_dir=False)
         except pcl.Error as e:
             raise describe(e, what) from None
 

@@ -124,6 +124,8 @@ class Executor:
         if id(t) not in self.tensors:
             v = self.value(t)
             shape = self.shape(t)
+            if shape.vec4s == 0:  # OpenCL has no empty buffers (clCreateBuffer: CL_INVALID_BUFFER_SIZE)
+                raise UnsupportedOp(f"tensor#{t.index} {t.name!r} has no elements (shape {t.shape})")
             self.tensors[id(t)] = self.runtime.upload(v, shape) if v is not None else self.runtime.empty(shape)
         return self.tensors[id(t)]
 

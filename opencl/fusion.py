@@ -22,6 +22,14 @@ from gpucompat.ir import Op
 from gpucompat.opencl.layout import bhwc
 
 
+# Ops linked into one kernel at most. The delegate's MergeElementwiseNodes has no count of its
+# own, but a kernel is bounded by what the device's compiler accepts: each link nests its
+# producer's value two brackets deeper (activate(binary(...))) and OpenCL C compilers stop at 256
+# (clang's bracket nesting limit, "bracket nesting level exceeded"); a longer chain continues in
+# the next kernel, as a new producer.
+MAX_LINKS = 64
+
+
 def groups(ops: list[Op], handed_on: set[int], producer: Callable[[Op], bool],
            linkable: Callable[[Op], bool]) -> list[list[Op]]:
     """The partition's ops (execution order) as runs to execute: [producer, linked ops...] where
@@ -33,7 +41,7 @@ def groups(ops: list[Op], handed_on: set[int], producer: Callable[[Op], bool],
         if id(op) in linked:
             continue
         run = [op]
-        while producer(op):
+        while producer(op) and len(run) <= MAX_LINKS:
             nxt = _next_link(run[-1], position, position[id(op)], handed_on, linkable)
             if nxt is None:
                 break

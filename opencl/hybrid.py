@@ -13,9 +13,6 @@ model_transformations.cc merge_densify, model_builder.cc DequantizeOperationPars
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
 import time
 from dataclasses import dataclass, field
 
@@ -25,6 +22,7 @@ from gpucompat import ir
 from gpucompat.errors import GpucompatError
 from gpucompat.ir import dtypes
 from gpucompat.opencl.cut import SUBGRAPH_FIELDS, cut
+from gpucompat.opencl.device import native_stderr_silenced
 from gpucompat.opencl.executor import Executor, RecordingExecutor
 from gpucompat.opencl.runtime import Runtime
 
@@ -47,37 +45,53 @@ def reference_interpreter(model_bytes: bytes, what: str, preserve: bool = False,
 
     resolver = OpResolverType.AUTO if xnnpack else OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
     try:
-        with _native_stderr_silenced():
+        with native_stderr_silenced():
             it = Interpreter(model_content=model_bytes, experimental_preserve_all_tensors=preserve,
                              experimental_op_resolver_type=resolver)
             it.allocate_tensors()
     except (ValueError, RuntimeError) as e:
         reason = " ".join(str(e).split())
         raise GpucompatError(f"the reference interpreter cannot run {what}: {reason}") from None
+    try:
+        it.get_input_details(), it.get_output_details()
+    except UnicodeDecodeError:
+        return reference_interpreter(_with_readable_names(model_bytes), what, preserve, xnnpack)
     return it
 
 
-@contextlib.contextmanager
-def _native_stderr_silenced():
-    """Keep the runtime's native log lines ("INFO: Created TensorFlow Lite XNNPACK delegate") off
-    file descriptor 2: the command's errors are one line, and failures arrive as exceptions."""
-    sys.stderr.flush()
-    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)
-    try:
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
+def _with_readable_names(model_bytes: bytes) -> bytes:
+    """The model with every tensor name decoded (bytes that are not UTF-8 become U+FFFD): the
+    interpreter's Python API decodes names strictly and fails on them, while its kernels never
+    read a name, so the run is the same."""
+    model = ir.from_bytes(model_bytes)
+    for graph in model.graphs:
+        for t in graph.tensors:
+            t.fb.name = t.name
+    return ir.to_bytes(model)
 
 
 def run_reference(it, feeds: list[np.ndarray]) -> list[np.ndarray]:
-    """Invoke an interpreter on inputs in input order; outputs in output order."""
+    """Invoke an interpreter on inputs in input order; outputs in output order. A model the
+    runtime refuses only when it runs (an input tensor without data, for instance) is one line."""
     for d, v in zip(it.get_input_details(), feeds):
         it.set_tensor(d["index"], np.asarray(v, d["dtype"]).reshape(d["shape"]))
-    it.invoke()
+    try:
+        with native_stderr_silenced():
+            it.invoke()
+    except (ValueError, RuntimeError) as e:
+        reason = " ".join(str(e).split())
+        raise GpucompatError(f"the reference interpreter cannot run the model: {reason}") from None
     return [it.get_tensor(d["index"]).copy() for d in it.get_output_details()]
+
+
+def refuse_invalid_order(model: ir.Model, what: str) -> None:
+    """A one-line error when a subgraph's execution plan is not a topological order (an op reading
+    its own output, a cycle): the runtime executes the plan as written and would read tensors
+    nothing has written yet (subgraph.cc Invoke; the interpreter may crash on it)."""
+    for i, graph in enumerate(model.graphs):
+        problem = graph.topological_problem()
+        if problem:
+            raise GpucompatError(f"{what}: subgraph {i} cannot be run, its execution order is invalid: {problem}")
 
 
 def segments(graph: ir.Graph, placements: list[str], skip: set[int]) -> list[Segment]:
@@ -186,6 +200,8 @@ class HybridRunner:
         self.placements_called = called or {}
         self.callees: dict[int, HybridRunner] = {}
         self.graph = model.graphs[graph]
+        if graph == 0:
+            refuse_invalid_order(model, model.path or "the model")
         self.folded = fold_constants(self.graph)
         skip = {id(op) for op in self.graph.ops if all(id(t) in self.folded for t in op.outputs)}
         where = ["control" if op.name in CONTROL_FLOW else p for op, p in zip(self.graph.ops, placements)]

@@ -115,7 +115,10 @@ class Runtime:
     def _buffer(self, host: np.ndarray):
         pcl = cl()
         flags = pcl.mem_flags.READ_WRITE | pcl.mem_flags.COPY_HOST_PTR
-        return pcl.Buffer(self.device.context, flags, hostbuf=np.ascontiguousarray(host))
+        try:
+            return pcl.Buffer(self.device.context, flags, hostbuf=np.ascontiguousarray(host))
+        except pcl.Error as e:  # a zero-element tensor (OpenCL has no empty buffers), or too large
+            raise describe(e, f"allocating a device buffer of {host.nbytes} bytes") from None
 
     def empty(self, shape: BHWC) -> GpuTensor:
         """An uninitialised tensor (zeros, so padding lanes start defined)."""
@@ -129,16 +132,24 @@ class Runtime:
         """Queue the overwrite of a device tensor with BHWC host data (a partition input, each run)
         without waiting; returns the staging array, which must live until the queue is finished."""
         host = to_phwc4(np.asarray(array, np.float32), tensor.shape).astype(self.storage)
-        cl().enqueue_copy(self.device.queue, tensor.buffer, host, is_blocking=False)
+        pcl = cl()
+        try:
+            pcl.enqueue_copy(self.device.queue, tensor.buffer, host, is_blocking=False)
+        except pcl.Error as e:
+            raise describe(e, "copying an input to the device") from None
         return host
 
     def download(self, *tensors: GpuTensor) -> list[np.ndarray]:
         """PHWC4 tensors -> float32 BHWC host data (the delegate's output conversion): every read
         queued, then one wait."""
         hosts = [np.empty(t.shape.vec4s * 4, self.storage) for t in tensors]
-        for t, host in zip(tensors, hosts):
-            cl().enqueue_copy(self.device.queue, host, t.buffer, is_blocking=False)
-        self.finish()
+        pcl = cl()
+        try:
+            for t, host in zip(tensors, hosts):
+                pcl.enqueue_copy(self.device.queue, host, t.buffer, is_blocking=False)
+            self.finish()
+        except pcl.Error as e:
+            raise describe(e, "reading results back from the device") from None
         return [from_phwc4(host, t.shape).astype(np.float32) for t, host in zip(tensors, hosts)]
 
     def weights(self, array: np.ndarray):

@@ -114,7 +114,7 @@ def open_runtime(settings: Settings, model_bytes: bytes):
 def verify_model(path: str, settings: Settings) -> VerifyResult:
     """Run the comparison; GpucompatError (exit 2) for anything that cannot be run."""
     from gpucompat.opencl.executor import UnsupportedOp
-    from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
+    from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, refuse_invalid_order, run_reference
 
     if settings.runs < 1:
         raise GpucompatError("--runs must be at least 1")
@@ -124,6 +124,9 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     ref_bytes = ir.reader.read_bytes(ref_path) if settings.against else data
     by_subgraph = placements_by_subgraph(model, settings.profile)
     original = ir.from_bytes(ref_bytes, ref_path) if settings.against else None
+    refuse_invalid_order(model, path)
+    if original is not None:
+        refuse_invalid_order(original, ref_path)
     budget.enforce(path, budget.estimate(model, by_subgraph, settings.precision, original), settings.max_memory)
     reference = reference_interpreter(ref_bytes, ref_path)
     where = [p for ps in by_subgraph.values() for p in ps]

@@ -25,6 +25,20 @@ def lowering(*names: str):
     return wrap
 
 
+class _ZeroParams:
+    """The params the runtime gives an op whose options table is absent: flatbuffer_conversions.cc
+    allocates them value-initialised and fills them only from builtin_options_as_<Table>(), so
+    every field reads 0 / false. (A table of another type is refused by the IR reader.)"""
+
+    def __getattr__(self, name: str) -> int:
+        return 0
+
+
+def options(op: Op):
+    """The op's options as the runtime parses them: its record, or all-zero params without one."""
+    return op.options if op.options is not None else _ZeroParams()
+
+
 def activation(op: Op) -> int:
     """The op's fused activation (0 when it has none); SIGN_BIT has no kernel, as in the delegate
     (gpu_compatibility.cc IsActivationSupported)."""

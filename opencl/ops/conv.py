@@ -12,7 +12,7 @@ import numpy as np
 
 from gpucompat.ir import Op
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
-from gpucompat.opencl.ops import TFLITE_PADDING_SAME, activation, custom_params, lowering
+from gpucompat.opencl.ops import TFLITE_PADDING_SAME, activation, custom_params, lowering, options
 from gpucompat.opencl.ops.indexed import fully_connected_runtime
 
 SAME, VALID = 0, 1  # schema Padding enum
@@ -75,7 +75,7 @@ def x_blocks(ex: Executor, out) -> tuple[int, int, int]:
 
 
 def _window(ex: Executor, op: Op, src, out, kh: int, kw: int):
-    o = op.options
+    o = options(op)
     dh, dw = o.dilationHFactor or 1, o.dilationWFactor or 1
     si, so = ex.shape(src), ex.shape(out)
     k = (kh, kw, o.strideH, o.strideW)
@@ -136,7 +136,7 @@ def _transpose_conv(ex: Executor, op: Op, src, bias_index: int, strides: tuple[i
 @lowering("TRANSPOSE_CONV")
 def transpose_conv(ex: Executor, op: Op) -> Step:
     """Inputs (output_shape, filter, input, bias?)."""
-    o = op.options
+    o = options(op)
     return _transpose_conv(ex, op, op.inputs[2], 3, (o.strideH, o.strideW), o.padding == SAME)
 
 

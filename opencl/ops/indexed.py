@@ -13,7 +13,7 @@ import numpy as np
 from gpucompat.ir import Op, Tensor
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
 from gpucompat.opencl.layout import phwc4_positions
-from gpucompat.opencl.ops import activation, lowering
+from gpucompat.opencl.ops import activation, lowering, options
 
 
 def positions(ex: Executor, t: Tensor) -> np.ndarray:
@@ -49,7 +49,7 @@ def gather_runtime(ex: Executor, op: Op) -> Step:
     data, indices, out = op.inputs[0], op.inputs[1], op.outputs[0]
     if len(indices.shape) != 1:
         raise UnsupportedOp(f"op#{op.index} GATHER: runtime indices must be 1-D")
-    axis = op.options.axis % len(data.shape)
+    axis = options(op).axis % len(data.shape)
     table, rows = axis_table(ex, data, axis)
     pick = positions(ex, indices).reshape([1] * axis + [-1] + [1] * (len(data.shape) - axis - 1))
     return _launch(ex, op, "gather_runtime", ex.tensor(data), ex.tensor(indices), per_float(ex, out, rows),
@@ -68,8 +68,8 @@ def cumsum(ex: Executor, op: Op) -> Step:
     size = src.shape[axis]
     table, rows = axis_table(ex, src, axis)
     at = np.arange(size).reshape([1] * axis + [-1] + [1] * (len(src.shape) - axis - 1))
-    skip = int(bool(op.options.exclusive))
-    first, last = (at + skip, np.full_like(at, size)) if op.options.reverse else (np.zeros_like(at), at + 1 - skip)
+    skip = int(bool(options(op).exclusive))
+    first, last = (at + skip, np.full_like(at, size)) if options(op).reverse else (np.zeros_like(at), at + 1 - skip)
     return _launch(ex, op, "axis_sum", ex.tensor(src), per_float(ex, out, rows), per_float(ex, out, first),
                    per_float(ex, out, last), table, (size,))
 
@@ -81,7 +81,7 @@ def one_hot(ex: Executor, op: Op) -> Step:
     on, off = ex.value(op.input(2)), ex.value(op.input(3))
     if on is None or off is None:
         raise UnsupportedOp(f"op#{op.index} ONE_HOT: on and off values must be constants")
-    axis = op.options.axis % len(out.shape)
+    axis = options(op).axis % len(out.shape)
     pick = np.expand_dims(positions(ex, indices), axis)
     depth = np.arange(out.shape[axis]).reshape([1] * axis + [-1] + [1] * (len(out.shape) - axis - 1))
     return _launch(ex, op, "one_hot", ex.tensor(indices), per_float(ex, out, pick), per_float(ex, out, depth),
@@ -117,9 +117,9 @@ def batch_matmul(ex: Executor, op: Op) -> Step:
     dimensions broadcast (kernels/batch_matmul.cc)."""
     a, b, out = op.inputs[0], op.inputs[1], op.outputs[0]
     pa, pb = positions(ex, a), positions(ex, b)
-    if op.options.adjX:
+    if options(op).adjX:
         pa = np.swapaxes(pa, -1, -2)
-    if not op.options.adjY:
+    if not options(op).adjY:
         pb = np.swapaxes(pb, -1, -2)
     lead = tuple(out.shape[:-2])
     pa = np.broadcast_to(pa, lead + pa.shape[-2:])

@@ -11,7 +11,7 @@ import numpy as np
 from gpucompat.ir import Op
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
 from gpucompat.opencl.layout import BHWC, phwc4_positions
-from gpucompat.opencl.ops import lowering, sequence
+from gpucompat.opencl.ops import lowering, options, sequence
 from gpucompat.opencl.runtime import GpuTensor
 
 
@@ -76,7 +76,7 @@ def strided_slice(ex: Executor, op: Op) -> Step:
     """begin / end / strides constant, with begin, end and shrink-axis masks (TFLite's
     strided_slice semantics, offset=false); ellipsis and new-axis masks are not supported, as in
     the delegate."""
-    o = op.options
+    o = options(op)
     if o.ellipsisMask or o.newAxisMask or getattr(o, "offset", False):
         raise UnsupportedOp(f"op#{op.index} STRIDED_SLICE: ellipsis / new-axis masks and offset are not supported")
     begin, end, strides = (_const_ints(ex, op, i) for i in (1, 2, 3))
@@ -101,7 +101,7 @@ def pad(ex: Executor, op: Op) -> Step:
 @lowering("MIRROR_PAD")
 def mirror_pad(ex: Executor, op: Op) -> Step:
     """mode 0 REFLECT (edge not repeated), 1 SYMMETRIC (edge repeated)."""
-    mode = "reflect" if op.options.mode == 0 else "symmetric"
+    mode = "reflect" if options(op).mode == 0 else "symmetric"
     return _unary_map(ex, op, np.pad(numbered(op.inputs[0].shape), _const_ints(ex, op, 1), mode=mode))
 
 
@@ -113,7 +113,7 @@ def tile(ex: Executor, op: Op) -> Step:
 @lowering("DEPTH_TO_SPACE")
 def depth_to_space(ex: Executor, op: Op) -> Step:
     """out[b, h*k + i, w*k + j, c] = in[b, h, w, (i*k + j) * C_out + c]."""
-    k = op.options.blockSize
+    k = options(op).blockSize
     b, h, w, c = op.inputs[0].shape
     src = numbered((b, h, w, c)).reshape(b, h, w, k, k, c // (k * k)).transpose(0, 1, 3, 2, 4, 5)
     return _unary_map(ex, op, src.reshape(b, h * k, w * k, c // (k * k)))
@@ -122,7 +122,7 @@ def depth_to_space(ex: Executor, op: Op) -> Step:
 @lowering("SPACE_TO_DEPTH")
 def space_to_depth(ex: Executor, op: Op) -> Step:
     """The inverse of DEPTH_TO_SPACE."""
-    k = op.options.blockSize
+    k = options(op).blockSize
     b, h, w, c = op.inputs[0].shape
     src = numbered((b, h, w, c)).reshape(b, h // k, k, w // k, k, c).transpose(0, 1, 3, 2, 4, 5)
     return _unary_map(ex, op, src.reshape(b, h // k, w // k, c * k * k))
@@ -136,7 +136,7 @@ def gather(ex: Executor, op: Op) -> Step:
         from gpucompat.opencl.ops.indexed import gather_runtime
 
         return gather_runtime(ex, op)
-    axis = op.options.axis % len(op.inputs[0].shape)
+    axis = options(op).axis % len(op.inputs[0].shape)
     return _unary_map(ex, op, np.take(numbered(op.inputs[0].shape), _const_ints(ex, op, 1), axis=axis))
 
 
@@ -164,7 +164,7 @@ def split_v(ex: Executor, op: Op) -> Step:
 @lowering("UNPACK")
 def unpack(ex: Executor, op: Op) -> Step:
     shape = op.inputs[0].shape
-    axis = op.options.axis % len(shape)
+    axis = options(op).axis % len(shape)
     return _pieces(ex, op, 0, [np.take(numbered(shape), i, axis=axis) for i in range(len(op.outputs))])
 
 
@@ -191,15 +191,15 @@ def _scatter_step(ex: Executor, src: GpuTensor, dst: GpuTensor, mapping: np.ndar
 
 @lowering("CONCATENATION")
 def concatenation(ex: Executor, op: Op) -> Step:
-    if op.options.fusedActivationFunction:
+    if options(op).fusedActivationFunction:
         raise UnsupportedOp(f"op#{op.index} CONCATENATION: fused activations are not supported")
-    axis = op.options.axis % len(op.outputs[0].shape)
+    axis = options(op).axis % len(op.outputs[0].shape)
     return _assemble(ex, op, lambda parts: np.concatenate(parts, axis=axis))
 
 
 @lowering("PACK")
 def pack(ex: Executor, op: Op) -> Step:
-    axis = op.options.axis % len(op.outputs[0].shape)
+    axis = options(op).axis % len(op.outputs[0].shape)
     return _assemble(ex, op, lambda parts: np.stack(parts, axis=axis))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gpucompat.ir import Op
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
-from gpucompat.opencl.ops import TFLITE_PADDING_SAME, activation, custom_params, lowering
+from gpucompat.opencl.ops import TFLITE_PADDING_SAME, activation, custom_params, lowering, options
 from gpucompat.opencl.ops.conv import SAME, VALID, padding
 
 KERNELS = {"AVERAGE_POOL_2D": "average_pool", "MAX_POOL_2D": "max_pool"}
@@ -13,7 +13,7 @@ KERNELS = {"AVERAGE_POOL_2D": "average_pool", "MAX_POOL_2D": "max_pool"}
 
 @lowering(*KERNELS)
 def pool2d(ex: Executor, op: Op) -> Step:
-    o = op.options
+    o = options(op)
     src, out = op.inputs[0], op.outputs[0]
     si, so = ex.shape(src), ex.shape(out)
     k = (o.filterHeight, o.filterWidth, o.strideH, o.strideW)

@@ -8,7 +8,7 @@ import numpy as np
 from gpucompat.ir import Op
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
 from gpucompat.opencl.layout import BHWC
-from gpucompat.opencl.ops import lowering, sequence
+from gpucompat.opencl.ops import lowering, options, sequence
 from gpucompat.opencl.ops.movement import keepdims_tensor
 
 _OPS = {"SUM": 0, "MEAN": 1, "REDUCE_MAX": 2, "REDUCE_MIN": 3, "REDUCE_PROD": 4}
@@ -39,5 +39,5 @@ def softmax(ex: Executor, op: Op) -> Step:
     """Along the last axis (always channels in BHWC)."""
     src, out = op.inputs[0], op.outputs[0]
     s = ex.shape(src)
-    beta = float(op.options.beta)
+    beta = float(options(op).beta)
     return ex.runtime.prepare("reduce", "softmax", (s.w, s.h, s.b), ex.tensor(src), ex.tensor(out), s.dims, beta)

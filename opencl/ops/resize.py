@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gpucompat.ir import Op
 from gpucompat.opencl.executor import Executor, Step
-from gpucompat.opencl.ops import lowering
+from gpucompat.opencl.ops import lowering, options
 
 KERNELS = {"RESIZE_BILINEAR": "resize_bilinear", "RESIZE_NEAREST_NEIGHBOR": "resize_nearest"}
 
@@ -20,7 +20,7 @@ def scale(size_in: int, size_out: int, align_corners: bool) -> float:
 
 @lowering(*KERNELS)
 def resize(ex: Executor, op: Op) -> Step:
-    o = op.options
+    o = options(op)
     src, out = op.inputs[0], op.outputs[0]
     si, so = ex.shape(src), ex.shape(out)
     factors = (float(scale(si.h, so.h, o.alignCorners)), float(scale(si.w, so.w, o.alignCorners)))
