@@ -11,6 +11,7 @@ import typer
 
 from gpucompat.commands.common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, BackendChoice, FailOn, Format, write_text
 from gpucompat.errors import GpucompatError
+from gpucompat.output.text import printable
 
 
 def check(
@@ -74,7 +75,7 @@ def check(
     # whatever the format, a model that could not be checked is one line on stderr (once, whatever
     # the number of profiles)
     for path, error in dict.fromkeys((r["path"], r["error"]) for r in recs if r["error"]):
-        typer.echo(f"gpucompat: {path}: {error}", err=True)
+        typer.echo(printable(f"gpucompat: {path}: {error}"), err=True)
     if html:
         from gpucompat.report import write_report
 

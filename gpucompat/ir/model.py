@@ -73,7 +73,7 @@ class Model:
         """Metadata entries by name, with their buffer bytes."""
         out = {}
         for m in self.fb.metadata or []:
-            name = m.name.decode() if isinstance(m.name, bytes) else (m.name or "")
+            name = m.name.decode("utf-8", "replace") if isinstance(m.name, bytes) else (m.name or "")
             buf = self.buffer(m.buffer)
             out[name] = bytes(np.asarray(buf.data, dtype=np.uint8)) if buf is not None and buf.data is not None else b""
         return out

@@ -8,7 +8,7 @@ import numpy as np
 from ai_edge_litert import schema_py_generated as fb
 
 from gpucompat.errors import ModelError
-from gpucompat.ir import dtypes
+from gpucompat.ir import dtypes, options
 from gpucompat.ir.fastread import fast_tables
 from gpucompat.ir.graph import Graph
 from gpucompat.ir.model import Model
@@ -23,8 +23,17 @@ _NO_OUTPUTS = frozenset({fb.BuiltinOperator.ASSIGN_VARIABLE, fb.BuiltinOperator.
 # Operands the kernels read unconditionally (conv.cc, depthwise_conv.cc, fully_connected.cc,
 # transpose_conv.cc: GetInput / GetInputSafe of the data, filter and, for TRANSPOSE_CONV, output
 # shape tensors): absent or optional (-1) there, the runtime refuses the model at Prepare.
+# cumsum.cc reads its data and axis operands the same way.
 _REQUIRED_INPUTS = {fb.BuiltinOperator.CONV_2D: 2, fb.BuiltinOperator.DEPTHWISE_CONV_2D: 2,
-                    fb.BuiltinOperator.FULLY_CONNECTED: 2, fb.BuiltinOperator.TRANSPOSE_CONV: 3}
+                    fb.BuiltinOperator.FULLY_CONNECTED: 2, fb.BuiltinOperator.TRANSPOSE_CONV: 3,
+                    fb.BuiltinOperator.CUMSUM: 2}
+# Ops whose kernels compute their output size from the options' strides (padding.h ComputeOutSize:
+# `if (stride == 0) return 0`): without their options table the runtime's zero-initialised params
+# (flatbuffer_conversions.cc leaves them so when builtin_options_as_<Table>() is null) give an
+# output with no elements.
+_STRIDED = frozenset({fb.BuiltinOperator.CONV_2D, fb.BuiltinOperator.DEPTHWISE_CONV_2D,
+                      fb.BuiltinOperator.AVERAGE_POOL_2D, fb.BuiltinOperator.MAX_POOL_2D,
+                      fb.BuiltinOperator.L2_POOL_2D})
 _SIGNATURES = {
     b"\x89PNG": "a PNG image",
     b"\xff\xd8\xff": "a JPEG image",
@@ -181,6 +190,7 @@ def _validate_operands(g: Graph, path: str) -> None:
     inputs = {id(t) for t in g.inputs}
     for op in g.ops:
         where = f"subgraph {g.index}: operator {op.index} ({op.name})"
+        _validate_options(op, where, path)
         if not op.outputs and op.builtin not in _NO_OUTPUTS:
             raise ModelError(path, f"{where} has no outputs")
         required = _REQUIRED_INPUTS.get(op.builtin, 0)
@@ -191,6 +201,22 @@ def _validate_operands(g: Graph, path: str) -> None:
                     and t.num_elements > 0):
                 raise ModelError(path, f"{where} reads tensor {t.index} {t.name!r}, which nothing writes "
                                        "(not an input, a constant or another op's output)")
+
+
+def _validate_options(op: Op, where: str, path: str) -> None:
+    """Refuse builtin options of another op's table (the runtime's builtin_options_as_<Table>()
+    would read none, and every reader of `op.options` expects the op's own fields) and a strided
+    op without its options (its output would have no elements)."""
+    expected = options.EXPECTED.get(op.builtin)
+    if expected is None:
+        return
+    tag = op.fb.builtinOptionsType
+    if tag not in (fb.BuiltinOptions.NONE, expected):
+        raise ModelError(path, f"{where} has builtin options of type {options.table_name(tag)}, "
+                               f"but the op reads {options.table_name(expected)}")
+    if op.options is None and op.builtin in _STRIDED:
+        raise ModelError(path, f"{where} has no {options.table_name(expected)} (its strides would be 0 "
+                               "and its output would have no elements)")
 
 
 def _validate_tensor(t, gi: int, ti: int, n_buffers: int, path: str) -> None:

@@ -3,12 +3,16 @@ that is not in the baseline, and one per model that could not be checked."""
 
 from __future__ import annotations
 
+from gpucompat.output.text import printable
+
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 
 
 def _data(text: str) -> str:
-    """Escape a command's message (GitHub's workflow-command encoding)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Escape a command's message (GitHub's workflow-command encoding of '%', CR and LF), then
+    write any other control or separator character from a model's names as an escape: a
+    vertical tab or U+2028 would otherwise start a line that is not a workflow command."""
+    return printable(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _prop(text: str) -> str:

@@ -1,4 +1,8 @@
-"""The terminal summary of a check (rich; colour only on a TTY)."""
+"""The terminal summary of a check (rich; colour only on a TTY).
+
+Names in a record come from the model: every string is made printable first (no control
+characters reach the terminal), and everything is printed as plain text, never parsed as rich
+markup (`_print`, `_row`)."""
 
 from __future__ import annotations
 
@@ -6,8 +10,20 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from gpucompat.output.text import printable_record
+
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _TOP = 5  # entries shown per ranked list (the JSON has them all)
+
+
+def _print(console: Console, *objects) -> None:
+    """Print as plain text: brackets in a model's names stay brackets."""
+    console.print(*objects, markup=False)
+
+
+def _row(table: Table, *cells: str) -> None:
+    """Add a row of plain-text cells (a str cell would be parsed as markup)."""
+    table.add_row(*(Text(c) for c in cells))
 
 
 def _pct(part: int, whole: int) -> str:
@@ -16,33 +32,37 @@ def _pct(part: int, whole: int) -> str:
 
 def render_model(console: Console, rec: dict) -> None:
     """Print one model's record."""
+    _render_model(console, printable_record(rec))
+
+
+def _render_model(console: Console, rec: dict) -> None:
     path = rec["path"]
     if rec["error"]:
-        console.print(Text(f"{path}: error: {rec['error']}", style="bold red"))
+        _print(console, Text(f"{path}: error: {rec['error']}", style="bold red"))
         return
     s = rec["summary"]
     head = Text()
     head.append(f"{path}", style="bold")
     head.append(f"  [{rec['profile']}, backend {rec['options']['backend']}]")
-    console.print(head)
-    console.print(f"  ops: {s['ops_total']} total, {s['ops_gpu']} on GPU ({_pct(s['ops_gpu'], s['ops_total'])}), "
+    _print(console, head)
+    _print(console, f"  ops: {s['ops_total']} total, {s['ops_gpu']} on GPU ({_pct(s['ops_gpu'], s['ops_total'])}), "
                   f"{s['ops_cpu']} on CPU ({_pct(s['ops_cpu'], s['ops_total'])})")
-    console.print(f"  partitions: {s['partitions_total']} after delegation (CPU and GPU), "
+    _print(console, f"  partitions: {s['partitions_total']} after delegation (CPU and GPU), "
                   f"{s['partitions_delegated']} delegated")
     if s.get("failure"):
-        console.print(Text(f"  NO GPU AT ALL: {s['failure']}", style="bold white on red"))
+        _print(console, Text(f"  NO GPU AT ALL: {s['failure']}", style="bold white on red"))
     elif s["delegation_fails"]:
-        console.print(Text("  DELEGATION FAILS: an op accepted at partitioning cannot be built on the GPU; "
+        _print(console, Text("  DELEGATION FAILS: an op accepted at partitioning cannot be built on the GPU; "
                            "the interpreter restores the original plan and every op runs on the CPU.",
                            style="bold white on red"))
     if s.get("backend_used") and s["backend_used"] != rec["options"]["backend"]:
-        console.print(f"  the {rec['options']['backend']} kernel build fails; the delegate falls back to "
+        _print(console, f"  the {rec['options']['backend']} kernel build fails; the delegate falls back to "
                       f"{s['backend_used']} and builds there")
     for sg in rec["subgraphs"]:
         if sg["gate"]:
-            console.print(Text(f"  SUBGRAPH {sg['index']} NOT DELEGATED: {sg['gate']}", style="bold white on red"))
+            _print(console, Text(f"  SUBGRAPH {sg['index']} NOT DELEGATED: {sg['gate']}", style="bold white on red"))
         if sg["topology_problem"]:
-            console.print(Text(f"  subgraph {sg['index']}: invalid execution order: {sg['topology_problem']}",
+            _print(console, Text(f"  subgraph {sg['index']}: invalid execution order: {sg['topology_problem']}",
                                style="bold red"))
         _render_subsets(console, sg)
     if rec["unsupported"]:
@@ -51,8 +71,8 @@ def render_model(console: Console, rec: dict) -> None:
             table.add_column(col)
         for u in rec["unsupported"]:
             nodes = ", ".join(f"{g}:{i}" for g, i in u["nodes"][:8]) + (" ..." if len(u["nodes"]) > 8 else "")
-            table.add_row(f"#{u['opcode']}", u["op"], str(u["count"]), u["layer"], u["reason"], nodes)
-        console.print(table)
+            _row(table, f"#{u['opcode']}", u["op"], str(u["count"]), u["layer"], u["reason"], nodes)
+        _print(console, table)
     _render_costs(console, rec)
     baselined = 0
     for f in rec["findings"]:
@@ -62,18 +82,19 @@ def render_model(console: Console, rec: dict) -> None:
         line = Text("  ")
         line.append(f["code"], style=_SEVERITY_STYLE.get(f["severity"], ""))
         line.append(f" {f['severity']}: {f['message']}")
-        console.print(line)
+        _print(console, line)
     if baselined:
-        console.print(f"  ({baselined} finding(s) already in the baseline not shown)")
-    console.print()
+        _print(console, f"  ({baselined} finding(s) already in the baseline not shown)")
+    _print(console)
 
 
 def render_document(console: Console, doc: dict, skip_errors: bool = False) -> None:
     """Print every model record, then the profile comparison and, for several models, a summary.
     `skip_errors`: error records were already reported on stderr."""
+    doc = printable_record(doc)
     for rec in doc["models"]:
         if not (rec["error"] and skip_errors):
-            render_model(console, rec)
+            _render_model(console, rec)
     if "comparison" in doc:
         _render_comparison(console, doc["comparison"])
     if len(doc["models"]) > 1 and "comparison" not in doc:
@@ -83,33 +104,33 @@ def render_document(console: Console, doc: dict, skip_errors: bool = False) -> N
 def _render_costs(console: Console, rec: dict) -> None:
     """Where the time goes: what-if list, padding, hotspots, boundaries."""
     if rec["what_if"]:
-        console.print("  what to change first:")
+        _print(console, "  what to change first:")
         for w in rec["what_if"][:_TOP]:
-            console.print(f"    {w['summary']}")
+            _print(console, f"    {w['summary']}")
     cp = rec["channel_padding"]
     if cp and cp["padded_elements"]:
-        console.print(f"  channel padding: {cp['waste_ratio']:.0%} of GPU tensor elements are padding "
+        _print(console, f"  channel padding: {cp['waste_ratio']:.0%} of GPU tensor elements are padding "
                       f"({cp['padded_elements'] - cp['useful_elements']} of {cp['padded_elements']}); "
                       f"MACs {cp['useful_macs']} useful of {cp['padded_macs']}")
         for t in [t for t in cp["tensors"] if t["padded_elements"] > t["useful_elements"]][:_TOP]:
             note = " (C<4: may be stored unpadded on OpenCL)" if t["single_texture_possible"] else ""
-            console.print(f"    {t['name'] or '#' + str(t['index'])} {t['shape']}: C={t['channels']}, "
+            _print(console, f"    {t['name'] or '#' + str(t['index'])} {t['shape']}: C={t['channels']}, "
                           f"{t['wasted_bytes']} bytes of padding{note}")
     if rec["hotspots"]:
-        console.print("  reshape hotspots (bytes moved per inference):")
+        _print(console, "  reshape hotspots (bytes moved per inference):")
         for h in rec["hotspots"][:_TOP]:
             fix = f"; fix: {h['fix']}" if h["fix"] else ""
-            console.print(f"    {h['subgraph']}:{h['index']} {h['op']} on {h['placement'].upper()}: "
+            _print(console, f"    {h['subgraph']}:{h['index']} {h['op']} on {h['placement'].upper()}: "
                           f"{h['bytes_moved']} bytes; {h['detail']}{fix}")
     bd = rec["boundaries"]
     if bd and bd["kernels"]:
-        console.print(f"  CPU<->GPU: {bd['round_trips']} synchronous round trip(s) per inference, "
+        _print(console, f"  CPU<->GPU: {bd['round_trips']} synchronous round trip(s) per inference, "
                       f"{bd['bytes_per_inference']} bytes copied")
         for k in bd["kernels"]:
             notes = [f"{t['name']} {t['dtype']}" + (" quantized: converted on the CPU" if t["quantized"] else "")
                      + (" 3 channels: widened to 4" if t["three_channels"] else "")
                      for t in k["tensors"] if t["quantized"] or t["three_channels"]]
-            console.print(f"    kernel of ops {_span(k['nodes'])} (subgraph {k['subgraph']}): "
+            _print(console, f"    kernel of ops {_span(k['nodes'])} (subgraph {k['subgraph']}): "
                           f"{k['bytes_in']} bytes in, {k['bytes_out']} bytes out"
                           + (f"; {'; '.join(notes)}" if notes else ""))
 
@@ -125,12 +146,12 @@ def _render_comparison(console: Console, comparison: list[dict]) -> None:
     for entry in comparison:
         for row in entry["profiles"]:
             if row["error"]:
-                table.add_row(entry["path"], row["profile"], "-", "-", "-", f"error: {row['error']}")
+                _row(table, entry["path"], row["profile"], "-", "-", "-", f"error: {row['error']}")
                 continue
-            table.add_row(entry["path"], row["profile"], f"{row['ops_gpu']}/{row['ops_total']} "
+            _row(table, entry["path"], row["profile"], f"{row['ops_gpu']}/{row['ops_total']} "
                           f"({_pct(row['ops_gpu'], row['ops_total'])})", str(row["partitions_delegated"]),
                           str(row["partitions_total"]), "FAILS" if row["delegation_fails"] else "ok")
-    console.print(table)
+    _print(console, table)
 
 
 def _render_summary(console: Console, models: list[dict]) -> None:
@@ -139,13 +160,13 @@ def _render_summary(console: Console, models: list[dict]) -> None:
         table.add_column(col)
     for rec in models:
         if rec["error"]:
-            table.add_row(rec["path"], "-", "-", f"error: {rec['error']}")
+            _row(table, rec["path"], "-", "-", f"error: {rec['error']}")
             continue
         s = rec["summary"]
         open_findings = [f for f in rec["findings"] if not f.get("baselined")]
-        table.add_row(rec["path"], f"{s['ops_gpu']}/{s['ops_total']} ({_pct(s['ops_gpu'], s['ops_total'])})",
+        _row(table, rec["path"], f"{s['ops_gpu']}/{s['ops_total']} ({_pct(s['ops_gpu'], s['ops_total'])})",
                       str(s["partitions_delegated"]), str(len(open_findings)))
-    console.print(table)
+    _print(console, table)
 
 
 def _render_subsets(console: Console, sg: dict) -> None:
@@ -158,4 +179,4 @@ def _render_subsets(console: Console, sg: dict) -> None:
         kind = sub["type"].upper()
         mark = " delegated" if sub["delegated"] else (" (stays on CPU)" if kind == "GPU" else "")
         parts.append(f"[{sub['index']}] {kind} {len(nodes)} op(s) #{span}{mark}")
-    console.print(f"  subgraph {sg['index']} node subsets: " + "; ".join(parts))
+    _print(console, f"  subgraph {sg['index']} node subsets: " + "; ".join(parts))
