@@ -21,6 +21,7 @@ from gpucompat.commands.opcode import opcode
 from gpucompat.commands.report import report
 from gpucompat.commands.rules import explain, rules
 from gpucompat.errors import GpucompatError
+from gpucompat.output.text import printable
 
 app = typer.Typer(
     name="gpucompat",
@@ -63,7 +64,7 @@ def main() -> None:
     except typer.Exit as e:
         code = e.exit_code
     except GpucompatError as e:
-        typer.echo(f"gpucompat: {e}", err=True)
+        typer.echo(f"gpucompat: {printable(str(e))}", err=True)  # names from the model are untrusted
         code = EXIT_ERROR
     except (typer.Abort, KeyboardInterrupt):
         typer.echo("gpucompat: aborted", err=True)
@@ -72,6 +73,6 @@ def main() -> None:
         e.show()
         code = EXIT_ERROR
     except Exception as e:  # anything unexpected: one line, never a traceback
-        typer.echo(f"gpucompat: internal error: {type(e).__name__}: {e}", err=True)
+        typer.echo(f"gpucompat: internal error: {type(e).__name__}: {printable(str(e))}", err=True)
         code = EXIT_ERROR
     sys.exit(code or 0)

@@ -112,5 +112,5 @@ def display_name(t: Tensor) -> str:
     for rec, tensor in t.graph.model.signature_links:
         if tensor is t:
             name = rec.name
-            return name.decode() if isinstance(name, bytes) else name
+            return name.decode("utf-8", "replace") if isinstance(name, bytes) else (name or "")
     return t.name

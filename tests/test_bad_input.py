@@ -138,3 +138,27 @@ def test_machine_formats_also_say_it_on_stderr(tmp_path, fmt):
     out = tmp_path / "out.json"
     r = gpucompat("check", str(p), "--format", fmt, "--output", str(out))
     assert_clean_error(r, str(p), "is empty")
+
+
+def test_escape_codes_in_an_invalid_model_never_reach_the_terminal(models, tmp_path):
+    """The reader's error names the op; control characters in a custom code must be shown, not
+    obeyed (click strips ANSI colour sequences off a pipe, but not a bell or a carriage return)."""
+    def hostile(record):
+        record.operatorCodes[0].builtinCode = 32  # CUSTOM
+        record.operatorCodes[0].deprecatedBuiltinCode = 32
+        record.operatorCodes[0].customCode = "EVIL\x07\rFAKE"
+        record.subgraphs[0].operators[0].outputs = np.array([], dtype=np.int32)  # invalid: no outputs
+
+    p = edited(models, tmp_path, "conv_relu", hostile)
+    for command in (("check",), ("fix", "--dry-run"), ("report", "-o", str(tmp_path / "r.html"))):
+        r = gpucompat(*command, p)
+        assert r.returncode == 2 and not {"\x07", "\r"} & set(r.stderr + r.stdout), (command, r.stderr)
+
+
+def test_signature_names_that_are_not_utf8(models, tmp_path):
+    def bad_name(record):
+        record.signatureDefs[0].inputs[0].name = b"\xff\xfeargs"
+
+    p = edited(models, tmp_path, "conv_relu", bad_name)
+    r = gpucompat("check", p, "--profile", "litert-mldrift", "--format", "json")
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr and "internal error" not in r.stderr

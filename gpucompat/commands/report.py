@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from gpucompat.commands.common import EXIT_ERROR, BackendChoice
+from gpucompat.output.text import printable
 
 
 def report(
@@ -46,7 +47,7 @@ def report(
     typer.echo(f"wrote {output}")
     errors = [rec for rec in recs if rec["error"]]
     for rec in errors:  # the page shows them too; one line each and exit 2, as check does
-        typer.echo(f"gpucompat: {rec['path']}: {rec['error']}", err=True)
+        typer.echo(printable(f"gpucompat: {rec['path']}: {rec['error']}"), err=True)
     if errors:
         raise typer.Exit(EXIT_ERROR)
 
