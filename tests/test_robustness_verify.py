@@ -78,7 +78,8 @@ def test_cumsum_without_its_options_runs_with_zero_params(tmp_path):
 
 def test_output_name_that_is_not_utf8(tmp_path):
     """Case 1993: the reference interpreter's Python API decodes names strictly
-    (UnicodeDecodeError); the run goes on."""
+    (UnicodeDecodeError); the run goes on, and the name shows escaped, never as a raw newline or
+    as rich markup."""
     b, g = single_graph()
     x, y = g.tensor("x", (1, 2, 2, 4)), g.tensor("y", (1, 2, 2, 4))
     g.rec.tensors[y].name = b"\xfc\xe6y\n[red]z"
@@ -86,6 +87,8 @@ def test_output_name_that_is_not_utf8(tmp_path):
     g.io([x], [y])
     _, r = _verify(tmp_path, b.finish())
     assert r.returncode == 0 and "PASSED" in r.stdout, (r.returncode, r.stdout, r.stderr)
+    line = next(line for line in r.stdout.splitlines() if "OutputDiff[0]" in line)
+    assert "\ufffd\ufffdy\\n[red]z:" in line
 
 
 def test_a_chain_longer_than_a_kernel_takes_runs(tmp_path):

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 
 def render(console, doc: dict, ops_gpu: int, ops_total: int) -> None:
-    """Print one verify document."""
+    """Print one verify document; names from the model are shown printable and as plain text
+    (never as rich markup or terminal control codes)."""
+    from rich.markup import escape
+
+    from gpucompat.output.text import printable_record
+
+    doc = printable_record(doc)
+    doc = {**doc, "model": escape(doc["model"]), "outputs": [{**o, "name": escape(o["name"])} for o in doc["outputs"]]}
     ref, test = doc["reference"]["latency_ms"], doc["test"]["latency_ms"]
     console.print(f"[bold]{doc['model']}[/]  precision {doc['precision']}, {doc['runs']} runs, "
                   f"{ops_gpu}/{ops_total} ops on the GPU executor ({doc['device']})")
@@ -21,5 +28,5 @@ def render(console, doc: dict, ops_gpu: int, ops_total: int) -> None:
     bad = doc["first_divergent_op"]
     if bad:
         console.print(f"  first divergent op: op#{bad['index']} {bad['op']} ({bad['placement']}) -> "
-                      f"tensor {bad['tensor']!r}, max_abs_error={bad['max_abs_error']}")
+                      f"tensor {escape(repr(bad['tensor']))}, max_abs_error={bad['max_abs_error']}")
     console.print("[green]PASSED[/]" if doc["passed"] else "[red]FAILED[/]")
