@@ -11,6 +11,7 @@ last pass is the trace of everything that was not applied, with its reason.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
@@ -53,7 +54,7 @@ class RewriteContext:
         return not self.verdict(op).ok
 
 
-class Rewrite:
+class Rewrite(ABC):
     """One graph rewrite. Subclasses set `name`, `safety`, `priority` (lower runs first) and a
     one-line `summary`, and implement the three methods."""
 
@@ -62,18 +63,18 @@ class Rewrite:
     priority: ClassVar[int]
     summary: ClassVar[str]
 
+    @abstractmethod
     def candidates(self, graph: Graph, ctx: RewriteContext) -> Iterable[Op]:
         """The ops where the pattern may start (cheap filter, usually by op type)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def check(self, op: Op, ctx: RewriteContext) -> Match | str | None:
         """A Match when the rewrite applies at `op`, else the reason it does not (None: the
         pattern does not match at all, which is not worth a trace entry)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def rewrite(self, match: Match, ctx: RewriteContext) -> None:
         """Change the graph; the engine cleans up and checks invariants afterwards."""
-        raise NotImplementedError
 
 
 @dataclass(frozen=True)

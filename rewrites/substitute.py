@@ -20,6 +20,7 @@ writes the replaced op's own output tensor, so names, model outputs and signatur
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -108,9 +109,9 @@ class Substitution(Rewrite):
         """The input that carries the data (SPLIT reads it second)."""
         return op.input(0)
 
+    @abstractmethod
     def plan(self, op: Op, r: Replacement, ctx: RewriteContext) -> str | None:
         """Fill `r` with the replacement of `op`, or say why there is none."""
-        raise NotImplementedError
 
     def check(self, op: Op, ctx: RewriteContext) -> Replacement | str | None:
         if not ctx.rejects(op):
