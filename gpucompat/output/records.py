@@ -29,7 +29,8 @@ def unsupported_groups(result: ModelResult) -> list[dict]:
 
 def model_record(result: ModelResult, findings: list[Finding], analyses=None) -> dict:
     """One model's JSON record; `analyses` (gpucompat.analyses.analyze of the same check) fills
-    the cost keys, which are null / empty without it, and names every op's output tensors."""
+    the cost keys, which are null / empty without it, names every op's input and output tensors
+    and carries the model's description and metadata names."""
     rec = {
         "path": result.path,
         "profile": result.profile.name,
@@ -64,10 +65,20 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None) ->
         **(analysis_records(analyses) if analyses is not None else NO_ANALYSES),
     }
     if analyses is not None:
+        model = analyses.model
         for o in rec["ops"]:
-            g = analyses.model.graphs[o["subgraph"]]
-            o["outputs"] = [{"index": g.tensor_index(t), "name": t.name} for t in g.ops[o["index"]].outputs]
+            op = model.graphs[o["subgraph"]].ops[o["index"]]
+            o["inputs"] = [_tensor(t) for t in op.inputs if t is not None]
+            o["outputs"] = [_tensor(t) for t in op.outputs]
+        desc = model.fb.description
+        rec["model"] = {"description": desc.decode("utf-8", "replace") if isinstance(desc, bytes) else (desc or ""),
+                        "metadata": sorted(model.metadata())}
     return rec
+
+
+def _tensor(t) -> dict:
+    """A tensor as the op records name it: index, name, shape signature (-1 dynamic), type."""
+    return {"index": t.index, "name": t.name, "shape": list(t.signature), "dtype": t.dtype_name}
 
 
 def analysis_records(a) -> dict:

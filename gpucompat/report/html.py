@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from gpucompat.ir import Model
 from gpucompat.report import view
 
 # Record keys other issues add (analyses, fix, verify): each is shown in its own section when present.
@@ -25,49 +24,35 @@ def _environment():
     return env
 
 
-def _model_view(rec: dict, model: Model | None) -> dict:
+def _model_view(rec: dict) -> dict:
     if rec["error"]:
         return {"rec": rec}
-    tensors = view.op_tensors(model) if model is not None else {}
     padding = view.op_padding(rec)
     return {
         "rec": rec,
         "headline": view.headline(rec),
         "strips": [{"subgraph": sg, "runs": view.strip_runs(rec, sg["index"])} for sg in rec["subgraphs"]],
         "kinds": [view.op_kind(o, rec["subgraphs"][o["subgraph"]]["node_subsets"]) for o in rec["ops"]],
-        "tensors": [tensors.get((o["subgraph"], o["index"]), {"inputs": [], "outputs": []}) for o in rec["ops"]],
+        "tensors": [view.op_tensors(o) for o in rec["ops"]],
         "padding": [padding.get((o["subgraph"], o["index"])) for o in rec["ops"]] if padding else None,
         "what_if": sorted(rec.get("what_if") or [], key=lambda w: -w["gain"]),
-        "strings": view.model_strings(model) if model is not None else {"description": "", "metadata": []},
+        "strings": view.model_strings(rec),
         "rules": view.rule_docs({f["code"] for f in rec["findings"]}),
         "extras": [(key, title, rec[key]) for key, title in EXTRA_SECTIONS if rec.get(key) not in (None, [], {})],
     }
 
 
-def render(doc: dict, models: dict[str, Model] | None = None, after: dict | None = None) -> str:
-    """The report page for a JSON document (`records.document`). `models` maps a record's path to
-    its loaded model, for tensor names and shapes; `after` is a second document (the fixed model)
-    to show side by side with the first."""
-    models = models or {}
-    pages = [_model_view(rec, models.get(rec["path"])) for rec in doc["models"]]
+def render(doc: dict, after: dict | None = None) -> str:
+    """The report page for a JSON document (`records.document`); `after` is a second document
+    (the fixed model) to show side by side with the first."""
+    pages = [_model_view(rec) for rec in doc["models"]]
     return _environment().get_template("report.html.j2").render(
         tool=doc["tool"], pages=pages, after=after["models"] if after else None)
 
 
 def write_report(recs: list[dict], output: str, protect: tuple[str, ...] = (), after: list[dict] | None = None) -> None:
-    """Render the records of a check into `output` (atomically), loading each model again for its
-    tensors' names and shapes."""
+    """Render the records of a check into `output` (atomically)."""
     from gpucompat.commands.common import write_text
-    from gpucompat.errors import GpucompatError
-    from gpucompat.ir import load
     from gpucompat.output import records
 
-    models = {}
-    for rec in recs:
-        if not rec["error"]:
-            try:
-                models[rec["path"]] = load(rec["path"])
-            except GpucompatError:  # changed since it was checked: the report shows it without tensors
-                pass
-    page = render(records.document(recs), models, records.document(after) if after else None)
-    write_text(page, output, protect)
+    write_text(render(records.document(recs), records.document(after) if after else None), output, protect)

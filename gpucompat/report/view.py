@@ -1,6 +1,6 @@
 """What the report template needs beyond a model record: the op strip (runs of ops in execution
-order by placement and partition), each op's tensors (names, shapes, types, read from the model
-itself), the one-sentence verdict, and the documentation of the rules that fired."""
+order by placement and partition), each op's tensors (names, shapes, types, from the record),
+the one-sentence verdict, and the documentation of the rules that fired."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import re
 
 from markupsafe import Markup, escape
 
-from gpucompat.ir import Model
 
 # Where an op ends up, as the strip and the table colour it.
 GPU, SPARE, CPU = "gpu", "spare", "cpu"  # spare: supported, but in a partition the runtime did not delegate
@@ -49,16 +48,15 @@ def strip_runs(rec: dict, subgraph: int) -> list[dict]:
     return runs
 
 
-def _describe(t) -> dict:
-    dims = "×".join("?" if d < 0 else str(d) for d in t.signature) or "scalar"
-    return {"name": t.name, "index": t.index, "shape": dims, "dtype": t.dtype_name}
+def _describe(t: dict) -> dict:
+    dims = "×".join("?" if d < 0 else str(d) for d in t["shape"]) or "scalar"
+    return {"name": t["name"], "index": t["index"], "shape": dims, "dtype": t["dtype"]}
 
 
-def op_tensors(model: Model) -> dict[tuple[int, int], dict]:
-    """Inputs and outputs of every op, keyed by (subgraph, op index)."""
-    return {(g.index, op.index): {"inputs": [_describe(t) for t in op.inputs if t is not None],
-                                  "outputs": [_describe(t) for t in op.outputs if t is not None]}
-            for g in model.graphs for op in g.ops}
+def op_tensors(o: dict) -> dict:
+    """An op record's inputs and outputs, shapes written for people."""
+    return {"inputs": [_describe(t) for t in o.get("inputs", [])],
+            "outputs": [_describe(t) for t in o.get("outputs", [])]}
 
 
 def op_padding(rec: dict) -> dict[tuple[int, int], float]:
@@ -69,11 +67,9 @@ def op_padding(rec: dict) -> dict[tuple[int, int], float]:
             for o in cp.get("ops", []) if o["padded_macs"]}
 
 
-def model_strings(model: Model) -> dict:
+def model_strings(rec: dict) -> dict:
     """The model's own description and metadata entry names (shown as text, never as markup)."""
-    desc = model.fb.description
-    return {"description": desc.decode("utf-8", "replace") if isinstance(desc, bytes) else (desc or ""),
-            "metadata": sorted(model.metadata())}
+    return rec.get("model") or {"description": "", "metadata": []}
 
 
 def headline(rec: dict) -> str:
