@@ -25,6 +25,7 @@ from gpucompat.opencl.cut import SUBGRAPH_FIELDS, cut
 from gpucompat.opencl.device import native_stderr_silenced
 from gpucompat.opencl.executor import Executor, RecordingExecutor
 from gpucompat.opencl.runtime import Runtime
+from gpucompat.opencl.shapes import with_prepared_shapes
 
 
 @dataclass
@@ -191,17 +192,20 @@ class HybridRunner:
     (`placements`, "gpu" / "cpu" per op), ready to run. Subgraphs called by WHILE / IF get runners
     of their own, placed by `called[index]` (each subgraph is delegated on its own); a subgraph
     missing there runs wholly on the reference interpreter. `record=True` keeps every GPU op output
-    and every CPU partition output for localization."""
+    and every CPU partition output for localization, keyed by the tensors of `self.model`: a copy
+    of `model` when the runtime prepares some shapes differently from the declared ones
+    (shapes.py)."""
 
     def __init__(self, model: ir.Model, placements: list[str], runtime: Runtime | None, record: bool = False,
                  called: dict[int, list[str]] | None = None, graph: int = 0):
         t0 = time.perf_counter()
+        if graph == 0:
+            refuse_invalid_order(model, model.path or "the model")
+            model = with_prepared_shapes(model)
         self.model, self.runtime, self.record = model, runtime, record
         self.placements_called = called or {}
         self.callees: dict[int, HybridRunner] = {}
         self.graph = model.graphs[graph]
-        if graph == 0:
-            refuse_invalid_order(model, model.path or "the model")
         self.folded = fold_constants(self.graph)
         skip = {id(op) for op in self.graph.ops if all(id(t) in self.folded for t in op.outputs)}
         where = ["control" if op.name in CONTROL_FLOW else p for op, p in zip(self.graph.ops, placements)]

@@ -26,7 +26,7 @@ def first_divergent_op(model: ir.Model, data: bytes, where: dict[int, list[str]]
     reference = reference_interpreter(data, model.path or "the model", preserve=True, xnnpack=False)
     run_reference(reference, feeds)
     tol = settings.tolerance(-1, "")
-    for op, placement in zip(model.graphs[0].ops, where[0]):
+    for op, placement in zip(runner.model.graphs[0].ops, where[0]):
         for t in op.outputs:
             if id(t) not in runner.recorded:
                 continue
