@@ -13,6 +13,7 @@ from gpucompat.ir.buffers import check_metadata_references, compact_buffers
 from gpucompat.ir.reader import read_bytes
 from gpucompat.ir.writer import write_atomic
 from gpucompat.check import ModelResult, check_model
+from gpucompat.fixing.runtime_version import raise_min_runtime_version
 from gpucompat.fixing.verify import Verifications, verify_everywhere
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
@@ -44,11 +45,13 @@ class Fix:
 
 
 def rewrite_model(model: ir.Model, rewrites: list[Rewrite], profile: Profile, options: Options) -> Trace:
-    """Apply the rewrites in place; the trace of what was and was not applied."""
+    """Apply the rewrites in place; the trace of what was and was not applied. The
+    `min_runtime_version` metadata is raised when a rewritten op needs a newer runtime."""
     check_metadata_references(model)
     trace = engine.apply(model, rewrites, RewriteContext(profile, options))
     if trace.applied:
         compact_buffers(model)
+        raise_min_runtime_version(model)
     return trace
 
 

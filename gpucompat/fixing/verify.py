@@ -4,10 +4,9 @@ Each backend runs the fixed model on the inputs the original ran on and reports 
 difference per output: the reference interpreter (ai_edge_litert's CPU interpreter) runs both;
 hybrid execution on the included OpenCL executor (GPU partitions placed by the fix's profile, the
 rest on the reference interpreter) runs the fixed model against the original on the reference
-interpreter (an original the fix is for often cannot run there: the converter's STB/BTS chains
-declare intermediate shapes only the interpreter's own shape propagation gets right).
-The executor runs the shapes a model declares, so there dynamic dimensions run at 1 (at 2 on the
-reference interpreter, so a batch mix-up shows). A backend that cannot run a model here (no OpenCL
+interpreter, the reference for what the model computes. The executor is built for the declared
+input shapes, so there dynamic dimensions run at 1 (at 2 on the reference interpreter, so a batch
+mix-up shows). A backend that cannot run a model here (no OpenCL
 device, an op without a kernel) reports "not run" and why, which does not fail the fix.
 
 Tolerance on the reference interpreter follows the loosest safety class applied: `exact` rewrites
