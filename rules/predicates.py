@@ -665,7 +665,10 @@ def custom_params(kind: str) -> Check:
 
 
 def resampler_shapes(op: Op, ctx: Context) -> Verdict:
-    """MB ResamplerOperationParser::Parse: source and warp have the same batch, warp C >= 2."""
+    """MB ResamplerOperationParser::Parse: source and warp have the same batch, warp C >= 2. A
+    missing input is io_counts' verdict (every check runs, so this one must not assume two)."""
+    if op.input(0) is None or op.input(1) is None:
+        return ACCEPT
     src, warp = bhwc(op.input(0).shape), bhwc(op.input(1).shape)
     if src is None or warp is None:
         return ACCEPT

@@ -124,7 +124,7 @@ def _quant_adjustment(ex: Executor, t) -> Step:
                               float(info.min), float(info.max))
 
 
-from gpucompat.opencl.ops import conv, elementwise, indexed, movement, pool, reduce, resize  # noqa: E402,F401
+from gpucompat.opencl.ops import conv, elementwise, indexed, lstm, movement, pool, reduce, resampler, resize  # noqa: E402,F401
 
 # Ops whose lowering is one launch of a kernel storing through STORE_CELL (common.cl).
 PRODUCERS = frozenset({"CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV", "FULLY_CONNECTED", "SELECT_V2",

@@ -1,5 +1,5 @@
 """Elementwise ops (opencl/elementwise.cl): one- and two-input ops with numpy broadcasting and
-constant operands, fused activations, SELECT_V2, CAST and the quantize / dequantize pair.
+constant operands, fused activations, SELECT_V2 and SELECT, CAST and the quantize / dequantize pair.
 
 The delegate accepts a constant operand as a scalar, a per-channel vector or an HWC tensor
 (model_builder.cc ParseInputsWithConstTensorImpl); here every constant is uploaded as a tensor and
@@ -8,10 +8,12 @@ read through the same broadcast, which covers all three.
 
 from __future__ import annotations
 
-from gpucompat.ir import Op
+from gpucompat.ir import Op, Tensor
 from gpucompat.opencl.executor import Executor, Step
 from gpucompat.opencl.fusion import Link
+from gpucompat.opencl.layout import bhwc
 from gpucompat.opencl.ops import activation, lowering
+from gpucompat.opencl.runtime import GpuTensor
 
 UNARY = {"CAST": 0, "DEQUANTIZE": 0, "QUANTIZE": 0, "ABS": 1, "COS": 2, "SIN": 3, "EXP": 4, "LOG": 5,
          "NEG": 6, "RSQRT": 7, "SQRT": 8, "SQUARE": 9, "TANH": 10, "LOGISTIC": 11, "RELU": 12, "RELU6": 13,
@@ -58,14 +60,35 @@ def binary(ex: Executor, op: Op) -> Step:
     return ex.prepare("elementwise", "binary_op", ex.cells(out), a, ad, b, bd, dst, od, fn, act)
 
 
-@lowering("SELECT_V2")
+@lowering("SELECT_V2", "SELECT")
 def select(ex: Executor, op: Op) -> Step:
-    """cond ? x : y with every operand broadcast to the output."""
+    """cond ? x : y with every operand broadcast to the output. SELECT (v1) with a rank-1
+    condition and operands of higher rank picks whole rows along the first dimension
+    (kernels/select.cc): the condition is read as [N, 1, ..., 1]."""
     out = op.outputs[0]
     rank = len(out.shape)
-    args = [x for t in op.inputs[:3] for x in ex.tensor_as(t, rank)]
+    cond = op.inputs[0]
+    if op.name == "SELECT" and len(cond.shape) == 1 and rank > 1:
+        condition = _rows(ex, cond, rank)
+    else:
+        condition = ex.tensor_as(cond, rank)
+    args = [*condition, *(x for t in op.inputs[1:3] for x in ex.tensor_as(t, rank))]
     dst, od = ex.tensor(out), ex.shape(out).dims
     return ex.prepare("elementwise", "select_op", ex.cells(out), *args, dst, od)
+
+
+def _rows(ex: Executor, t: Tensor, rank: int) -> tuple[GpuTensor, tuple[int, int, int, int]]:
+    """A rank-1 tensor [N] seen as [N, 1, ..., 1] of `rank`, with its BHWC dims: a constant is
+    uploaded in that shape, a runtime tensor re-laid out by a reshape queued before the op."""
+    from gpucompat.opencl.ops.movement import reshape_step
+
+    shape = bhwc((t.shape[0],) + (1,) * (rank - 1))
+    value = ex.value(t)
+    if value is not None:
+        return ex.runtime.upload(value, shape), shape.dims
+    view = ex.runtime.empty(shape)
+    ex.pending.append(reshape_step(ex, ex.tensor(t), view))
+    return view, shape.dims
 
 
 def link(ex: Executor, op: Op) -> Link:
