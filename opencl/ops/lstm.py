@@ -80,7 +80,9 @@ def lstm(ex: Executor, op: Op) -> Step:
 
 def _basic(ex: Executor, op: Op) -> Step:
     """Inputs (input, prev_activ, weights [4U, in + U], biases [4U], prev_state); outputs (activ,
-    state, concat_temp, activ_temp), all four computed, as the delegate does."""
+    state, concat_temp, activ_temp), all four computed, as the delegate does. Its LSTM task reads
+    gate k at slice Z + k * ceil(U / 4) of activ_temp (tasks/lstm.cc), which is gate k's start
+    only when U % 4 == 0; other unit counts are computed here as the reference interpreter does."""
     o = options(op)
     if len(op.inputs) != 5 or len(op.outputs) != 4:
         raise UnsupportedOp(f"op#{op.index} LSTM: the basic kernel needs 5 inputs and 4 outputs")
