@@ -97,7 +97,9 @@ def refuse_invalid_order(model: ir.Model, what: str) -> None:
 
 def segments(graph: ir.Graph, placements: list[str], skip: set[int]) -> list[Segment]:
     """Split the execution plan into runs of one placement (ops in `skip` are folded away) and
-    find what crosses each run's boundary."""
+    find what crosses each run's boundary. Variable tensors (an LSTM's states) never cross: each
+    side keeps its own, zero at load and carried from one run to the next, as the runtime keeps
+    them (on the GPU side, the delegate's own variable tensors)."""
     runs: list[Segment] = []
     for op, where in zip(graph.ops, placements):
         if id(op) in skip:
@@ -111,7 +113,7 @@ def segments(graph: ir.Graph, placements: list[str], skip: set[int]) -> list[Seg
         produced = {id(t) for op in seg.ops for t in op.outputs}
         for op in seg.ops:
             for t in op.present_inputs:
-                if id(t) not in produced and not t.is_constant and t not in seg.inputs:
+                if id(t) not in produced and not t.is_constant and not t.is_variable and t not in seg.inputs:
                     seg.inputs.append(t)
             for t in op.outputs:
                 if id(t) in graph_outputs or any(id(c) not in inside for c in t.consumers):
@@ -181,6 +183,12 @@ class _ControlSegment:
         return out
 
 
+def _initial(ex: Executor, t: ir.Tensor) -> np.ndarray:
+    """A variable's value at load: its data in the model, or zeros."""
+    v = ex.value(t)
+    return v if v is not None else np.zeros(t.shape, np.float32)
+
+
 MAX_TURNS = 100_000  # a verification run must end: a WHILE still going after this many turns is an error
 
 # Control-flow ops and the option fields naming the subgraphs they call.
@@ -221,6 +229,7 @@ class HybridRunner:
                       else _CpuSegment(s, i) for i, s in enumerate(self.segments)]
         self.recorded: dict[int, np.ndarray] = {}
         self.run([np.zeros(t.shape, dtypes.numpy_dtype(t.dtype)) for t in self.graph.inputs])  # builds programs
+        self.reset_variables()  # the warm-up run must not leave state behind
         if runtime is not None and runtime.cache is not None:
             runtime.cache.save()
         self.init_s = time.perf_counter() - t0
@@ -237,6 +246,20 @@ class HybridRunner:
             elif isinstance(part, _CpuSegment):
                 self.recorded.update(produced)
         return [values[id(t)] if id(t) in values else t.data() for t in self.graph.outputs]
+
+    def reset_variables(self) -> None:
+        """Every variable tensor (an LSTM's states) back to its value at load, zero or the model's
+        initial data, on both sides: where a freshly allocated interpreter starts."""
+        for part in self.parts:
+            if isinstance(part, Executor):
+                state = {id(t): t for op in part.ops for t in op.present_inputs if t.is_variable}.values()
+                staged = [part.runtime.write(part.tensor(t), _initial(part, t)) for t in state]
+                part.runtime.finish()
+                del staged
+            elif isinstance(part, _CpuSegment):
+                part.interpreter.reset_all_variables()
+        for callee in self.callees.values():
+            callee.reset_variables()
 
     def called(self, index: int) -> HybridRunner:
         """The runner of subgraph `index` (built on first use, shared by every op calling it)."""
