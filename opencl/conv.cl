@@ -1,24 +1,57 @@
-// Convolutions and matrix products, one work-item per output float4 cell: global size (W, H, B * S).
-// Filters are packed at load (opencl/ops/conv.py pack_filter) as float4 columns: for each output
-// slice, tap and input slice, four float4 (one per input lane, each over the 4 output lanes), so a
-// tap is four multiply-adds of whole cells, as the delegate's conv kernels do. Padding lanes hold
-// zero on both sides (see zero_padding). Accumulation is in float.
+// Convolutions and matrix products. transpose_conv2d and fully_connected compute one output float4
+// cell per work-item: global size (W, H, B * S), filters packed at load (opencl/ops/conv.py
+// pack_filter) as float4 columns: for each output slice, tap and input slice, four float4 (one per
+// input lane, each over the 4 output lanes), so a tap is four multiply-adds of whole cells, as the
+// delegate's conv kernels do. conv2d and pointwise_conv2d are blocked over four output slices (see
+// below). Padding lanes hold zero on both sides (see zero_padding). Accumulation is in float.
 
 // One input cell times the 4 packed float4 at `w[wi..wi+3]`.
 #define MAC(acc, v, w, wi) \
   acc += LOAD4(w, (wi)) * (v).x + LOAD4(w, (wi) + 1) * (v).y + LOAD4(w, (wi) + 2) * (v).z + LOAD4(w, (wi) + 3) * (v).w
 
-// Each work-item computes X_BLOCK neighbouring outputs along x, so every weight cell loaded is
-// used X_BLOCK times: global size (ceil(W / X_BLOCK), H, B * S).
+#ifdef HALF_STORAGE
+#define LOAD8(p, i) vload_half8((i), (p))
+#else
+#define LOAD8(p, i) vload8((i), (p))
+#endif
+
+// The blocked convolutions (conv2d, pointwise_conv2d) compute four output slices per work-item, as
+// two float8 halves (PoCL 3.0's LLVM 14 miscompiles float16 arithmetic on AVX-512: lanes 8-15 come
+// out wrong), for several neighbouring pixels, so each input cell loaded is used 16 times and each
+// weight once per pixel of the block. Filters are packed by pack_blocked (opencl/ops/conv.py):
+// [ceil(S_out / 4), KH, KW, C_in padded to whole slices, 16 output lanes]; the bias is padded to
+// whole groups of 16.
+
+// The 16-lane filter block of one input slice at float8 index wi: lane c of the input cell times
+// (lo##c, hi##c).
+#define LOAD_BLOCK16(w, wi)                                                                        \
+  float8 lo0 = LOAD8(w, (wi)), hi0 = LOAD8(w, (wi) + 1), lo1 = LOAD8(w, (wi) + 2), hi1 = LOAD8(w, (wi) + 3); \
+  float8 lo2 = LOAD8(w, (wi) + 4), hi2 = LOAD8(w, (wi) + 5), lo3 = LOAD8(w, (wi) + 6), hi3 = LOAD8(w, (wi) + 7)
+#define MAC_BLOCK16(low, high, v)                                     \
+  low += lo0 * (v).x + lo1 * (v).y + lo2 * (v).z + lo3 * (v).w; \
+  high += hi0 * (v).x + hi1 * (v).y + hi2 * (v).z + hi3 * (v).w
+// Store the four slices (4g .. 4g + 3, those that exist) of one output pixel.
+#define STORE_BLOCK16(dst, od, b, g, y, x, low, high, act)                                             \
+  {                                                                                            \
+    int s4 = (g) * 4, S4 = ((od).w + 3) / 4;                                                    \
+    STORE_CELL(dst, od, b, s4, y, x, activate((low).lo, act));                                  \
+    if (s4 + 1 < S4) STORE_CELL(dst, od, b, (s4 + 1), y, x, activate((low).hi, act));          \
+    if (s4 + 2 < S4) STORE_CELL(dst, od, b, (s4 + 2), y, x, activate((high).lo, act));          \
+    if (s4 + 3 < S4) STORE_CELL(dst, od, b, (s4 + 3), y, x, activate((high).hi, act));          \
+  }
+
+// X_BLOCK neighbouring outputs along x per work-item: global size (ceil(W / X_BLOCK), H, B * G)
+// with G = ceil(S_out / 4).
 // k = (kernel_h, kernel_w, stride_h, stride_w), p = (dilation_h, dilation_w, pad_top, pad_left).
-#define X_BLOCK 4
+#define X_BLOCK 8
 __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_t* w,
                      __global const store_t* bias, __global store_t* dst, int4 od, int4 k, int4 p, int act EPILOGUE_PARAMS) {
-  int x0 = get_global_id(0) * X_BLOCK, y = get_global_id(1), bs = get_global_id(2);
-  int S = (od.w + 3) / 4, b = bs / S, s = bs % S;
+  int x0 = get_global_id(0) * X_BLOCK, y = get_global_id(1), bg = get_global_id(2);
+  int G = (od.w + 15) / 16, b = bg / G, g = bg % G;
   int SI = (sd.w + 3) / 4, plane = sd.y * sd.z;
-  float4 acc[X_BLOCK];
-  for (int i = 0; i < X_BLOCK; i++) acc[i] = LOAD4(bias, s);
+  if (x0 >= od.z) return;
+  float8 lo[X_BLOCK], hi[X_BLOCK];
+  for (int i = 0; i < X_BLOCK; i++) lo[i] = LOAD8(bias, 2 * g), hi[i] = LOAD8(bias, 2 * g + 1);
   for (int ky = 0; ky < k.x; ky++) {
     int iy = y * k.z - p.z + ky * p.x;
     if (iy < 0 || iy >= sd.y) continue;
@@ -30,42 +63,70 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
         inside[i] = at >= 0 && at < sd.z;
         ix[i] = clamp(at, 0, sd.z - 1);
       }
-      int wi = ((s * k.x + ky) * k.y + kx) * SI * 4, row = CELL(b, 0, iy, 0, SI, sd.y, sd.z);
-      for (int si = 0; si < SI; si++, wi += 4, row += plane) {
-        float4 w0 = LOAD4(w, wi), w1 = LOAD4(w, wi + 1), w2 = LOAD4(w, wi + 2), w3 = LOAD4(w, wi + 3);
+      int wi = ((g * k.x + ky) * k.y + kx) * SI * 8, row = CELL(b, 0, iy, 0, SI, sd.y, sd.z);
+      for (int si = 0; si < SI; si++, wi += 8, row += plane) {
+        LOAD_BLOCK16(w, wi);
         for (int i = 0; i < X_BLOCK; i++) {
           float4 v = inside[i] ? LOAD4(src, row + ix[i]) : (float4)(0.0f);
-          acc[i] += w0 * v.x + w1 * v.y + w2 * v.z + w3 * v.w;
+          MAC_BLOCK16(lo[i], hi[i], v);
         }
       }
     }
   }
-  for (int i = 0; i < X_BLOCK && x0 + i < od.z; i++)
-    STORE_CELL(dst, od, b, s, y, x0 + i, activate(acc[i], act));
+  for (int i = 0; i < X_BLOCK && x0 + i < od.z; i++) {
+    int x = x0 + i;
+    STORE_BLOCK16(dst, od, b, g, y, x, lo[i], hi[i], act);
+  }
+}
+
+// A 1x1 convolution with stride 1 and no padding (most of a MobileNet's multiply-adds) as a
+// matrix product over the flattened pixels: P_BLOCK neighbouring pixels per work-item. Global size
+// (ceil(H * W / P_BLOCK), G, B), work-groups of 8 along the pixels (opencl/ops/conv.py).
+#define P_BLOCK 8
+__kernel void pointwise_conv2d(__global const store_t* src, int4 sd, __global const store_t* w,
+                               __global const store_t* bias, __global store_t* dst, int4 od, int act EPILOGUE_PARAMS) {
+  int p0 = get_global_id(0) * P_BLOCK, g = get_global_id(1), b = get_global_id(2);
+  int SI = (sd.w + 3) / 4, plane = sd.y * sd.z, last = plane - 1;
+  if (p0 >= plane) return;
+  float8 lo[P_BLOCK], hi[P_BLOCK];
+  for (int i = 0; i < P_BLOCK; i++) lo[i] = LOAD8(bias, 2 * g), hi[i] = LOAD8(bias, 2 * g + 1);
+  int row = b * SI * plane, wi = g * SI * 8;
+  for (int si = 0; si < SI; si++, wi += 8, row += plane) {
+    LOAD_BLOCK16(w, wi);
+    for (int i = 0; i < P_BLOCK; i++) {
+      float4 v = LOAD4(src, row + min(p0 + i, last));
+      MAC_BLOCK16(lo[i], hi[i], v);
+    }
+  }
+  for (int i = 0; i < P_BLOCK && p0 + i < plane; i++) {
+    int y = (p0 + i) / od.z, x = (p0 + i) % od.z;
+    STORE_BLOCK16(dst, od, b, g, y, x, lo[i], hi[i], act);
+  }
 }
 
 // Depth multiplier 1 (other multipliers run as a grouped conv2d): filter packed [KH, KW, S] float4.
-// X_BLOCK outputs along x per work-item, as conv2d.
+// DW_X_BLOCK outputs along x per work-item: global size (ceil(W / DW_X_BLOCK), H, B * S).
+#define DW_X_BLOCK 4
 __kernel void depthwise_conv2d(__global const store_t* src, int4 sd, __global const store_t* w,
                                __global const store_t* bias, __global store_t* dst, int4 od, int4 k, int4 p,
                                int act EPILOGUE_PARAMS) {
-  int x0 = get_global_id(0) * X_BLOCK, y = get_global_id(1), bs = get_global_id(2);
+  int x0 = get_global_id(0) * DW_X_BLOCK, y = get_global_id(1), bs = get_global_id(2);
   int S = (od.w + 3) / 4, b = bs / S, s = bs % S;
-  float4 acc[X_BLOCK];
-  for (int i = 0; i < X_BLOCK; i++) acc[i] = LOAD4(bias, s);
+  float4 acc[DW_X_BLOCK];
+  for (int i = 0; i < DW_X_BLOCK; i++) acc[i] = LOAD4(bias, s);
   for (int ky = 0; ky < k.x; ky++) {
     int iy = y * k.z - p.z + ky * p.x;
     if (iy < 0 || iy >= sd.y) continue;
     int row = CELL(b, s, iy, 0, S, sd.y, sd.z);
     for (int kx = 0; kx < k.y; kx++) {
       float4 wk = LOAD4(w, (ky * k.y + kx) * S + s);
-      for (int i = 0; i < X_BLOCK; i++) {
+      for (int i = 0; i < DW_X_BLOCK; i++) {
         int ix = (x0 + i) * k.w - p.w + kx * p.y;
         if (ix >= 0 && ix < sd.z) acc[i] += LOAD4(src, row + ix) * wk;
       }
     }
   }
-  for (int i = 0; i < X_BLOCK && x0 + i < od.z; i++)
+  for (int i = 0; i < DW_X_BLOCK && x0 + i < od.z; i++)
     STORE_CELL(dst, od, b, s, y, x0 + i, activate(acc[i], act));
 }
 

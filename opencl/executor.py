@@ -98,13 +98,15 @@ class Executor:
         straight into the run's last tensor)."""
         self.tensors[id(t)] = self.tensor(storage)
 
-    def prepare(self, family: str, kernel: str, size: tuple[int, ...], *args) -> Step:
+    def prepare(self, family: str, kernel: str, size: tuple[int, ...], *args,
+                local: tuple[int, ...] | None = None) -> Step:
         """A launch of a producer kernel (one that stores through STORE_CELL); the ops linked into
-        it, if any, are added to its program and arguments (once: one kernel per run)."""
+        it, if any, are added to its program and arguments (once: one kernel per run). `local`: an
+        explicit work-group size (Runtime.prepare)."""
         link, self.epilogue = self.epilogue, None
         if link is None:
-            return self.runtime.prepare(family, kernel, size, *args)
-        return self.runtime.prepare(family, kernel, size, *args, *link.args, epilogue=link.source)
+            return self.runtime.prepare(family, kernel, size, *args, local=local)
+        return self.runtime.prepare(family, kernel, size, *args, *link.args, epilogue=link.source, local=local)
 
     def cells(self, t: Tensor) -> tuple[int, int, int]:
         """The global size of a kernel with one work-item per float4 cell of `t`: (W, H, B * S)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 
 import numpy as np
@@ -37,6 +37,14 @@ class GpuTensor:
 
 
 @dataclass
+class Trace:
+    """Kernel events kept while `on` (bench/executor.py's per-kernel profile): (what, grid, event)."""
+
+    on: bool = False
+    records: list = field(default_factory=list)
+
+
+@dataclass
 class Launch:
     """One kernel launch prepared at load; `args` keeps the bound buffers alive (a kernel object
     does not)."""
@@ -44,15 +52,19 @@ class Launch:
     queue: object
     kernel: object
     grid: tuple[int, ...]
+    local: tuple[int, ...] | None
     args: list
     what: str
+    trace: Trace
 
     def __call__(self) -> None:
         pcl = cl()
         try:
-            pcl.enqueue_nd_range_kernel(self.queue, self.kernel, self.grid, None)
+            event = pcl.enqueue_nd_range_kernel(self.queue, self.kernel, self.grid, self.local)
         except pcl.Error as e:
             raise describe(e, f"running {self.what}") from None
+        if self.trace.on:
+            self.trace.records.append((self.what, self.grid, event))
 
 
 class Runtime:
@@ -69,6 +81,7 @@ class Runtime:
         self.compile_s = 0.0
         self.built: list[str] = []  # families compiled from source / loaded from the disk cache
         self.loaded: list[str] = []
+        self.trace = Trace()
 
     @property
     def options(self) -> list[str]:
@@ -98,10 +111,13 @@ class Runtime:
         self.programs[(family, epilogue)] = program
         return program
 
-    def prepare(self, family: str, kernel: str, size: tuple[int, ...], *args, epilogue: str = "") -> Launch:
+    def prepare(self, family: str, kernel: str, size: tuple[int, ...], *args, epilogue: str = "",
+                local: tuple[int, ...] | None = None) -> Launch:
         """A launch of one kernel over a global size with its arguments bound now (load time), so a
         run only enqueues; `epilogue` selects the program variant with fused ops linked in. Arguments: ints become int, floats float, tuples the matching int2 /
-        int4 / float2 vector, GpuTensors their buffer; buffers pass as they are."""
+        int4 / float2 vector, GpuTensors their buffer; buffers pass as they are. `local` is an
+        explicit work-group size (the global size is rounded up to a multiple of it, so the kernel
+        must ignore work-items past its output); None lets the driver choose."""
         pcl = cl()
         what = f"kernel {family}.{kernel}"
         try:
@@ -110,7 +126,10 @@ class Runtime:
             fn.set_args(*values)
         except pcl.Error as e:
             raise describe(e, f"preparing {what}") from None
-        return Launch(self.device.queue, fn, tuple(max(1, int(s)) for s in size), values, what)
+        grid = tuple(max(1, int(s)) for s in size)
+        if local is not None:
+            grid = tuple(-(-g // n) * n for g, n in zip(grid, local))
+        return Launch(self.device.queue, fn, grid, local, values, what, self.trace)
 
     def _buffer(self, host: np.ndarray):
         pcl = cl()

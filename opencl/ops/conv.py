@@ -16,7 +16,12 @@ from gpucompat.opencl.ops import TFLITE_PADDING_SAME, activation, custom_params,
 from gpucompat.opencl.ops.indexed import fully_connected_runtime
 
 SAME, VALID = 0, 1  # schema Padding enum
-X_BLOCK = 4  # outputs along x per conv2d work-item (conv.cl)
+# Blocking of the kernels in conv.cl: outputs along x per conv2d / depthwise_conv2d work-item,
+# pixels per pointwise_conv2d work-item, output channels per blocked work-item (four slices).
+X_BLOCK, DW_X_BLOCK, P_BLOCK, BLOCK_LANES = 8, 4, 8, 16
+# Work-groups of 8 along x / pixels for the blocked kernels: measured fastest on PoCL's CPU device,
+# where the driver's own choice ran them up to 1.5x slower (docs/verify.md "Speed").
+BLOCKED_GROUP = (8, 1, 1)
 
 
 def padding(size_in: int, size_out: int, stride: int, kernel: int, dilation: int, mode: int) -> int:
@@ -36,10 +41,11 @@ def weights_of(ex: Executor, op: Op, index: int) -> np.ndarray:
     return w
 
 
-def bias_of(ex: Executor, op: Op, index: int, channels: int):
-    """The bias buffer, zero-padded to whole slices (zeros when the op has none)."""
+def bias_of(ex: Executor, op: Op, index: int, channels: int, multiple: int = 4):
+    """The bias buffer, zero-padded to a multiple of `multiple` channels (whole slices by default;
+    zeros when the op has none)."""
     b = ex.value(op.input(index))
-    padded = np.zeros(-(-channels // 4) * 4, np.float32)
+    padded = np.zeros(-(-channels // multiple) * multiple, np.float32)
     padded[:channels] = b if b is not None else 0.0
     return ex.runtime.weights(padded)
 
@@ -52,6 +58,16 @@ def pack_filter(w: np.ndarray) -> np.ndarray:
     padded = np.zeros((so * 4, kh, kw, si * 4), np.float32)
     padded[:cout, :, :, :cin] = w
     return padded.reshape(so, 4, kh, kw, si, 4).transpose(0, 2, 3, 4, 5, 1)
+
+
+def pack_blocked(w: np.ndarray) -> np.ndarray:
+    """An OHWI filter as the blocked kernels (conv2d, pointwise_conv2d) read it: [ceil(S_out / 4),
+    KH, KW, C_in padded to whole slices, 16 output lanes], zero past the real channels."""
+    cout, kh, kw, cin = w.shape
+    groups, si = -(-cout // BLOCK_LANES), -(-cin // 4)
+    padded = np.zeros((groups * BLOCK_LANES, kh, kw, si * 4), np.float32)
+    padded[:cout, :, :, :cin] = w
+    return padded.reshape(groups, BLOCK_LANES, kh, kw, si * 4).transpose(0, 2, 3, 4, 1)
 
 
 def dense_filter(w: np.ndarray, cin: int, groups: int) -> np.ndarray:
@@ -68,10 +84,11 @@ def dense_filter(w: np.ndarray, cin: int, groups: int) -> np.ndarray:
     return dense
 
 
-def x_blocks(ex: Executor, out) -> tuple[int, int, int]:
-    """The global size of a kernel computing X_BLOCK neighbouring cells along x per work-item."""
-    w, h, bs = ex.cells(out)
-    return (-(-w // X_BLOCK), h, bs)
+def x_blocks(ex: Executor, out, block: int, lanes: int = 4) -> tuple[int, int, int]:
+    """The global size of a kernel computing `block` neighbouring pixels along x and `lanes`
+    output channels per work-item."""
+    s = ex.shape(out)
+    return (-(-s.w // block), s.h, s.b * -(-s.c // lanes))
 
 
 def _window(ex: Executor, op: Op, src, out, kh: int, kw: int):
@@ -84,12 +101,18 @@ def _window(ex: Executor, op: Op, src, out, kh: int, kw: int):
 
 
 def _conv(ex: Executor, op: Op, w: np.ndarray, bias_index: int) -> Step:
-    """conv2d over an OHWI filter reading every input channel."""
+    """conv2d over an OHWI filter reading every input channel; pointwise_conv2d when the filter is
+    1x1 with stride 1 and no padding (a matrix product over the pixels)."""
     src, out = op.inputs[0], op.outputs[0]
     k, p = _window(ex, op, src, out, w.shape[1], w.shape[2])
-    args = (ex.tensor(src), ex.shape(src).dims, ex.runtime.weights(pack_filter(w)), bias_of(ex, op, bias_index, w.shape[0]),
-            ex.tensor(out), ex.shape(out).dims, k, p, activation(op))
-    return ex.prepare("conv", "conv2d", x_blocks(ex, out), *args)
+    so = ex.shape(out)
+    head = (ex.tensor(src), ex.shape(src).dims, ex.runtime.weights(pack_blocked(w)),
+            bias_of(ex, op, bias_index, w.shape[0], BLOCK_LANES), ex.tensor(out), so.dims)
+    if k == (1, 1, 1, 1) and p[2:] == (0, 0):
+        size = (-(-so.h * so.w // P_BLOCK), -(-so.c // BLOCK_LANES), so.b)
+        return ex.prepare("conv", "pointwise_conv2d", size, *head, activation(op), local=BLOCKED_GROUP)
+    return ex.prepare("conv", "conv2d", x_blocks(ex, out, X_BLOCK, BLOCK_LANES), *head, k, p, activation(op),
+                      local=BLOCKED_GROUP)
 
 
 @lowering("CONV_2D")
@@ -115,7 +138,7 @@ def depthwise_conv2d(ex: Executor, op: Op) -> Step:
     packed[..., :cout] = w[0]
     args = (ex.tensor(src), ex.shape(src).dims, ex.runtime.weights(packed), bias_of(ex, op, 2, cout),
             ex.tensor(out), ex.shape(out).dims, k, p, activation(op))
-    return ex.prepare("conv", "depthwise_conv2d", x_blocks(ex, out), *args)
+    return ex.prepare("conv", "depthwise_conv2d", x_blocks(ex, out, DW_X_BLOCK), *args)
 
 
 def _transpose_conv(ex: Executor, op: Op, src, bias_index: int, strides: tuple[int, int], same: bool) -> Step:

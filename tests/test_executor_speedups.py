@@ -1,0 +1,64 @@
+"""The blocked convolution kernels against the reference interpreter: conv2d (four output slices
+and eight pixels along x per work-item) and pointwise_conv2d (1x1 stride-1 convolutions as a
+matrix product over the flattened pixels), both with an explicit work-group size, over the shapes
+where their blocking has edges: output channels around multiples of 16, pixel counts around
+multiples of 8, batches, fused activations and a fused residual ADD; fp32 tight and fp16 within
+the documented tolerance."""
+
+import pytest
+from test_executor_kernels import compare_all_gpu, runtimes  # noqa: F401  (fixture)
+
+from modelgen import builder, const, convert_fn, tf
+
+POINTWISE_OUTPUTS = (1, 3, 4, 8, 12, 16, 17, 20, 33)
+
+
+@builder("k_pointwise")
+def k_pointwise() -> bytes:
+    """1x1 convolutions: every output count of POINTWISE_OUTPUTS from 5 and 20 input channels on
+    5x7 pixels (35: not a multiple of 8), batch 2 on 3x8, RELU6, and a 1x1 conv whose ADD with a
+    second input fuses into it (MobileNetV2's residual)."""
+    t = tf()
+
+    def f(x5, x20, xb, res):
+        out = {}
+        for i, co in enumerate(POINTWISE_OUTPUTS):
+            out[f"a{co:02d}"] = t.nn.conv2d(x5, const([1, 1, 5, co], i), 1, "VALID") + const([co], 20 + i)
+            out[f"b{co:02d}"] = t.nn.relu6(t.nn.conv2d(x20, const([1, 1, 20, co], 40 + i), 1, "SAME"))
+        out["batch"] = t.nn.conv2d(xb, const([1, 1, 6, 9], 60), 1, "VALID")
+        out["residual"] = t.nn.conv2d(x20, const([1, 1, 20, 12], 61), 1, "VALID") + res
+        return [out[k] for k in sorted(out)]
+
+    return convert_fn(f, [([1, 5, 7, 5], t.float32), ([1, 5, 7, 20], t.float32), ([2, 3, 8, 6], t.float32),
+                          ([1, 5, 7, 12], t.float32)])
+
+
+@builder("k_blocked_conv")
+def k_blocked_conv() -> bytes:
+    """conv2d's blocking edges: 17 and 33 outputs (a partial group of 16), widths 9 and 17 (a
+    partial block of 8 along x), batch 2, SAME / VALID, stride 2, dilation 2, a grouped conv, and
+    a 1x1 conv with stride 2 (not pointwise: it runs as conv2d)."""
+    t = tf()
+
+    def f(x9, xb):
+        out = {
+            "same17": t.nn.relu(t.nn.conv2d(x9, const([3, 3, 6, 17], 1), 1, "SAME") + const([17], 2)),
+            "valid33_s2": t.nn.conv2d(x9, const([3, 3, 6, 33], 3), 2, "VALID"),
+            "dilated20": t.nn.conv2d(x9, const([3, 3, 6, 20], 4), 1, "SAME", dilations=2),
+            "grouped": t.nn.conv2d(x9, const([3, 3, 3, 18], 5), 1, "SAME"),
+            "strided_1x1": t.nn.conv2d(x9, const([1, 1, 6, 16], 6), 2, "SAME"),
+            "batch": t.nn.conv2d(xb, const([3, 3, 5, 12], 7), 2, "SAME"),
+        }
+        return [out[k] for k in sorted(out)]
+
+    return convert_fn(f, [([1, 7, 9, 6], t.float32), ([2, 5, 17, 5], t.float32)])
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_blocked_conv_matches_reference(models, runtimes, precision):  # noqa: F811
+    compare_all_gpu(models, runtimes[precision], "k_blocked_conv")
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_pointwise_conv_matches_reference(models, runtimes, precision):  # noqa: F811
+    compare_all_gpu(models, runtimes[precision], "k_pointwise")
