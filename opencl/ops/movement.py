@@ -1,49 +1,119 @@
-"""Data movement (opencl/copy.cl) as index maps built at load time: the op's own semantics are
-applied with numpy to an array of element numbers, and the result, translated to PHWC4 float
-positions, drives one `gather` (or one `scatter` per input) kernel. The maps are the exact
-permutation of each op, including the 4-channel padding of both sides.
+"""Data movement as kernels that compute each source coordinate from the output coordinate, as the
+delegate's tasks do: opencl/window.cl (per-axis begin / stride / permutation and a border mode:
+slices, padding, tiling, transposes, gathers with constant indices, splits and concatenations as
+region copies) and opencl/reindex.cl (RESHAPE, DEPTH_TO_SPACE, SPACE_TO_DEPTH by element number).
+
+Ops are described in the tensors' own ranks (`Read` per input axis) and mapped onto the delegate's
+BHWC axes here; the kernels see only BHWC. Load time builds a few int4 parameters per launch,
+whatever the tensor size.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from gpucompat.ir import Op
+from gpucompat.ir import Op, Tensor
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
-from gpucompat.opencl.layout import BHWC, phwc4_positions
+from gpucompat.opencl.layout import BHWC, bhwc
 from gpucompat.opencl.ops import lowering, options, sequence
 from gpucompat.opencl.runtime import GpuTensor
 
+# The BHWC axis (0 b, 1 h, 2 w, 3 c) of each axis of a rank-n tensor (layout.bhwc: [b, c], [b, w, c]).
+AXES = {0: (), 1: (0,), 2: (0, 3), 3: (0, 2, 3), 4: (0, 1, 2, 3)}
+CHANNELS = 3
+FILL, REFLECT, SYMMETRIC, WRAP = 0, 1, 2, 3  # border modes of window.cl
+RESHAPE, DEPTH_TO_SPACE, SPACE_TO_DEPTH = 0, 1, 2  # kinds of reindex.cl
 
-def numbered(shape: tuple[int, ...]) -> np.ndarray:
-    """Element numbers 0..n-1 in row-major order, shaped like the tensor."""
-    return np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
+
+@dataclass(frozen=True)
+class Read:
+    """How one input axis is read: at begin + stride * (position along output axis `out`), or at
+    `begin` alone when `out` is None (an axis the output drops)."""
+
+    begin: int = 0
+    stride: int = 1
+    out: int | None = None
 
 
-def gather_step(ex: Executor, src: GpuTensor, dst: GpuTensor, source: np.ndarray, fill: float = 0.0) -> Step:
-    """A step filling `dst` from `src`: `source` gives, per output element (row-major), the source
-    element number, or -1 for `fill`; padding lanes get -2 (zero)."""
-    src_pos = phwc4_positions(src.shape).ravel()
-    source = np.asarray(source, np.int64).ravel()
-    mapping = np.full(dst.shape.vec4s * 4, -2, np.int64)
-    mapping[phwc4_positions(dst.shape).ravel()] = np.where(source >= 0, src_pos[np.maximum(source, 0)], -1)
-    buf, n = ex.runtime.indices(mapping), mapping.size
-    return ex.runtime.prepare("copy", "gather", (n,), src, buf, dst, n, float(fill))
+def along(reads: int) -> list[Read]:
+    """The identity: input axis i read along output axis i."""
+    return [Read(out=i) for i in range(reads)]
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A device tensor with the rank of the tensor it holds (which says how its axes map to BHWC)."""
+
+    tensor: GpuTensor
+    rank: int
+
+
+def ranked(ex: Executor, t: Tensor) -> Ranked:
+    """The device tensor of `t`, with its rank."""
+    return Ranked(ex.tensor(t), len(t.shape))
+
+
+def window_step(ex: Executor, src: Ranked, dst: Ranked, reads: list[Read], *, offset: dict[int, int] | None = None,
+                size: dict[int, int] | None = None, mode: int = FILL, fill: float = 0.0,
+                lookup: tuple[int, np.ndarray] | None = None) -> Step:
+    """A window.cl launch filling `dst` (or its region starting at `offset` with `size`, both per
+    output axis) from `src` as `reads` say; `lookup` = (input axis, constant indices) reads that
+    axis through the indices (GATHER)."""
+    s, d = src.tensor, dst.tensor
+    src_axes, dst_axes = AXES[src.rank], AXES[dst.rank]
+    begin, stride, perm = [0] * 4, [0] * 4, [0, 1, 2, 3]
+    for axis, r in zip(src_axes, reads):
+        begin[axis] = r.begin
+        if r.out is not None:
+            stride[axis], perm[axis] = r.stride, dst_axes[r.out]
+    at, extent = [0] * 4, list(d.shape.dims)
+    for i, v in (offset or {}).items():
+        at[dst_axes[i]] = v
+    for i, v in (size or {}).items():
+        extent[dst_axes[i]] = v
+    lookup_axis, table = -1, s  # window.cl never reads the table without a lookup axis
+    if lookup is not None:
+        lookup_axis, table = src_axes[lookup[0]], ex.runtime.indices(lookup[1])
+    b, h, w, c = extent
+    if _whole_cells(s.shape, d.shape, at[CHANNELS], c, begin, stride, perm, lookup_axis):
+        kernel, slices = "window_cells", -(-c // 4)
+    else:
+        kernel, slices = "window_lanes", (at[CHANNELS] + c - 1) // 4 - at[CHANNELS] // 4 + 1
+    return ex.runtime.prepare("window", kernel, (w, h, b * slices), s, s.shape.dims, d, d.shape.dims, tuple(at),
+                              tuple(extent), tuple(begin), tuple(stride), tuple(perm), mode, float(fill), table,
+                              lookup_axis)
+
+
+def _one_to_one(ex: Executor, op: Op, reads: list[Read], **kw) -> Step:
+    """A window.cl launch from the op's first input to its output."""
+    return window_step(ex, ranked(ex, op.inputs[0]), ranked(ex, op.outputs[0]), reads, **kw)
+
+
+def _whole_cells(src: BHWC, dst: BHWC, at: int, size: int, begin, stride, perm, lookup_axis: int) -> bool:
+    """Whether a window moves whole float4 cells: channels read in order from a slice boundary,
+    inside src, into dst slices no other launch shares."""
+    return (perm[CHANNELS] == CHANNELS and stride[CHANNELS] == 1 and lookup_axis != CHANNELS
+            and begin[CHANNELS] % 4 == 0 and 0 <= begin[CHANNELS] and begin[CHANNELS] + size <= src.c
+            and at % 4 == 0 and (size % 4 == 0 or at + size == dst.c))
+
+
+def reindex_step(ex: Executor, src: GpuTensor, dst: GpuTensor, kind: int = RESHAPE, block: int = 0) -> Step:
+    """A reindex.cl launch: whole cells for a reshape between channel counts that are multiples
+    of 4, one lane at a time otherwise."""
+    grid = (dst.shape.w, dst.shape.h, dst.shape.b * dst.shape.slices)
+    if kind == RESHAPE and src.shape.c % 4 == 0 and dst.shape.c % 4 == 0:
+        return ex.runtime.prepare("reindex", "reshape_cells", grid, src, src.shape.dims, dst, dst.shape.dims)
+    return ex.runtime.prepare("reindex", "reindex_lanes", grid, src, src.shape.dims, dst, dst.shape.dims, kind, block)
 
 
 def reshape_step(ex: Executor, src: GpuTensor, dst: GpuTensor) -> Step:
     """Same elements in the same row-major order, different BHWC shape."""
-    return gather_step(ex, src, dst, numbered(dst.shape.dims))
+    return reindex_step(ex, src, dst)
 
 
-def _unary_map(ex: Executor, op: Op, source: np.ndarray, fill: float = 0.0) -> Step:
-    out = op.outputs[0]
-    if source.size != out.num_elements:
-        raise UnsupportedOp(f"op#{op.index} {op.name}: computed {source.size} elements, output has {out.num_elements}")
-    return gather_step(ex, ex.tensor(op.inputs[0]), ex.tensor(out), source, fill)
-
-
-def _const_ints(ex: Executor, op: Op, index: int) -> np.ndarray:
+def _const_ints(op: Op, index: int) -> np.ndarray:
     t = op.input(index)
     v = t.data() if t is not None else None
     if v is None:
@@ -51,63 +121,90 @@ def _const_ints(ex: Executor, op: Op, index: int) -> np.ndarray:
     return np.asarray(v, np.int64)
 
 
+def _expect(op: Op, out: Tensor, shape: list[int]) -> None:
+    if tuple(shape) != tuple(out.shape):
+        raise UnsupportedOp(f"op#{op.index} {op.name}: computed shape {tuple(shape)}, the output has {tuple(out.shape)}")
+
+
 @lowering("RESHAPE", "SQUEEZE", "EXPAND_DIMS")
 def reshape(ex: Executor, op: Op) -> Step:
     """The new shape comes from the output tensor, as in the delegate (ReshapeOperationParser)."""
-    return _unary_map(ex, op, numbered(op.outputs[0].shape))
+    return reshape_step(ex, ex.tensor(op.inputs[0]), ex.tensor(op.outputs[0]))
 
 
 @lowering("TRANSPOSE")
 def transpose(ex: Executor, op: Op) -> Step:
-    return _unary_map(ex, op, numbered(op.inputs[0].shape).transpose(_const_ints(ex, op, 1)))
+    """Output axis j is input axis perm[j]."""
+    perm = [int(p) % len(op.inputs[0].shape) for p in _const_ints(op, 1)]
+    return _one_to_one(ex, op, [Read(out=perm.index(i)) for i in range(len(perm))])
 
 
 @lowering("SLICE")
 def slice_(ex: Executor, op: Op) -> Step:
     """begin and size constant; size -1 means "to the end"."""
     shape = op.inputs[0].shape
-    begin, size = _const_ints(ex, op, 1), _const_ints(ex, op, 2)
-    index = tuple(slice(b, shape[i] if s < 0 else b + s) for i, (b, s) in enumerate(zip(begin, size)))
-    return _unary_map(ex, op, numbered(shape)[index])
+    begin, size = _const_ints(op, 1), _const_ints(op, 2)
+    _expect(op, op.outputs[0], [n - b if s < 0 else s for n, b, s in zip(shape, begin, size)])
+    return _one_to_one(ex, op, [Read(int(b), 1, i) for i, b in enumerate(begin)])
 
 
 @lowering("STRIDED_SLICE")
 def strided_slice(ex: Executor, op: Op) -> Step:
-    """begin / end / strides constant, with begin, end and shrink-axis masks (TFLite's
-    strided_slice semantics, offset=false); ellipsis and new-axis masks are not supported, as in
-    the delegate."""
+    """begin / end / strides constant (any sign), with begin, end and shrink-axis masks: TFLite's
+    strided_slice semantics with offset=false, which Python's slice.indices shares (clamping,
+    negative positions). Ellipsis and new-axis masks are not supported, as in the delegate."""
     o = options(op)
     if o.ellipsisMask or o.newAxisMask or getattr(o, "offset", False):
         raise UnsupportedOp(f"op#{op.index} STRIDED_SLICE: ellipsis / new-axis masks and offset are not supported")
-    begin, end, strides = (_const_ints(ex, op, i) for i in (1, 2, 3))
-    index = []
-    for i in range(len(begin)):
-        if o.shrinkAxisMask >> i & 1:
-            index.append(int(begin[i]))
-            continue
-        b = None if o.beginMask >> i & 1 else int(begin[i])
-        e = None if o.endMask >> i & 1 else int(end[i])
-        index.append(slice(b, e, int(strides[i])))
-    return _unary_map(ex, op, numbered(op.inputs[0].shape)[tuple(index)])
+    begin, end, strides = (_const_ints(op, i) for i in (1, 2, 3))
+    reads, shape = [], []
+    for i, n in enumerate(op.inputs[0].shape):
+        if i >= len(begin):
+            reads.append(Read(out=len(shape)))
+            shape.append(n)
+        elif o.shrinkAxisMask >> i & 1:
+            reads.append(Read(int(begin[i]) % n, 0))
+        else:
+            b = None if o.beginMask >> i & 1 else int(begin[i])
+            e = None if o.endMask >> i & 1 else int(end[i])
+            start, stop, step = slice(b, e, int(strides[i])).indices(n)
+            reads.append(Read(start, step, len(shape)))
+            shape.append(len(range(start, stop, step)))
+    _expect(op, op.outputs[0], shape)
+    return _one_to_one(ex, op, reads)
+
+
+def _padded(ex: Executor, op: Op, mode: int, fill: float = 0.0) -> Step:
+    pads = _const_ints(op, 1).reshape(-1, 2)
+    _expect(op, op.outputs[0], [n + int(p.sum()) for n, p in zip(op.inputs[0].shape, pads)])
+    reads = [Read(-int(before), 1, i) for i, before in enumerate(pads[:, 0])]
+    return _one_to_one(ex, op, reads, mode=mode, fill=fill)
 
 
 @lowering("PAD", "PADV2")
 def pad(ex: Executor, op: Op) -> Step:
+    """Constant padding (PADV2's value, else 0): tasks/padding.cc."""
     fill = ex.value(op.input(2)) if len(op.inputs) > 2 and op.input(2) is not None else None
-    source = np.pad(numbered(op.inputs[0].shape), _const_ints(ex, op, 1), constant_values=-1)
-    return _unary_map(ex, op, source, float(np.ravel(fill)[0]) if fill is not None else 0.0)
+    return _padded(ex, op, FILL, float(np.ravel(fill)[0]) if fill is not None else 0.0)
 
 
 @lowering("MIRROR_PAD")
 def mirror_pad(ex: Executor, op: Op) -> Step:
-    """mode 0 REFLECT (edge not repeated), 1 SYMMETRIC (edge repeated)."""
-    mode = "reflect" if options(op).mode == 0 else "symmetric"
-    return _unary_map(ex, op, np.pad(numbered(op.inputs[0].shape), _const_ints(ex, op, 1), mode=mode))
+    """mode 0 REFLECT (edge not repeated; the delegate's only mode), 1 SYMMETRIC (edge repeated,
+    as the reference interpreter does)."""
+    return _padded(ex, op, REFLECT if options(op).mode == 0 else SYMMETRIC)
 
 
 @lowering("TILE")
 def tile(ex: Executor, op: Op) -> Step:
-    return _unary_map(ex, op, np.tile(numbered(op.inputs[0].shape), _const_ints(ex, op, 1)))
+    """Output position p reads p mod the input size on every axis (tasks/tile.cc)."""
+    _expect(op, op.outputs[0], [n * int(m) for n, m in zip(op.inputs[0].shape, _const_ints(op, 1))])
+    return _one_to_one(ex, op, along(len(op.inputs[0].shape)), mode=WRAP)
+
+
+def _block_op(ex: Executor, op: Op, kind: int, shape: list[int]) -> Step:
+    _expect(op, op.outputs[0], shape)
+    return reindex_step(ex, ex.tensor(op.inputs[0]), ex.tensor(op.outputs[0]), kind, options(op).blockSize)
 
 
 @lowering("DEPTH_TO_SPACE")
@@ -115,8 +212,7 @@ def depth_to_space(ex: Executor, op: Op) -> Step:
     """out[b, h*k + i, w*k + j, c] = in[b, h, w, (i*k + j) * C_out + c]."""
     k = options(op).blockSize
     b, h, w, c = op.inputs[0].shape
-    src = numbered((b, h, w, c)).reshape(b, h, w, k, k, c // (k * k)).transpose(0, 1, 3, 2, 4, 5)
-    return _unary_map(ex, op, src.reshape(b, h * k, w * k, c // (k * k)))
+    return _block_op(ex, op, DEPTH_TO_SPACE, [b, h * k, w * k, c // (k * k)])
 
 
 @lowering("SPACE_TO_DEPTH")
@@ -124,83 +220,97 @@ def space_to_depth(ex: Executor, op: Op) -> Step:
     """The inverse of DEPTH_TO_SPACE."""
     k = options(op).blockSize
     b, h, w, c = op.inputs[0].shape
-    src = numbered((b, h, w, c)).reshape(b, h // k, k, w // k, k, c).transpose(0, 1, 3, 2, 4, 5)
-    return _unary_map(ex, op, src.reshape(b, h // k, w // k, c * k * k))
+    return _block_op(ex, op, SPACE_TO_DEPTH, [b, h // k, w // k, c * k * k])
 
 
 @lowering("GATHER")
 def gather(ex: Executor, op: Op) -> Step:
-    """Constant indices as an index map; runtime indices (a second GPU input in the delegate) read
-    by opencl/indexed.cl."""
+    """Constant indices: the gathered axis read through them (tasks/gather.cc reads its indices from
+    a tensor as well). Indices of another rank than 1 gather into the input's rank first and are
+    then reshaped. Runtime indices (a second GPU input in the delegate) are read by
+    opencl/indexed.cl."""
     if ex.value(op.input(1)) is None:
         from gpucompat.opencl.ops.indexed import gather_runtime
 
         return gather_runtime(ex, op)
-    axis = options(op).axis % len(op.inputs[0].shape)
-    return _unary_map(ex, op, np.take(numbered(op.inputs[0].shape), _const_ints(ex, op, 1), axis=axis))
+    src, out = op.inputs[0], op.outputs[0]
+    axis = options(op).axis % len(src.shape)
+    indices = _const_ints(op, 1).ravel()
+    shape = list(src.shape)
+    shape[axis] = indices.size
+    _expect(op, out, [*src.shape[:axis], *_const_ints(op, 1).shape, *src.shape[axis + 1:]])
+    if ex.shape(out) == bhwc(shape):
+        return window_step(ex, ranked(ex, src), ranked(ex, out), along(len(shape)), lookup=(axis, indices))
+    gathered = Ranked(ex.runtime.empty(bhwc(shape)), len(shape))
+    return sequence([window_step(ex, ranked(ex, src), gathered, along(len(shape)), lookup=(axis, indices)),
+                     reshape_step(ex, gathered.tensor, ex.tensor(out))])
 
 
-def _pieces(ex: Executor, op: Op, data: int, parts: list[np.ndarray]) -> Step:
-    src = ex.tensor(op.inputs[data])
-    return sequence([gather_step(ex, src, ex.tensor(t), p) for t, p in zip(op.outputs, parts)])
+def _split(ex: Executor, op: Op, data: int, axis: int) -> Step:
+    """Each output the slice of the input after the ones before it along `axis` (tasks/split.cc)."""
+    src, steps, start = op.inputs[data], [], 0
+    for out in op.outputs:
+        reads = along(len(src.shape))
+        reads[axis] = Read(start, 1, axis)
+        steps.append(window_step(ex, ranked(ex, src), ranked(ex, out), reads))
+        start += out.shape[axis]
+    if start != src.shape[axis]:
+        raise UnsupportedOp(f"op#{op.index} {op.name}: the outputs take {start} of {src.shape[axis]} along axis {axis}")
+    return sequence(steps)
 
 
 @lowering("SPLIT")
 def split(ex: Executor, op: Op) -> Step:
     """Inputs (axis, data)."""
-    axis = int(_const_ints(ex, op, 0)) % len(op.inputs[1].shape)
-    return _pieces(ex, op, 1, np.split(numbered(op.inputs[1].shape), len(op.outputs), axis=axis))
+    return _split(ex, op, 1, int(_const_ints(op, 0)) % len(op.inputs[1].shape))
 
 
 @lowering("SPLIT_V")
 def split_v(ex: Executor, op: Op) -> Step:
-    """Inputs (data, size_splits, axis)."""
-    shape = op.inputs[0].shape
-    axis = int(_const_ints(ex, op, 2)) % len(shape)
-    sizes = [t.shape[axis] for t in op.outputs]
-    return _pieces(ex, op, 0, np.split(numbered(shape), np.cumsum(sizes)[:-1], axis=axis))
+    """Inputs (data, size_splits, axis); the sizes are the outputs' own."""
+    return _split(ex, op, 0, int(_const_ints(op, 2)) % len(op.inputs[0].shape))
+
+
+def _skipping(rank: int, axis: int, begin: int = 0) -> list[Read]:
+    """Reads of a rank-`rank` tensor whose `axis` is fixed at `begin` and absent from the other
+    side (which has one axis fewer)."""
+    return [Read(begin, 0) if i == axis else Read(out=i - (i > axis)) for i in range(rank)]
 
 
 @lowering("UNPACK")
 def unpack(ex: Executor, op: Op) -> Step:
-    shape = op.inputs[0].shape
-    axis = options(op).axis % len(shape)
-    return _pieces(ex, op, 0, [np.take(numbered(shape), i, axis=axis) for i in range(len(op.outputs))])
-
-
-def _assemble(ex: Executor, op: Op, join) -> Step:
-    """CONCATENATION / PACK: each input scattered into its place in the output."""
-    out = ex.tensor(op.outputs[0])
-    owner = join([np.full(t.shape, k, np.int64) for k, t in enumerate(op.inputs)]).ravel()
-    element = join([numbered(t.shape) for t in op.inputs]).ravel()
-    dst_pos = phwc4_positions(out.shape).ravel()
-    steps = []
-    for k, t in enumerate(op.inputs):
-        src = ex.tensor(t)
-        mapping = np.full(src.shape.vec4s * 4, -1, np.int64)
-        mine = owner == k
-        mapping[phwc4_positions(src.shape).ravel()[element[mine]]] = dst_pos[mine]
-        steps.append(_scatter_step(ex, src, out, mapping))
-    return sequence(steps)
-
-
-def _scatter_step(ex: Executor, src: GpuTensor, dst: GpuTensor, mapping: np.ndarray) -> Step:
-    buf, n = ex.runtime.indices(mapping), mapping.size
-    return ex.runtime.prepare("copy", "scatter", (n,), src, buf, dst, n)
+    """Output k is the input at position k along the axis, the axis dropped."""
+    rank = len(op.inputs[0].shape)
+    axis = options(op).axis % rank
+    src = ranked(ex, op.inputs[0])
+    return sequence([window_step(ex, src, ranked(ex, out), _skipping(rank, axis, k)) for k, out in enumerate(op.outputs)])
 
 
 @lowering("CONCATENATION")
 def concatenation(ex: Executor, op: Op) -> Step:
+    """Each input copied into its region of the output (tasks/concat_xy.cc, concat_z.cc)."""
     if options(op).fusedActivationFunction:
         raise UnsupportedOp(f"op#{op.index} CONCATENATION: fused activations are not supported")
-    axis = options(op).axis % len(op.outputs[0].shape)
-    return _assemble(ex, op, lambda parts: np.concatenate(parts, axis=axis))
+    out = op.outputs[0]
+    axis, dst = options(op).axis % len(out.shape), ranked(ex, out)
+    steps, start = [], 0
+    for t in op.inputs:
+        steps.append(window_step(ex, ranked(ex, t), dst, along(len(t.shape)), offset={axis: start},
+                                 size={axis: t.shape[axis]}))
+        start += t.shape[axis]
+    return sequence(steps)
 
 
 @lowering("PACK")
 def pack(ex: Executor, op: Op) -> Step:
-    axis = options(op).axis % len(op.outputs[0].shape)
-    return _assemble(ex, op, lambda parts: np.stack(parts, axis=axis))
+    """Input k copied to position k along the new axis (the delegate parses PACK as reshapes and a
+    concatenation: model_builder.cc PackOperationParser)."""
+    out = op.outputs[0]
+    axis = options(op).axis % len(out.shape)
+    reads = [Read(out=i + (i >= axis)) for i in range(len(out.shape) - 1)]
+    dst = ranked(ex, out)
+    return sequence([window_step(ex, ranked(ex, t), dst, reads, offset={axis: k}, size={axis: 1})
+                     for k, t in enumerate(op.inputs)])
 
 
 def keepdims_tensor(ex: Executor, shape: BHWC, dst: GpuTensor) -> tuple[GpuTensor, Step | None]:
