@@ -80,29 +80,33 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
 }
 
 // A 1x1 convolution with stride 1 and no padding (most of a MobileNet's multiply-adds) as a
-// matrix product over the flattened pixels: P_BLOCK neighbouring pixels per work-item. Global size
-// (ceil(H * W / P_BLOCK), G, B), work-groups of 8 along the pixels (opencl/ops/conv.py).
-#define P_BLOCK 8
-__kernel void pointwise_conv2d(__global const store_t* src, int4 sd, __global const store_t* w,
-                               __global const store_t* bias, __global store_t* dst, int4 od, int act EPILOGUE_PARAMS) {
-  int p0 = get_global_id(0) * P_BLOCK, g = get_global_id(1), b = get_global_id(2);
-  int SI = (sd.w + 3) / 4, plane = sd.y * sd.z, last = plane - 1;
-  if (p0 >= plane) return;
-  float8 lo[P_BLOCK], hi[P_BLOCK];
-  for (int i = 0; i < P_BLOCK; i++) lo[i] = LOAD8(bias, 2 * g), hi[i] = LOAD8(bias, 2 * g + 1);
-  int row = b * SI * plane, wi = g * SI * 8;
-  for (int si = 0; si < SI; si++, wi += 8, row += plane) {
-    LOAD_BLOCK16(w, wi);
-    for (int i = 0; i < P_BLOCK; i++) {
-      float4 v = LOAD4(src, row + min(p0 + i, last));
-      MAC_BLOCK16(lo[i], hi[i], v);
-    }
+// matrix product over the flattened pixels: `block` neighbouring pixels per work-item. Global size
+// (ceil(H * W / block), G, B). Two instances: pointwise_conv2d (16 pixels, work-groups of 8 along
+// the pixels: opencl/ops/conv.py) and pointwise_row (one pixel: a FULLY_CONNECTED over a few rows,
+// where a block of pixels would only repeat the one row).
+#define POINTWISE_KERNEL(name, block)                                                              \
+  __kernel void name(__global const store_t* src, int4 sd, __global const store_t* w,              \
+                     __global const store_t* bias, __global store_t* dst, int4 od, int act EPILOGUE_PARAMS) { \
+    int p0 = get_global_id(0) * (block), g = get_global_id(1), b = get_global_id(2);                \
+    int SI = (sd.w + 3) / 4, plane = sd.y * sd.z, last = plane - 1;                                \
+    if (p0 >= plane) return;                                                                       \
+    float8 lo[block], hi[block];                                                                   \
+    for (int i = 0; i < (block); i++) lo[i] = LOAD8(bias, 2 * g), hi[i] = LOAD8(bias, 2 * g + 1);  \
+    int row = b * SI * plane, wi = g * SI * 8;                                                     \
+    for (int si = 0; si < SI; si++, wi += 8, row += plane) {                                       \
+      LOAD_BLOCK16(w, wi);                                                                         \
+      for (int i = 0; i < (block); i++) {                                                          \
+        float4 v = LOAD4(src, row + min(p0 + i, last));                                            \
+        MAC_BLOCK16(lo[i], hi[i], v);                                                              \
+      }                                                                                            \
+    }                                                                                              \
+    for (int i = 0; i < (block) && p0 + i < plane; i++) {                                          \
+      int y = (p0 + i) / od.z, x = (p0 + i) % od.z;                                                \
+      STORE_BLOCK16(dst, od, b, g, y, x, lo[i], hi[i], act);                                       \
+    }                                                                                              \
   }
-  for (int i = 0; i < P_BLOCK && p0 + i < plane; i++) {
-    int y = (p0 + i) / od.z, x = (p0 + i) % od.z;
-    STORE_BLOCK16(dst, od, b, g, y, x, lo[i], hi[i], act);
-  }
-}
+POINTWISE_KERNEL(pointwise_conv2d, 16)
+POINTWISE_KERNEL(pointwise_row, 1)
 
 // Depth multiplier 1 (other multipliers run as a grouped conv2d): filter packed [KH, KW, S] float4.
 // DW_X_BLOCK outputs along x per work-item: global size (ceil(W / DW_X_BLOCK), H, B * S).

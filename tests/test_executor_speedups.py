@@ -8,6 +8,7 @@ the documented tolerance."""
 import pytest
 from test_executor_kernels import compare_all_gpu, runtimes  # noqa: F401  (fixture)
 
+from gpucompat import ir
 from modelgen import builder, const, convert_fn, tf
 
 POINTWISE_OUTPUTS = (1, 3, 4, 8, 12, 16, 17, 20, 33)
@@ -52,6 +53,30 @@ def k_blocked_conv() -> bytes:
         return [out[k] for k in sorted(out)]
 
     return convert_fn(f, [([1, 7, 9, 6], t.float32), ([2, 5, 17, 5], t.float32)])
+
+
+@builder("k_blocked_dense")
+def k_blocked_dense() -> bytes:
+    """FULLY_CONNECTED row for row, as the pointwise kernels run it: one row of 40 -> 33 (+RELU, a
+    partial group of 16), four rows, and rank-3 rows (2 x 3 x 20 -> 17)."""
+    t = tf()
+
+    def f(row, rows, x3):
+        out = {
+            "row": t.nn.relu(t.matmul(row, const([40, 33], 1)) + const([33], 2)),
+            "rows": t.matmul(rows, const([40, 7], 3)) + const([7], 4),
+            "rank3": t.matmul(x3, const([20, 17], 5)) + const([17], 6),
+        }
+        return [out[k] for k in sorted(out)]
+
+    return convert_fn(f, [([1, 40], t.float32), ([4, 40], t.float32), ([2, 3, 20], t.float32)])
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_blocked_dense_matches_reference(models, runtimes, precision):  # noqa: F811
+    data = models.bytes("k_blocked_dense")
+    assert {op.name for op in ir.from_bytes(data).graphs[0].ops} == {"FULLY_CONNECTED"}  # the op under test
+    compare_all_gpu(models, runtimes[precision], "k_blocked_dense")
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
