@@ -31,22 +31,32 @@ __kernel void dense_pair(__global const store_t* a, int4 ad, __global const stor
 
 float sigmoid(float v) { return 1.0f / (1.0f + exp(-v)); }
 
+// Gate value at channel ch of row b of gates [B, 4U]; channels past the tensor read as 0, as the
+// accelerator's bounds-checked reads of slices past the tensor do (seen on LiteRT's GPU accelerator;
+// tests/test_executor_lstm_device.py).
+float gate_at(__global const store_t* gates, int4 gd, int b, int ch) {
+  return ch < gd.w ? LOAD1(gates, ROW_AT(gd, b, ch)) : 0.0f;
+}
+
 // The cell update for unit n of batch b. gates [B, 4U]: pre-activations with biases, in the basic
-// kernel's order (input, cell, forget, output). c_prev and c_new [B, U] may be one buffer (each
-// work-item reads its element before writing it). peep [3U]: peephole weights (input, forget,
-// output), zeros without them. cifg: the input gate is 1 - forget gate. cell_clip > 0 clamps the
-// new state. The cell gate and the output use tanh (the only activation the schema can express
-// besides the ones the delegate refuses).
+// kernel's order (input, cell, forget, output), gate k of unit n at channel k * gate_stride + n.
+// gate_stride is U for the full kernel; for the basic kernel it is the delegate's slice stride,
+// 4 * ceil(U / 4) channels (tasks/lstm.cc reads gate k at slice Z + k * activation.Slices()), so
+// with U % 4 != 0 the gates come from the wrong channels, and the last ones from past the end.
+// c_prev and c_new [B, U] may be one buffer (each work-item reads its element before writing it).
+// peep [3U]: peephole weights (input, forget, output), zeros without them. cifg: the input gate is
+// 1 - forget gate. cell_clip > 0 clamps the new state. The cell gate and the output use tanh (the
+// only activation the schema can express besides the ones the delegate refuses).
 __kernel void lstm_cell(__global const store_t* gates, int4 gd, __global const store_t* c_prev,
                         __global store_t* c_new, __global store_t* h, int4 sd, __global const store_t* peep,
-                        int cifg, float cell_clip) {
-  int n = get_global_id(0), b = get_global_id(1), units = sd.w;
+                        int cifg, float cell_clip, int gate_stride) {
+  int n = get_global_id(0), b = get_global_id(1);
   float c = LOAD1(c_prev, ROW_AT(sd, b, n));
-  float forget = sigmoid(LOAD1(gates, ROW_AT(gd, b, 2 * units + n)) + LOAD1(peep, units + n) * c);
-  float input = cifg ? 1.0f - forget : sigmoid(LOAD1(gates, ROW_AT(gd, b, n)) + LOAD1(peep, n) * c);
-  float cell = input * tanh(LOAD1(gates, ROW_AT(gd, b, units + n))) + forget * c;
+  float forget = sigmoid(gate_at(gates, gd, b, 2 * gate_stride + n) + LOAD1(peep, sd.w + n) * c);
+  float input = cifg ? 1.0f - forget : sigmoid(gate_at(gates, gd, b, n) + LOAD1(peep, n) * c);
+  float cell = input * tanh(gate_at(gates, gd, b, gate_stride + n)) + forget * c;
   if (cell_clip > 0.0f) cell = clamp(cell, -cell_clip, cell_clip);
-  float output = sigmoid(LOAD1(gates, ROW_AT(gd, b, 3 * units + n)) + LOAD1(peep, 2 * units + n) * cell);
+  float output = sigmoid(gate_at(gates, gd, b, 3 * gate_stride + n) + LOAD1(peep, 2 * sd.w + n) * cell);
   STORE1(c_new, ROW_AT(sd, b, n), cell);
   STORE1(h, ROW_AT(sd, b, n), output * tanh(cell));
 }

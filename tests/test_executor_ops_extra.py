@@ -1,7 +1,9 @@
 """The executor's LSTM, Resampler and SELECT (v1) kernels against independent references: the
-reference interpreter for LSTM (full and basic kernels) and SELECT, a numpy implementation of TF
-Addons' resampler definition for the Resampler (the reference interpreter has no kernel for it).
-Models are written at the flatbuffer level (tests/models_executor_extra.py).
+reference interpreter for LSTM (the full kernel, and the basic kernel when its units are a
+multiple of 4; other unit counts against the delegate's slice arithmetic, tasks/lstm.cc) and
+SELECT, a numpy implementation of TF Addons' resampler definition for the Resampler (the reference
+interpreter has no kernel for it). Models are written at the flatbuffer level
+(tests/models_executor_extra.py).
 """
 
 import json
@@ -11,7 +13,7 @@ import pytest
 from cli import gpucompat
 from models_executor_extra import (LSTM_BASIC_SHAPES, LSTM_FULL_VARIANTS, RESAMPLER_SHAPES, SELECT_VARIANTS,
                                    FlatModel)
-from test_executor_kernels import TOLERANCE, compare_all_gpu
+from test_executor_kernels import TOLERANCE, compare_all_gpu, seeded_inputs
 
 from gpucompat import ir
 from gpucompat.opencl.device import choose
@@ -61,10 +63,54 @@ def test_select_with_a_row_condition_picks_whole_rows(models, runtimes):
 
 
 # ------------------------------------------------------------------------------------------ LSTM
+BASIC_ALIGNED = [s for s in LSTM_BASIC_SHAPES if s[2] % 4 == 0]
+BASIC_UNALIGNED = [s for s in LSTM_BASIC_SHAPES if s[2] % 4 != 0]
+
+
+def basic_name(shape: tuple[int, int, int]) -> str:
+    return "x_lstm_basic_{}x{}x{}".format(*shape)
+
+
+def delegate_lstm_task(activ_temp: np.ndarray, prev_state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(activ, state) as the delegate's LSTM task computes them (tasks/lstm.cc), transcribed slice
+    by slice: work-item Z of S = ceil(U / 4) reads float4 slice Z + k * S of activ_temp's U slices
+    for gate k (input, cell, forget, output); slices past the end read as 0 (what LiteRT's GPU
+    accelerator does: tests/test_executor_lstm_device.py)."""
+    batch, units = prev_state.shape
+    n_slices = -(-units // 4)
+    gate_slices = activ_temp.astype(np.float64).reshape(batch, units, 4)
+    state_slices = np.zeros((batch, n_slices * 4))
+    state_slices[:, :units] = prev_state
+    state_slices = state_slices.reshape(batch, n_slices, 4)
+    activ, state = np.zeros_like(state_slices), np.zeros_like(state_slices)
+    for z in range(n_slices):
+        r = [gate_slices[:, s] if s < units else np.zeros((batch, 4)) for s in (z + k * n_slices for k in range(4))]
+        sigmoid = [1 / (1 + np.exp(-v)) for v in r]
+        state[:, z] = sigmoid[0] * np.tanh(r[1]) + sigmoid[2] * state_slices[:, z]
+        activ[:, z] = sigmoid[3] * np.tanh(state[:, z])
+    return activ.reshape(batch, -1)[:, :units], state.reshape(batch, -1)[:, :units]
+
+
 @pytest.mark.parametrize("precision", PRECISIONS)
-@pytest.mark.parametrize("shape", LSTM_BASIC_SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_basic_lstm_matches_reference_on_all_four_outputs(models, runtimes, shape, precision):
-    compare_all_gpu(models, runtimes[precision], "x_lstm_basic_{}x{}x{}".format(*shape))
+@pytest.mark.parametrize("shape", BASIC_ALIGNED, ids=lambda s: "x".join(map(str, s)))
+def test_basic_lstm_with_units_a_multiple_of_4_matches_reference(models, runtimes, shape, precision):
+    compare_all_gpu(models, runtimes[precision], basic_name(shape))
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+@pytest.mark.parametrize("shape", BASIC_UNALIGNED, ids=lambda s: "x".join(map(str, s)))
+def test_basic_lstm_with_other_unit_counts_reads_gates_at_the_delegates_slices(models, runtimes, shape, precision):
+    """concat_temp and activ_temp as the reference interpreter computes them; activ and state as
+    the delegate's task computes them from that activ_temp, which is not what the reference gets."""
+    data = models.bytes(basic_name(shape))
+    model = ir.from_bytes(data)
+    feeds = seeded_inputs(model)
+    got = HybridRunner(model, ["gpu"], runtimes[precision]).run(feeds)
+    ref = run_reference(reference_interpreter(data, basic_name(shape)), feeds)
+    want = [*delegate_lstm_task(ref[3], feeds[2]), ref[2], ref[3]]
+    for t, g, w in zip(model.graphs[0].outputs, got, want):
+        assert_close(g, w, precision, t.name)
+    assert np.abs(want[0] - ref[0]).max() > 0.05, "the delegate's slice offsets should change activ here"
 
 
 def run_full_lstm_against_reference(data: bytes, runtime: Runtime, runs: int = 3) -> None:
@@ -84,7 +130,7 @@ def run_full_lstm_against_reference(data: bytes, runtime: Runtime, runs: int = 3
 
 
 @pytest.mark.parametrize("precision", PRECISIONS)
-@pytest.mark.parametrize("variant", [v for v in LSTM_FULL_VARIANTS if v != "layer_norm"])
+@pytest.mark.parametrize("variant", [v for v in LSTM_FULL_VARIANTS if v not in ("layer_norm", "batch2")])
 def test_full_lstm_matches_reference_and_carries_its_state(models, runtimes, variant, precision):
     run_full_lstm_against_reference(models.bytes(f"x_lstm_full_{variant}"), runtimes[precision])
 
@@ -155,9 +201,14 @@ def verify_json(*args):
     return r, json.loads(r.stdout)
 
 
-def test_verify_passes_on_a_basic_lstm_model(models):
-    r, doc = verify_json(models.path("x_lstm_basic_2x5x3"))
+def test_verify_fails_on_a_basic_lstm_only_where_the_device_does(models):
+    """Units 4: all four outputs pass. Units 3: activ and state fail, as on LiteRT's GPU
+    accelerator (tests/test_executor_lstm_device.py); concat_temp and activ_temp pass."""
+    r, doc = verify_json(models.path(basic_name(BASIC_ALIGNED[0])))
     assert r.returncode == 0 and doc["passed"] and len(doc["outputs"]) == 4, r.stdout
+    r, doc = verify_json(models.path(basic_name(BASIC_UNALIGNED[0])))
+    assert r.returncode == 1 and not doc["passed"], r.stdout
+    assert [o["passed"] for o in doc["outputs"]] == [False, False, True, True], r.stdout
 
 
 def test_verify_passes_on_the_resampler_against_its_builtin_twin(models):

@@ -65,9 +65,10 @@ def _dense(ex: Executor, a: GpuTensor, h: GpuTensor | None, weights: np.ndarray,
 
 
 def _cell(ex: Executor, gates: GpuTensor, c_prev: GpuTensor, c_new: GpuTensor, h: GpuTensor, peephole: np.ndarray,
-          cifg: bool, cell_clip: float) -> Step:
+          cifg: bool, cell_clip: float, gate_stride: int) -> Step:
+    """The cell update; gate k of unit n is read at channel k * gate_stride + n of `gates` (0 past its end)."""
     return ex.runtime.prepare("lstm", "lstm_cell", (h.shape.c, h.shape.b), gates, gates.shape.dims, c_prev, c_new, h,
-                              h.shape.dims, ex.runtime.weights(peephole), int(cifg), float(cell_clip))
+                              h.shape.dims, ex.runtime.weights(peephole), int(cifg), float(cell_clip), gate_stride)
 
 
 @lowering("LSTM")
@@ -81,8 +82,11 @@ def lstm(ex: Executor, op: Op) -> Step:
 def _basic(ex: Executor, op: Op) -> Step:
     """Inputs (input, prev_activ, weights [4U, in + U], biases [4U], prev_state); outputs (activ,
     state, concat_temp, activ_temp), all four computed, as the delegate does. Its LSTM task reads
-    gate k at slice Z + k * ceil(U / 4) of activ_temp (tasks/lstm.cc), which is gate k's start
-    only when U % 4 == 0; other unit counts are computed here as the reference interpreter does."""
+    gate k of unit n at slice n // 4 + k * ceil(U / 4) of activ_temp (tasks/lstm.cc), channel
+    4 * k * ceil(U / 4) + n: gate k's start only when U % 4 == 0. Otherwise the gates come from
+    the wrong channels and slices past activ_temp's end read as 0, as LiteRT's GPU accelerator
+    computes it (tests/test_executor_lstm_device.py); activ and state then differ from the
+    reference interpreter's, and verify reports it."""
     o = options(op)
     if len(op.inputs) != 5 or len(op.outputs) != 4:
         raise UnsupportedOp(f"op#{op.index} LSTM: the basic kernel needs 5 inputs and 4 outputs")
@@ -97,7 +101,8 @@ def _basic(ex: Executor, op: Op) -> Step:
     join = ex.runtime.prepare("lstm", "concat_pair", (concat.shape.c, concat.shape.b), x, x.shape.dims, h_prev,
                               h_prev.shape.dims, widths, concat, concat.shape.dims)
     return sequence([join, _dense(ex, concat, None, weights, bias, gates),
-                     _cell(ex, gates, c_prev, state, activ, np.zeros(3 * units, np.float32), False, 0.0)])
+                     _cell(ex, gates, c_prev, state, activ, np.zeros(3 * units, np.float32), False, 0.0,
+                           4 * activ.shape.slices)])  # tasks/lstm.cc: state_stride = activation.Slices()
 
 
 def _full(ex: Executor, op: Op) -> Step:
@@ -126,7 +131,7 @@ def _full(ex: Executor, op: Op) -> Step:
     projected = op.input(PROJECTION_WEIGHTS) is not None
     cell_out = ex.runtime.empty(BHWC(1, 1, 1, units)) if projected else out
     steps = [_dense(ex, x, h_var, weights, bias, gates), _cell(ex, gates, c_var, c_var, cell_out, peephole, cifg,
-                                                               max(o.cellClip, 0.0))]
+                                                               max(o.cellClip, 0.0), units)]
     if projected:
         steps.append(_dense(ex, cell_out, None, _constant(ex, op, PROJECTION_WEIGHTS, (size, units)),
                             _constant(ex, op, PROJECTION_BIAS, (size,)), out, max(o.projClip, 0.0)))
