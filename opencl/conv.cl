@@ -40,6 +40,18 @@
     if (s4 + 3 < S4) STORE_CELL(dst, od, b, (s4 + 3), y, x, activate((high).hi, act));          \
   }
 
+// Runtime (non-constant) CONV_2D weights into the blocked layout, before each run of the conv, as the
+// delegate converts them with a kernel of its own (common/tasks/conv_weights_converter.cc: the
+// weights tensor read as BHWC with B = O, H = KH, W = KW, C = I). wd = (O, KH, KW, I); global size
+// (16 * ceil(O / 16), KH * KW, I padded to whole slices): one packed float per work-item, zero past
+// the real output and input channels.
+__kernel void pack_conv_weights(__global const store_t* src, int4 wd, __global store_t* dst) {
+  int co = get_global_id(0), tap = get_global_id(1), ci = get_global_id(2);
+  int ky = tap / wd.z, kx = tap % wd.z, cis = get_global_size(2);
+  float v = co < wd.x && ci < wd.w ? AT(src, wd, co, ky, kx, ci) : 0.0f;
+  STORE1(dst, (((co / 16) * wd.y * wd.z + tap) * cis + ci) * 16 + co % 16, v);
+}
+
 // X_BLOCK neighbouring outputs along x per work-item: global size (ceil(W / X_BLOCK), H, B * G)
 // with G = ceil(S_out / 4).
 // k = (kernel_h, kernel_w, stride_h, stride_w), p = (dilation_h, dilation_w, pad_top, pad_left).

@@ -1,9 +1,10 @@
 """Convolutions and matrix products (opencl/conv.cl): CONV_2D (strides, dilation, SAME/VALID,
 groups), DEPTHWISE_CONV_2D (any depth multiplier), TRANSPOSE_CONV and FULLY_CONNECTED.
 
-Filters must be constant (after load-time folding of DEQUANTIZE / DENSIFY): runtime weights are
-rejected with the op named, as the OpenCL delegate rejects runtime depthwise weights with a
-multiplier other than 1.
+Filters are packed at load when constant (after load-time folding of DEQUANTIZE / DENSIFY).
+CONV_2D also takes runtime weights, packed on the device before every run as the delegate does;
+other ops reject runtime weights with the op named (the OpenCL delegate rejects runtime depthwise
+weights with a multiplier other than 1).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import numpy as np
 
 from gpucompat.ir import Op
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
-from gpucompat.opencl.ops import TFLITE_PADDING_SAME, activation, custom_params, lowering, options
+from gpucompat.opencl.ops import TFLITE_PADDING_SAME, activation, custom_params, lowering, options, sequence
 from gpucompat.opencl.ops.indexed import fully_connected_runtime
 
 SAME, VALID = 0, 1  # schema Padding enum
@@ -104,15 +105,42 @@ def _window(ex: Executor, op: Op, src, out, kh: int, kw: int):
 def _conv(ex: Executor, op: Op, w: np.ndarray, bias_index: int) -> Step:
     """conv2d over an OHWI filter reading every input channel; pointwise_conv2d when the filter is
     1x1 with stride 1 and no padding (a matrix product over the pixels)."""
+    return _blocked_conv(ex, op, w.shape, ex.runtime.weights(pack_blocked(w)), bias_index)
+
+
+def _blocked_conv(ex: Executor, op: Op, filter_shape: tuple, packed, bias_index: int) -> Step:
+    """The blocked conv kernel over a filter of OHWI shape `filter_shape`, packed (pack_blocked's
+    layout) in the device buffer `packed`."""
     src, out = op.inputs[0], op.outputs[0]
-    k, p = _window(ex, op, src, out, w.shape[1], w.shape[2])
+    cout, kh, kw, _ = filter_shape
+    k, p = _window(ex, op, src, out, kh, kw)
     so = ex.shape(out)
-    head = (ex.tensor(src), ex.shape(src).dims, ex.runtime.weights(pack_blocked(w)),
-            bias_of(ex, op, bias_index, w.shape[0], BLOCK_LANES), ex.tensor(out), so.dims)
+    head = (ex.tensor(src), ex.shape(src).dims, packed, bias_of(ex, op, bias_index, cout, BLOCK_LANES),
+            ex.tensor(out), so.dims)
     if k == (1, 1, 1, 1) and p[2:] == (0, 0):
         return _pointwise(ex, head, so, activation(op))
     return ex.prepare("conv", "conv2d", x_blocks(ex, out, X_BLOCK, BLOCK_LANES), *head, k, p, activation(op),
                       local=BLOCKED_GROUP)
+
+
+def _runtime_weights_conv(ex: Executor, op: Op) -> Step:
+    """CONV_2D whose filter is computed at run time: pack_conv_weights turns the filter tensor
+    (PHWC4, OHWI read as BHWC) into the blocked layout, then the ordinary conv runs, every
+    inference (the delegate's ConverterToConvWeights, selectors/operation_selector.cc). The
+    delegate requires the filter's input channels to equal the input's (no grouped runtime conv:
+    model_builder.cc Conv2DOperationParser)."""
+    weights = op.inputs[1]
+    shape = tuple(int(d) for d in weights.shape)
+    cin = ex.shape(op.inputs[0]).c
+    if len(shape) != 4 or shape[3] != cin:
+        raise UnsupportedOp(f"op#{op.index} CONV_2D: runtime weights of shape {shape} must be OHWI with {cin} "
+                            f"input channels (the delegate has no grouped convolution with runtime weights)")
+    cout, kh, kw, _ = shape
+    lanes, cins = -(-cout // BLOCK_LANES) * BLOCK_LANES, -(-cin // 4) * 4
+    packed = ex.runtime.weights(np.zeros(lanes * kh * kw * cins, np.float32))
+    pack = ex.runtime.prepare("conv", "pack_conv_weights", (lanes, kh * kw, cins), ex.tensor(weights),
+                              ex.shape(weights).dims, packed)
+    return sequence([pack, _blocked_conv(ex, op, shape, packed, 2)])
 
 
 def _pointwise(ex: Executor, head: tuple, so, act: int) -> Step:
@@ -126,7 +154,10 @@ def _pointwise(ex: Executor, head: tuple, so, act: int) -> Step:
 
 @lowering("CONV_2D")
 def conv2d(ex: Executor, op: Op) -> Step:
-    """Filter [Cout, KH, KW, Cin / groups]; groups = input channels / filter input channels."""
+    """Filter [Cout, KH, KW, Cin / groups]; groups = input channels / filter input channels.
+    Runtime filters are packed on the device (_runtime_weights_conv)."""
+    if ex.value(op.input(1)) is None:
+        return _runtime_weights_conv(ex, op)
     w = weights_of(ex, op, 1)
     cin = ex.shape(op.inputs[0]).c
     return _conv(ex, op, dense_filter(w, cin, cin // w.shape[3]), 2)

@@ -1,0 +1,63 @@
+"""CONV_2D with runtime (non-constant) weights against the reference interpreter: the filter is a
+model input, transposed to OHWI by the model and packed into the conv kernel's layout on the device
+before every run (opencl/conv.cl pack_conv_weights, after the delegate's ConverterToConvWeights).
+Shapes: 3x3 SAME with a constant bias and RELU, 2x3 VALID stride 2 with 17 outputs (a partial
+group of 16), 1x1 (the pointwise kernel) with 20 outputs; each with its bias and with none."""
+
+import numpy as np
+import pytest
+from test_executor_kernels import compare_all_gpu, runtimes, seeded_inputs  # noqa: F401  (fixture)
+
+from gpucompat import ir
+from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
+from modelgen import builder, const, convert_fn, tf
+
+
+@builder("k_conv_runtime_weights")
+def k_conv_runtime_weights() -> bytes:
+    t = tf()
+
+    def f(x, w_same, w_strided, w_pointwise):
+        return [t.nn.relu(t.nn.conv2d(x, w_same, 1, "SAME") + const([4], 1)),
+                t.nn.conv2d(x, w_strided, 2, "VALID") + const([17], 2),
+                t.nn.conv2d(x, w_pointwise, 1, "VALID") + const([20], 3)]
+
+    return convert_fn(f, [([1, 7, 9, 5], t.float32), ([3, 3, 5, 4], t.float32), ([2, 3, 5, 17], t.float32),
+                          ([1, 1, 5, 20], t.float32)])
+
+
+def runtime_convs(model: ir.Model) -> list[ir.Op]:
+    """The model's CONV_2D ops, each checked to read a runtime filter (what these tests are about)."""
+    convs = [op for op in model.graphs[0].ops if op.name == "CONV_2D"]
+    assert len(convs) == 3 and all(not op.inputs[1].is_constant for op in convs)
+    return convs
+
+
+@builder("k_conv_runtime_weights_no_bias")
+def k_conv_runtime_weights_no_bias() -> bytes:
+    """The same convolutions with the bias input removed (index -1: an optional input absent)."""
+    model = ir.from_bytes(k_conv_runtime_weights())
+    for op in runtime_convs(model):
+        op.fb.inputs[2] = -1
+    return ir.to_bytes(model)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+@pytest.mark.parametrize("name", ["k_conv_runtime_weights", "k_conv_runtime_weights_no_bias"])
+def test_conv_with_runtime_weights_matches_reference(models, runtimes, name, precision):  # noqa: F811
+    runtime_convs(ir.from_bytes(models.bytes(name)))
+    compare_all_gpu(models, runtimes[precision], name)
+
+
+def test_new_weights_are_packed_every_run(models, runtimes):  # noqa: F811
+    """One runner, two runs with different filters: each matches its own reference, so the filter
+    is packed again every run and not kept from the first."""
+    data = models.bytes("k_conv_runtime_weights")
+    model = ir.from_bytes(data)
+    runner = HybridRunner(model, ["gpu"] * len(model.graphs[0].ops), runtimes["fp32"])
+    reference = reference_interpreter(data, "k_conv_runtime_weights")
+    for seed in (1, 2):
+        feeds = seeded_inputs(model, seed)
+        for got, want in zip(runner.run(feeds), run_reference(reference, feeds)):
+            assert np.abs(got - want).max() <= 1e-5 * max(1.0, np.abs(want).max())
+
