@@ -1,14 +1,17 @@
 """Executor benchmark: latency of hybrid execution on the OpenCL executor against the reference
 interpreter (XNNPACK, 1 and 2 threads) on generated MobileNet-class models at three input sizes,
-RGB vs RGBA input, and init time with a cold vs a warm start. Prints ratios; asserts nothing
-(timings depend on the machine and on what else runs on it).
+RGB vs RGBA input, and init time with a cold vs a warm start; then, per model, the summed kernel
+time by kernel family from OpenCL profiling events (the fastest of the runs for each launch).
+Prints ratios; asserts nothing (timings depend on the machine and on what else runs on it).
 
 Init is measured in fresh processes. Cold: an empty gpucompat program cache and an empty PoCL
 kernel cache (POCL_CACHE_DIR pointed at a new directory: PoCL keeps its own compiled work-group
 functions there, which would otherwise make a "cold" start partly warm). Warm: a second process
 with both caches as the cold one left them.
 
-    python bench/executor.py [--runs 20] [--precision fp32] [--sizes 96,128,160]
+    python bench/executor.py [--runs 20] [--precision fp32] [--sizes 96,128,160] [--alpha 0.35]
+                             [--inputs RGB,RGBA]
+    python bench/executor.py --alpha 1.0 --sizes 224 --inputs RGB   # where kernel efficiency dominates
 """
 
 from __future__ import annotations
@@ -26,13 +29,13 @@ import numpy as np
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 
-def mobilenet(size: int, channels: int) -> bytes:
-    """A MobileNetV2 (alpha 0.35, random weights, logits out) converted to .tflite. Logits rather
+def mobilenet(size: int, channels: int, alpha: float) -> bytes:
+    """A MobileNetV2 (width `alpha`, random weights, logits out) converted to .tflite. Logits rather
     than softmax: with random weights the softmax is flat and hides any error."""
     import tensorflow as tf
 
     tf.random.set_seed(0)
-    net = tf.keras.applications.MobileNetV2(input_shape=(size, size, channels), alpha=0.35, weights=None,
+    net = tf.keras.applications.MobileNetV2(input_shape=(size, size, channels), alpha=alpha, weights=None,
                                             classifier_activation=None)
     return tf.lite.TFLiteConverter.from_keras_model(net).convert()
 
@@ -72,8 +75,9 @@ def init_seconds(path: str, precision: str, cache_dir: str, pocl_dir: str) -> fl
     return float(out.stdout.split()[-1])
 
 
-def executor_ms(data: bytes, feeds: list[np.ndarray], precision: str, cache_dir: str) -> tuple[float, float]:
-    """(median run time in ms, worst max|error| / max|ref| over the runs)."""
+def executor_ms(data: bytes, feeds: list[np.ndarray], precision: str, cache_dir: str
+                ) -> tuple[float, float, dict[str, float]]:
+    """(median run time in ms, worst max|error| / max|ref| over the runs, kernel ms by family)."""
     from gpucompat.opencl.hybrid import reference_interpreter, run_reference
 
     runner = open_runner(data, precision, cache_dir)
@@ -85,7 +89,27 @@ def executor_ms(data: bytes, feeds: list[np.ndarray], precision: str, cache_dir:
         times.append((time.perf_counter() - t0) * 1e3)
         want = run_reference(ref_it, [f])[0]
         worst = max(worst, float(np.abs(got - want).max() / np.abs(want).max()))
-    return statistics.median(times), worst
+    return statistics.median(times), worst, kernel_ms(runner, feeds[:5])
+
+
+def kernel_ms(runner, feeds: list[np.ndarray]) -> dict[str, float]:
+    """Kernel time by family ("conv.pointwise_conv2d": ms) from profiling events, each launch
+    counted at its fastest over `feeds` (the least disturbed by other work on the machine)."""
+    trace = runner.runtime.trace
+    fastest: dict[int, tuple[str, float]] = {}
+    trace.on = True
+    for f in feeds:
+        trace.records.clear()
+        runner.run([f])
+        for i, (what, _, event) in enumerate(trace.records):
+            ms = (event.profile.end - event.profile.start) * 1e-6
+            fastest[i] = (what, min(ms, fastest.get(i, (what, ms))[1]))
+    trace.on = False
+    by_family: dict[str, float] = {}
+    for what, ms in fastest.values():
+        family = what.removeprefix("kernel ")
+        by_family[family] = by_family.get(family, 0.0) + ms
+    return dict(sorted(by_family.items(), key=lambda kv: -kv[1]))
 
 
 def main() -> None:
@@ -93,6 +117,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--precision", default="fp32")
     parser.add_argument("--sizes", default="96,128,160")
+    parser.add_argument("--alpha", type=float, default=0.35, help="MobileNetV2 width multiplier")
+    parser.add_argument("--inputs", default="RGB,RGBA", help="input channel layouts to run (RGB, RGBA)")
     parser.add_argument("--cache-dir")
     parser.add_argument("--init-child")
     args = parser.parse_args()
@@ -102,12 +128,14 @@ def main() -> None:
         return
     work = tempfile.mkdtemp(prefix="gpucompat-bench-")
     os.environ["POCL_CACHE_DIR"] = os.path.join(work, "pocl-main")  # before PyOpenCL loads PoCL
-    print(f"{'model':<22}{'ref 1t ms':>10}{'ref 2t ms':>10}{'exec ms':>10}{'x 1t':>7}{'x 2t':>7}"
+    print(f"{'model':<26}{'ref 1t ms':>10}{'ref 2t ms':>10}{'exec ms':>10}{'x 1t':>7}{'x 2t':>7}"
           f"{'cold s':>8}{'warm s':>8}{'warm/cold':>10}{'max err / max|ref|':>20}")
+    profiles = {}
     for size in (int(s) for s in args.sizes.split(",")):
-        for channels, tag in ((3, "RGB"), (4, "RGBA")):
-            name = f"mobilenetv2-{size}-{tag}"
-            data = mobilenet(size, channels)
+        for tag in args.inputs.split(","):
+            channels = {"RGB": 3, "RGBA": 4}[tag]
+            name = f"mobilenetv2-{args.alpha:g}-{size}-{tag}"
+            data = mobilenet(size, channels, args.alpha)
             path = os.path.join(work, f"{name}.tflite")
             with open(path, "wb") as f:
                 f.write(data)
@@ -117,9 +145,13 @@ def main() -> None:
             cache, pocl = os.path.join(work, name, "programs"), os.path.join(work, name, "pocl")
             cold = init_seconds(path, args.precision, cache, pocl)
             warm = init_seconds(path, args.precision, cache, pocl)
-            ex, worst = executor_ms(data, feeds, args.precision, cache)
-            print(f"{name:<22}{r1:>10.2f}{r2:>10.2f}{ex:>10.2f}{ex / r1:>7.1f}{ex / r2:>7.1f}"
+            ex, worst, profiles[name] = executor_ms(data, feeds, args.precision, cache)
+            print(f"{name:<26}{r1:>10.2f}{r2:>10.2f}{ex:>10.2f}{ex / r1:>7.1f}{ex / r2:>7.1f}"
                   f"{cold:>8.2f}{warm:>8.2f}{warm / cold:>10.2f}{worst:>20.2e}")
+    print("\nkernel time by family (ms, each launch at its fastest of 5 runs)")
+    for name, families in profiles.items():
+        total = sum(families.values())
+        print(f"{name}: {total:.2f} ms in kernels: " + ", ".join(f"{k} {v:.2f}" for k, v in families.items()))
 
 
 if __name__ == "__main__":

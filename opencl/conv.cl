@@ -146,6 +146,36 @@ __kernel void depthwise_conv2d(__global const store_t* src, int4 sd, __global co
     STORE_CELL(dst, od, b, s, y, x0 + i, activate(acc[i], act));
 }
 
+// 3x3 depthwise, stride 1, dilation 1 (most of a MobileNet's depthwise layers): DW3_X_BLOCK
+// outputs along x per work-item from one row of DW3_X_BLOCK + 2 input cells loaded once per filter
+// row (the generic kernel loads each cell once per tap). Global size (ceil(W / DW3_X_BLOCK), H,
+// B * S); p = (pad_top, pad_left).
+#define DW3_X_BLOCK 8
+__kernel void depthwise_conv3x3_s1(__global const store_t* src, int4 sd, __global const store_t* w,
+                                   __global const store_t* bias, __global store_t* dst, int4 od, int2 p,
+                                   int act EPILOGUE_PARAMS) {
+  int x0 = get_global_id(0) * DW3_X_BLOCK, y = get_global_id(1), bs = get_global_id(2);
+  int S = (od.w + 3) / 4, b = bs / S, s = bs % S, left = x0 - p.y;
+  if (x0 >= od.z) return;
+  float4 acc[DW3_X_BLOCK];
+  for (int i = 0; i < DW3_X_BLOCK; i++) acc[i] = LOAD4(bias, s);
+  for (int ky = 0; ky < 3; ky++) {
+    int iy = y - p.x + ky;
+    if (iy < 0 || iy >= sd.y) continue;
+    int row = CELL(b, s, iy, 0, S, sd.y, sd.z);
+    float4 v[DW3_X_BLOCK + 2];
+    for (int j = 0; j < DW3_X_BLOCK + 2; j++) {
+      int ix = left + j;
+      float4 cell = LOAD4(src, row + clamp(ix, 0, sd.z - 1));
+      v[j] = ix >= 0 && ix < sd.z ? cell : (float4)(0.0f);
+    }
+    float4 w0 = LOAD4(w, ky * 3 * S + s), w1 = LOAD4(w, (ky * 3 + 1) * S + s), w2 = LOAD4(w, (ky * 3 + 2) * S + s);
+    for (int i = 0; i < DW3_X_BLOCK; i++) acc[i] += v[i] * w0 + v[i + 1] * w1 + v[i + 2] * w2;
+  }
+  for (int i = 0; i < DW3_X_BLOCK && x0 + i < od.z; i++)
+    STORE_CELL(dst, od, b, s, y, x0 + i, activate(acc[i], act));
+}
+
 // The gather form of a transposed convolution: output (y, x) takes input (iy, ix) through tap
 // (ky, kx) when iy * stride + ky - pad == y. Filter packed as in conv2d; k and p as in conv2d
 // (dilation unused).

@@ -1,6 +1,7 @@
 """The blocked convolution kernels against the reference interpreter: conv2d (four output slices
-and eight pixels along x per work-item) and pointwise_conv2d (1x1 stride-1 convolutions as a
-matrix product over the flattened pixels), both with an explicit work-group size, over the shapes
+and eight pixels along x per work-item), pointwise_conv2d / pointwise_row (1x1 stride-1
+convolutions and FULLY_CONNECTED as a matrix product over the flattened pixels) and
+depthwise_conv3x3_s1 (a row of input cells reused over the taps), over the shapes
 where their blocking has edges: output channels around multiples of 16, pixel counts around
 multiples of 8, batches, fused activations and a fused residual ADD; fp32 tight and fp16 within
 the documented tolerance."""
@@ -77,6 +78,30 @@ def test_blocked_dense_matches_reference(models, runtimes, precision):  # noqa: 
     data = models.bytes("k_blocked_dense")
     assert {op.name for op in ir.from_bytes(data).graphs[0].ops} == {"FULLY_CONNECTED"}  # the op under test
     compare_all_gpu(models, runtimes[precision], "k_blocked_dense")
+
+
+@builder("k_blocked_depthwise")
+def k_blocked_depthwise() -> bytes:
+    """depthwise_conv3x3_s1's edges: widths 17 and 3 (partial blocks of 8, a row narrower than the
+    block), SAME and VALID, batch 2, 6 and 16 channels, RELU6; and a stride-2 3x3 beside it (the
+    generic kernel)."""
+    t = tf()
+
+    def f(x, xb):
+        out = {
+            "same": t.nn.relu6(t.nn.depthwise_conv2d(x, const([3, 3, 6, 1], 1), [1, 1, 1, 1], "SAME") + const([6], 2)),
+            "valid": t.nn.depthwise_conv2d(x, const([3, 3, 6, 1], 3), [1, 1, 1, 1], "VALID"),
+            "strided": t.nn.depthwise_conv2d(x, const([3, 3, 6, 1], 4), [1, 2, 2, 1], "SAME"),
+            "batch_narrow": t.nn.depthwise_conv2d(xb, const([3, 3, 16, 1], 5), [1, 1, 1, 1], "SAME"),
+        }
+        return [out[k] for k in sorted(out)]
+
+    return convert_fn(f, [([1, 6, 17, 6], t.float32), ([2, 4, 3, 16], t.float32)])
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_blocked_depthwise_matches_reference(models, runtimes, precision):  # noqa: F811
+    compare_all_gpu(models, runtimes[precision], "k_blocked_depthwise")
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])

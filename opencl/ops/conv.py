@@ -17,10 +17,11 @@ from gpucompat.opencl.ops import TFLITE_PADDING_SAME, activation, custom_params,
 from gpucompat.opencl.ops.indexed import fully_connected_runtime
 
 SAME, VALID = 0, 1  # schema Padding enum
-# Blocking of the kernels in conv.cl: outputs along x per conv2d / depthwise_conv2d work-item,
+# Blocking of the kernels in conv.cl: outputs along x per conv2d / depthwise_conv2d /
+# depthwise_conv3x3_s1 work-item,
 # pixels per pointwise_conv2d work-item, output channels per blocked work-item (four slices).
 # P_BLOCK 16 measured 5-10 % faster than 8 on MobileNetV2's 1x1 convolutions.
-X_BLOCK, DW_X_BLOCK, P_BLOCK, BLOCK_LANES = 8, 4, 16, 16
+X_BLOCK, DW_X_BLOCK, DW3_X_BLOCK, P_BLOCK, BLOCK_LANES = 8, 4, 8, 16, 16
 # Work-groups of 8 along x / pixels for the blocked kernels: measured fastest on PoCL's CPU device,
 # where the driver's own choice ran them up to 1.5x slower (docs/verify.md "Speed").
 BLOCKED_GROUP = (8, 1, 1)
@@ -176,9 +177,12 @@ def depthwise_conv2d(ex: Executor, op: Op) -> Step:
     k, p = _window(ex, op, src, out, kh, kw)
     packed = np.zeros((kh, kw, -(-cout // 4) * 4), np.float32)
     packed[..., :cout] = w[0]
-    args = (ex.tensor(src), ex.shape(src).dims, ex.runtime.weights(packed), bias_of(ex, op, 2, cout),
-            ex.tensor(out), ex.shape(out).dims, k, p, activation(op))
-    return ex.prepare("conv", "depthwise_conv2d", x_blocks(ex, out, DW_X_BLOCK), *args)
+    head = (ex.tensor(src), ex.shape(src).dims, ex.runtime.weights(packed), bias_of(ex, op, 2, cout),
+            ex.tensor(out), ex.shape(out).dims)
+    if k == (3, 3, 1, 1) and p[:2] == (1, 1):
+        return ex.prepare("conv", "depthwise_conv3x3_s1", x_blocks(ex, out, DW3_X_BLOCK), *head, p[2:],
+                          activation(op))
+    return ex.prepare("conv", "depthwise_conv2d", x_blocks(ex, out, DW_X_BLOCK), *head, k, p, activation(op))
 
 
 def _transpose_conv(ex: Executor, op: Op, src, bias_index: int, strides: tuple[int, int], same: bool) -> Step:
