@@ -139,10 +139,13 @@ def _apply_failures(model: Model, result: ModelResult) -> None:
     delegate: the whole model runs on the CPU.
     LiteRT CompiledModel (`whole_model_failure`; observed with ai-edge-litert 2.3.0): either one
     fails the compilation of the whole model ("Failed to modify graph with delegate"), and so
-    does a custom op the runtime does not register ("Encountered unresolved custom op").
+    does a custom op the runtime does not register ("Encountered unresolved custom op"); before
+    either, its model loader refuses variable tensors.
     """
     profile = result.profile
     unresolved = _unresolved_custom_op(model, profile)
+    variable = None if profile.loads_variable_tensors else next(
+        (t for g in model.graphs for t in g.tensors if t.is_variable), None)
     gated = next((s for s in result.subgraphs if s.gate), None)
     if gated is not None:
         for s in result.subgraphs:
@@ -155,7 +158,12 @@ def _apply_failures(model: Model, result: ModelResult) -> None:
     result.delegation_failure = [o for o in result.ops if o.placement == "gpu" and not o.verdict.ok
                                  and o.verdict.layer in ("parse", "backend")]
     _fall_back(model, result)
-    if unresolved is not None:
+    if variable is not None:
+        # litert/core/model/model_load.cc UnpackTensor: "Variable tensors not yet supported."
+        result.failure = (f"tensor {variable.name!r} in subgraph {variable.graph.index} is a variable tensor (a "
+                          f"stateful op's state): the model cannot be loaded at all (Variable tensors not yet "
+                          f"supported)")
+    elif unresolved is not None:
         result.failure = (f"custom op {unresolved!r} is not registered in the runtime: the model cannot be "
                           f"loaded at all (Encountered unresolved custom op)")
     elif profile.whole_model_failure and gated is not None:

@@ -532,6 +532,11 @@ def lstm(op: Op, ctx: Context) -> Verdict:
         if act not in (SIGMOID, TANH):
             return reject("only SIGMOID or TANH activation",
                           runtime_message=f"Only sigmoid or tanh activation is supported, but node has {act}")
+        cell_state = op.input(19)  # lstm::full::kCellStateTensor
+        if cell_state is not None and cell_state.shape and cell_state.shape[0] != 1:
+            # common/lstm_parser.cc ParseLSTMAttributes (at Parse: the whole delegation fails)
+            return reject(f"full LSTM with batch {cell_state.shape[0]}: batched execution is not supported", "parse",
+                          "Batched execution is not supported for LSTM")
         return ACCEPT
     return first_failure(io_counts(3, outputs=4, const=2)(op, ctx), basic_lstm_params(op, ctx))
 

@@ -65,6 +65,8 @@ class Profile:
         whole model (LiteRT CompiledModel) instead of the interpreter's per-subgraph behaviour.
     registered_custom_ops: custom codes the runtime itself registers; with a set, a model using
         any other custom op cannot be loaded at all (None: the app brings its own resolver).
+    loads_variable_tensors: False when the runtime's model loader refuses any variable tensor
+        (LiteRT CompiledModel: a stateful model cannot be loaded at all).
     rank_message / type_message: the runtime's IsAllAllowedTensors texts ({limit}, {type}, {name}).
     """
 
@@ -86,6 +88,7 @@ class Profile:
     sources: tuple[str, ...] = ()
     whole_model_failure: bool = False
     registered_custom_ops: frozenset[str] | None = None
+    loads_variable_tensors: bool = True
     rank_message: str = "OP is supported, but tensor type/shape isn't compatible."
     type_message: str = "OP is supported, but tensor type/shape isn't compatible."
 

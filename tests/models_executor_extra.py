@@ -93,7 +93,8 @@ def basic_lstm(batch: int, inputs: int, units: int, seed: int = 0) -> bytes:
 
 
 def full_lstm(inputs: int, units: int, cifg: bool = False, peephole: bool = False, projection: int = 0,
-              layer_norm: bool = False, cell_clip: float = 0.0, proj_clip: float = 0.0, seed: int = 0) -> bytes:
+              layer_norm: bool = False, cell_clip: float = 0.0, proj_clip: float = 0.0, seed: int = 0,
+              batch: int = 1) -> bytes:
     """LSTM with the full kernel (kernels/lstm.cc full, batch 1 as the delegate requires): 20
     inputs (24 with layer normalization), the states as variable tensors, gates in the file's
     order (input, forget, cell, output)."""
@@ -104,7 +105,7 @@ def full_lstm(inputs: int, units: int, cifg: bool = False, peephole: bool = Fals
     def weights(shape):
         return m.tensor(f"w{len(m.graph.tensors)}", shape, const(shape, next(gen)))
 
-    x = m.tensor("input", [1, inputs])
+    x = m.tensor("input", [batch, inputs])
     skip_input_gate = [-1] if cifg else None
     ins = [x]
     ins += [*(skip_input_gate or [weights([units, inputs])]), *(weights([units, inputs]) for _ in range(3))]
@@ -115,10 +116,11 @@ def full_lstm(inputs: int, units: int, cifg: bool = False, peephole: bool = Fals
         ins += [-1, -1, -1]
     ins += [*(skip_input_gate or [weights([units])]), *(weights([units]) for _ in range(3))]
     ins += [weights([out_size, units]), weights([out_size])] if projection else [-1, -1]
-    ins += [m.tensor("output_state", [1, out_size], variable=True), m.tensor("cell_state", [1, units], variable=True)]
+    ins += [m.tensor("output_state", [batch, out_size], variable=True),
+            m.tensor("cell_state", [batch, units], variable=True)]
     if layer_norm:
         ins += [*(skip_input_gate or [weights([units])]), *(weights([units]) for _ in range(3))]
-    out = m.tensor("output", [1, out_size])
+    out = m.tensor("output", [batch, out_size])
     m.op("LSTM", ins, [out], lstm_options(LSTM_FULL, cell_clip, proj_clip), version=1)
     return m.finish([x], [out])
 
@@ -159,6 +161,7 @@ LSTM_FULL_VARIANTS = {
     "projection": dict(inputs=4, units=6, projection=3),
     "clips": dict(inputs=4, units=5, projection=7, cell_clip=0.3, proj_clip=0.35),
     "layer_norm": dict(inputs=3, units=4, layer_norm=True),
+    "batch2": dict(inputs=3, units=4, batch=2),  # the delegate refuses it at Parse
 }
 for _name, _kw in LSTM_FULL_VARIANTS.items():
     builder(f"x_lstm_full_{_name}")(lambda kw=_kw: full_lstm(**kw))

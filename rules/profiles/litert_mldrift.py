@@ -134,6 +134,10 @@ OPS: dict[int, OpSupport] = {
     B["RESIZE_NEAREST_NEIGHBOR"]: entry(3),
     B["DEPTH_TO_SPACE"]: entry(None, p.block_size_above_one),
     B["SOFTMAX"]: entry(None, p.softmax_beta_one),
+    # observed: the basic kernel (5 inputs, 4 outputs) is taken at 3, 4 and 9 units, batch 1 and 2,
+    # and computes wrong values unless units % 4 == 0 (lint PREC402). Full-kernel models never get
+    # here: their state tensors are variables, which the model loader refuses.
+    B["LSTM"]: entry(None, p.lstm),
     # quantization (observed: int8 models with QUANTIZE/DEQUANTIZE fully delegated)
     B["QUANTIZE"]: entry(quant_only=True),
     B["DEQUANTIZE"]: entry(None, _not_from_densify, quant_only=True),
@@ -165,6 +169,7 @@ PROFILE = Profile(
     backends=("cl", "gl", "metal", "webgpu"),
     whole_model_failure=True,
     registered_custom_ops=REGISTERED_CUSTOM_OPS,
+    loads_variable_tensors=False,  # model_load.cc UnpackTensor; observed with full-kernel LSTM models
     rank_message="Tensor dimensions must be less than {limit}. {name}",
     type_message="Tensor type({type}) is not supported. {name}",
     sources=("research §4 Gen-4: ml_drift_delegate/tflite/model_builder.cc",
