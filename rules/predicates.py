@@ -307,8 +307,10 @@ def mirror_pad_reflect(op: Op, ctx: Context) -> Verdict:
     mode = _opt(op, "mode")
     if mode == 0:
         return ACCEPT
+    # the runtime prints TfLiteMirrorPaddingMode, the schema's value + 1 (builtin_op_data.h)
     return reject("only REFLECT mirror padding is supported (SYMMETRIC is not)",
-                  runtime_message=f"Only Reflective padding is supported for Mirror Pad operation. But node has {mode}")
+                  runtime_message=f"Only Reflective padding is supported for Mirror Pad operation. "
+                                  f"But node has {mode + 1}")
 
 
 def input_rank_in(ranks: tuple[int, ...], message: str) -> Check:

@@ -57,6 +57,28 @@ def _no_runtime_per_channel(op, ctx: Context) -> Verdict:
     return ACCEPT
 
 
+def _unclamped_slice(op, ctx: Context) -> Verdict:
+    """STRIDED_SLICE reads begin and end literally (a negative index counts from the end once, a
+    mask takes the whole axis) and does not clamp them to the axis: a slice whose bounds lie
+    outside the tensor, which the CPU kernel clamps, no longer matches its output shape; observed
+    "Output shape mismatch" for begin -99 / end 99 on a 5x7 input."""
+    x, out = op.input(0), (op.outputs or [None])[0]
+    begin, end, strides = (op.input(i) for i in (1, 2, 3))
+    if x is None or out is None or not all(t is not None and ctx.is_const(t) for t in (begin, end, strides)):
+        return ACCEPT
+    b, e, st = (ctx.source(t).data().astype(int).ravel() for t in (begin, end, strides))
+    begin_mask, end_mask = int(getattr(op.options, "beginMask", 0) or 0), int(getattr(op.options, "endMask", 0) or 0)
+    if not len(x.shape) == len(out.shape) == len(b) == len(e) == len(st) or (st <= 0).any():
+        return ACCEPT
+    for axis, dim in enumerate(x.shape):
+        start = 0 if begin_mask >> axis & 1 else b[axis] + (dim if b[axis] < 0 else 0)
+        stop = dim if end_mask >> axis & 1 else e[axis] + (dim if e[axis] < 0 else 0)
+        if -(-(stop - start) // st[axis]) != out.shape[axis]:
+            return reject(f"axis {axis}: the slice [{start}, {stop}) is not clamped to the input's {dim} and does not "
+                          f"give the output's {out.shape[axis]}", runtime_message="Output shape mismatch")
+    return ACCEPT
+
+
 def _one_hot_last_axis(op, ctx: Context) -> Verdict:
     """ONE_HOT only along the last output axis; observed: axis 0 on [1, 4] indices is refused
     with "OneHot axis must be -1 or the last dimension." (tests/models_ops.py ops_one_hot_axis0),
@@ -122,9 +144,10 @@ OPS: dict[int, OpSupport] = {
     B["ONE_HOT"]: entry(None, _one_hot_last_axis),
     B["RESHAPE"]: entry(None, p.io_counts(1)),  # observed: a runtime shape input is refused
     B["TRANSPOSE"]: entry(),
-    B["PAD"]: entry(5), B["PADV2"]: entry(5),
-    B["MIRROR_PAD"]: entry(None, p.mirror_pad_reflect),
-    B["STRIDED_SLICE"]: entry(2, p.strided_slice_masks, _restated(p.positive_slice_strides)),
+    # observed: paddings of a 1-D or 2-D tensor (1x2, 2x2) are refused as for the classic delegate
+    B["PAD"]: entry(5, p.paddings_shape), B["PADV2"]: entry(5, p.paddings_shape),
+    B["MIRROR_PAD"]: entry(None, p.mirror_pad_reflect, p.paddings_shape),
+    B["STRIDED_SLICE"]: entry(2, p.strided_slice_masks, _restated(p.positive_slice_strides), _unclamped_slice),
     B["GATHER"]: entry(None, p.gather),
     # observed: both align_corners and half_pixel_centers make the CPU kernel's Prepare
     # (kernels/resize_bilinear.cc) refuse the node, "If half_pixel_centers is True, align_corners
