@@ -18,76 +18,81 @@
 // `window_lanes` resolves each of the 4 lanes on its own. Lanes past dst's channel count are
 // written as zero or not at all (they start zero).
 
-typedef struct {
-  int dims[4], begin[4], stride[4], perm[4];
-  int mode, lookup_axis;
-} Window;
+#define FILL 0
+#define REFLECT 1
+#define SYMMETRIC 2
+#define WRAP 3
 
+// Component i of v (0 .x .. 3 .w): selects, not an indexed private array, so work-items vectorize.
+int pick(int4 v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
+
+// Coordinate s on an axis of size n after the border mode; -1 where `fill` is read.
 int border(int s, int n, int mode) {
-  if (s >= 0 && s < n) return s;
-  switch (mode) {
-    case 1: return n - 1 - (int)abs((int)abs(s) - n + 1);  // abs(int) is unsigned in OpenCL C
-    case 2: return s < 0 ? -1 - s : 2 * n - 1 - s;
-    case 3: return (s % n + n) % n;
-    default: return -1;
-  }
+  if (mode == WRAP) return s % n;  // TILE reads from 0 up: s >= 0
+  int reflect = n - 1 - (int)abs((int)abs(s) - n + 1);  // abs(int) is unsigned in OpenCL C
+  int symmetric = s < 0 ? -1 - s : 2 * n - 1 - s;
+  return s >= 0 && s < n ? s : mode == REFLECT ? reflect : mode == SYMMETRIC ? symmetric : -1;
 }
 
-// The src coordinate on axis k for region position o, or -1 where `fill` is read.
-int source_coord(const Window* w, int k, const int* o, __global const int* table) {
-  int at = o[w->perm[k]];
-  int s = k == w->lookup_axis ? table[at] : w->begin[k] + w->stride[k] * at;
-  return border(s, w->dims[k], w->mode);
-}
+// The src coordinate on axis k for region position o.
+#define SOURCE(k) border(k == lookup_axis ? table[pick(o, pick(perm, k))] \
+                                          : pick(begin, k) + pick(stride, k) * pick(o, pick(perm, k)), pick(sd, k), mode)
 
-Window window_of(int4 sd, int4 begin, int4 stride, int4 perm, int mode, int lookup_axis) {
-  Window w = {{sd.x, sd.y, sd.z, sd.w}, {begin.x, begin.y, begin.z, begin.w},
-              {stride.x, stride.y, stride.z, stride.w}, {perm.x, perm.y, perm.z, perm.w}, mode, lookup_axis};
-  return w;
-}
-
-// Region slices go along the third grid axis with the batch: (B * slices).
-#define REGION_POSITION(slices)                                                  \
-  int o[4] = {(int)get_global_id(2) / (slices), (int)get_global_id(1), (int)get_global_id(0), 0}; \
-  int gs = (int)get_global_id(2) % (slices)
+#define WINDOW_PARAMS __global const store_t* src, int4 sd, __global store_t* dst, int4 dd, int4 offset, int4 size, \
+                      int4 begin, int4 stride, int4 perm, int mode, float fill, __global const int* table, int lookup_axis
 
 // `table` is GATHER's index vector; other launches pass any buffer (it is not read).
-__kernel void window_cells(__global const store_t* src, int4 sd, __global store_t* dst, int4 dd, int4 offset,
-                           int4 size, int4 begin, int4 stride, int4 perm, int mode, float fill,
-                           __global const int* table, int lookup_axis) {
-  REGION_POSITION((size.w + 3) / 4);
-  Window w = window_of(sd, begin, stride, perm, mode, lookup_axis);
-  int sb = source_coord(&w, 0, o, table), sy = source_coord(&w, 1, o, table), sx = source_coord(&w, 2, o, table);
+__kernel void window_cells(WINDOW_PARAMS) {
+  int slices = (size.w + 3) / 4, gs = get_global_id(2) % slices;
+  int4 o = (int4)(get_global_id(2) / slices, get_global_id(1), get_global_id(0), 0);
+  int sb = SOURCE(0), sy = SOURCE(1), sx = SOURCE(2);
+  bool inside = sb >= 0 && sy >= 0 && sx >= 0;
+  float4 v = LOAD4(src, CELL(max(sb, 0), begin.w / 4 + gs, max(sy, 0), max(sx, 0), (sd.w + 3) / 4, sd.y, sd.z));
   int ds = offset.w / 4 + gs;
-  float4 v = sb < 0 || sy < 0 || sx < 0 ? (float4)(fill)
-                                        : LOAD4(src, CELL(sb, begin.w / 4 + gs, sy, sx, (sd.w + 3) / 4, sd.y, sd.z));
-  STORE4(dst, CELL(offset.x + o[0], ds, offset.y + o[1], offset.z + o[2], (dd.w + 3) / 4, dd.y, dd.z),
-         zero_padding(v, ds, dd.w));
+  STORE4(dst, CELL(offset.x + o.x, ds, offset.y + o.y, offset.z + o.z, (dd.w + 3) / 4, dd.y, dd.z),
+         zero_padding(inside ? v : (float4)(fill), ds, dd.w));
 }
 
-__kernel void window_lanes(__global const store_t* src, int4 sd, __global store_t* dst, int4 dd, int4 offset,
-                           int4 size, int4 begin, int4 stride, int4 perm, int mode, float fill,
-                           __global const int* table, int lookup_axis) {
-  int first = offset.w / 4;
-  REGION_POSITION((offset.w + size.w - 1) / 4 - first + 1);
-  Window w = window_of(sd, begin, stride, perm, mode, lookup_axis);
-  int ds = first + gs;
-  int cell = CELL(offset.x + o[0], ds, offset.y + o[1], offset.z + o[2], (dd.w + 3) / 4, dd.y, dd.z);
-  float v[4];
-  for (int l = 0; l < 4; ++l) {
-    o[3] = ds * 4 + l - offset.w;
-    v[l] = 0.0f;
-    if (o[3] < 0 || o[3] >= size.w) continue;
-    int sb = source_coord(&w, 0, o, table), sy = source_coord(&w, 1, o, table);
-    int sx = source_coord(&w, 2, o, table), sc = source_coord(&w, 3, o, table);
-    v[l] = sb < 0 || sy < 0 || sx < 0 || sc < 0 ? fill : AT(src, sd, sb, sy, sx, sc);
-  }
+// The 4 lanes at once: region channels c (one per lane) give, per src axis, 4 coordinates.
+int4 border4(int4 s, int n, int mode) {
+  if (mode == WRAP) return s % n;
+  int4 reflect = n - 1 - convert_int4(abs(convert_int4(abs(s)) - n + 1));
+  int4 symmetric = select(2 * n - 1 - s, -1 - s, s < 0);
+  int4 outside = mode == REFLECT ? reflect : mode == SYMMETRIC ? symmetric : (int4)(-1);
+  return select(outside, s, s >= 0 && s < n);
+}
+
+int4 source4(int k, int4 o, int4 c, int4 begin, int4 stride, int4 perm, int4 sd, int mode,
+             __global const int* table, int lookup_axis) {
+  int4 at = pick(perm, k) == 3 ? c : (int4)(pick(o, pick(perm, k)));
+  int4 s = k == lookup_axis ? (int4)(table[at.x], table[at.y], table[at.z], table[at.w])
+                            : pick(begin, k) + pick(stride, k) * at;
+  return border4(s, pick(sd, k), mode);
+}
+
+#define SOURCE4(k) source4(k, o, c, begin, stride, perm, sd, mode, table, lookup_axis)
+
+__kernel void window_lanes(WINDOW_PARAMS) {
+  int first = offset.w / 4, slices = (offset.w + size.w - 1) / 4 - first + 1;
+  int gs = get_global_id(2) % slices, ds = first + gs;
+  int4 o = (int4)(get_global_id(2) / slices, get_global_id(1), get_global_id(0), 0);
+  int4 c = ds * 4 - offset.w + (int4)(0, 1, 2, 3);  // region channel of each lane
+  int4 mine = c >= 0 && c < size.w;
+  c = clamp(c, 0, size.w - 1);  // lanes outside the region read a valid position, then drop it
+  int4 sb = SOURCE4(0), sy = SOURCE4(1), sx = SOURCE4(2), sc = SOURCE4(3);
+  int4 inside = sb >= 0 && sy >= 0 && sx >= 0 && sc >= 0;
+  sb = max(sb, 0), sy = max(sy, 0), sx = max(sx, 0), sc = max(sc, 0);
+  int4 at = ((((sb * ((sd.w + 3) / 4) + sc / 4) * sd.y + sy) * sd.z + sx) * 4) + sc % 4;
+  float4 v = (float4)(LOAD1(src, at.x), LOAD1(src, at.y), LOAD1(src, at.z), LOAD1(src, at.w));
+  v = select((float4)(0.0f), select((float4)(fill), v, inside), mine);
+  int cell = CELL(offset.x + o.x, ds, offset.y + o.y, offset.z + o.z, (dd.w + 3) / 4, dd.y, dd.z);
   if (offset.w == 0 && size.w == dd.w) {  // the region holds whole cells: one store, padding lanes 0
-    STORE4(dst, cell, (float4)(v[0], v[1], v[2], v[3]));
-  } else {  // a channel range shared with other launches: only this region's lanes
-    for (int l = 0; l < 4; ++l) {
-      int c = ds * 4 + l - offset.w;
-      if (c >= 0 && c < size.w) STORE1(dst, cell * 4 + l, v[l]);
-    }
+    STORE4(dst, cell, v);
+    return;
   }
+  // a channel range shared with other launches: only this region's lanes
+  if (mine.x) STORE1(dst, cell * 4, v.x);
+  if (mine.y) STORE1(dst, cell * 4 + 1, v.y);
+  if (mine.z) STORE1(dst, cell * 4 + 2, v.z);
+  if (mine.w) STORE1(dst, cell * 4 + 3, v.w);
 }
