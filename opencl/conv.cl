@@ -5,15 +5,21 @@
 // delegate's conv kernels do. conv2d and pointwise_conv2d are blocked over four output slices (see
 // below). Padding lanes hold zero on both sides (see zero_padding). Accumulation is in float.
 
-// One input cell times the 4 packed float4 at `w[wi..wi+3]`.
-#define MAC(acc, v, w, wi) \
-  acc += LOAD4(w, (wi)) * (v).x + LOAD4(w, (wi) + 1) * (v).y + LOAD4(w, (wi) + 2) * (v).z + LOAD4(w, (wi) + 3) * (v).w
-
+// PoCL 3.0 compiles OpenCL builtins here as calls that are not inlined (vload8, min, clamp: one
+// call per use, measured in the generated code), so the hot loops below avoid them: float8
+// weights and float4 cells are read through aligned pointers (buffers are aligned to far more than
+// 32 bytes and the indices count whole vectors) and bounds are plain conditionals.
 #ifdef HALF_STORAGE
 #define LOAD8(p, i) vload_half8((i), (p))
+#define LOAD_CELL(p, i) vload_half4((i), (p))
 #else
-#define LOAD8(p, i) vload8((i), (p))
+#define LOAD8(p, i) (((__global const float8*)(p))[i])
+#define LOAD_CELL(p, i) (((__global const float4*)(p))[i])
 #endif
+
+// One input cell times the 4 packed float4 at `w[wi..wi+3]`.
+#define MAC(acc, v, w, wi) \
+  acc += LOAD_CELL(w, (wi)) * (v).x + LOAD_CELL(w, (wi) + 1) * (v).y + LOAD_CELL(w, (wi) + 2) * (v).z + LOAD_CELL(w, (wi) + 3) * (v).w
 
 // The blocked convolutions (conv2d, pointwise_conv2d) compute four output slices per work-item, as
 // two float8 halves (PoCL 3.0's LLVM 14 miscompiles float16 arithmetic on AVX-512: lanes 8-15 come
@@ -21,11 +27,6 @@
 // weight once per pixel of the block. Filters are packed by pack_blocked (opencl/ops/conv.py):
 // [ceil(S_out / 4), KH, KW, C_in padded to whole slices, 16 output lanes]; the bias is padded to
 // whole groups of 16.
-
-// A float4 cell read lane by lane: each lane becomes one broadcast load feeding the float8
-// multiply-adds, measured 15-20 % faster in the pointwise kernels than a float4 load whose lanes
-// are then broadcast by shuffles.
-#define LOAD4_LANES(p, i) ((float4)(LOAD1(p, (i) * 4), LOAD1(p, (i) * 4 + 1), LOAD1(p, (i) * 4 + 2), LOAD1(p, (i) * 4 + 3)))
 
 // The 16-lane filter block of one input slice at float8 index wi: lane c of the input cell times
 // (lo##c, hi##c).
@@ -78,13 +79,13 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
       for (int i = 0; i < X_BLOCK; i++) {
         int at = (x0 + i) * k.w - p.w + kx * p.y;
         inside[i] = at >= 0 && at < sd.z;
-        ix[i] = clamp(at, 0, sd.z - 1);
+        ix[i] = inside[i] ? at : 0;
       }
       int wi = ((g * k.x + ky) * k.y + kx) * SI * 8, row = CELL(b, 0, iy, 0, SI, sd.y, sd.z);
       for (int si = 0; si < SI; si++, wi += 8, row += plane) {
         LOAD_BLOCK16(w, wi);
         for (int i = 0; i < X_BLOCK; i++) {
-          float4 v = inside[i] ? LOAD4(src, row + ix[i]) : (float4)(0.0f);
+          float4 v = inside[i] ? LOAD_CELL(src, row + ix[i]) : (float4)(0.0f);
           MAC_BLOCK16(lo[i], hi[i], v);
         }
       }
@@ -98,7 +99,7 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
 
 // A 1x1 convolution with stride 1 and no padding (most of a MobileNet's multiply-adds) as a
 // matrix product over the flattened pixels: `block` neighbouring pixels per work-item. Global size
-// (ceil(H * W / block), G, B). Two instances: pointwise_conv2d (16 pixels, work-groups of 8 along
+// (ceil(H * W / block), G, B). Two instances: pointwise_conv2d (8 pixels, work-groups of 8 along
 // the pixels: opencl/ops/conv.py) and pointwise_row (one pixel: a FULLY_CONNECTED over a few rows,
 // where a block of pixels would only repeat the one row).
 #define POINTWISE_KERNEL(name, block)                                                              \
@@ -113,7 +114,7 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
     for (int si = 0; si < SI; si++, wi += 8, row += plane) {                                       \
       LOAD_BLOCK16(w, wi);                                                                         \
       for (int i = 0; i < (block); i++) {                                                          \
-        float4 v = LOAD4_LANES(src, row + min(p0 + i, last));                                      \
+        float4 v = LOAD_CELL(src, row + (p0 + i < last ? p0 + i : last));                        \
         MAC_BLOCK16(lo[i], hi[i], v);                                                              \
       }                                                                                            \
     }                                                                                              \
@@ -122,7 +123,7 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
       STORE_BLOCK16(dst, od, b, g, y, x, lo[i], hi[i], act);                                       \
     }                                                                                              \
   }
-POINTWISE_KERNEL(pointwise_conv2d, 16)
+POINTWISE_KERNEL(pointwise_conv2d, 8)
 POINTWISE_KERNEL(pointwise_row, 1)
 
 // Depth multiplier 1 (other multipliers run as a grouped conv2d): filter packed [KH, KW, S] float4.
@@ -134,16 +135,16 @@ __kernel void depthwise_conv2d(__global const store_t* src, int4 sd, __global co
   int x0 = get_global_id(0) * DW_X_BLOCK, y = get_global_id(1), bs = get_global_id(2);
   int S = (od.w + 3) / 4, b = bs / S, s = bs % S;
   float4 acc[DW_X_BLOCK];
-  for (int i = 0; i < DW_X_BLOCK; i++) acc[i] = LOAD4(bias, s);
+  for (int i = 0; i < DW_X_BLOCK; i++) acc[i] = LOAD_CELL(bias, s);
   for (int ky = 0; ky < k.x; ky++) {
     int iy = y * k.z - p.z + ky * p.x;
     if (iy < 0 || iy >= sd.y) continue;
     int row = CELL(b, s, iy, 0, S, sd.y, sd.z);
     for (int kx = 0; kx < k.y; kx++) {
-      float4 wk = LOAD4(w, (ky * k.y + kx) * S + s);
+      float4 wk = LOAD_CELL(w, (ky * k.y + kx) * S + s);
       for (int i = 0; i < DW_X_BLOCK; i++) {
         int ix = (x0 + i) * k.w - p.w + kx * p.y;
-        if (ix >= 0 && ix < sd.z) acc[i] += LOAD4(src, row + ix) * wk;
+        if (ix >= 0 && ix < sd.z) acc[i] += LOAD_CELL(src, row + ix) * wk;
       }
     }
   }
@@ -163,7 +164,7 @@ __kernel void depthwise_conv3x3_s1(__global const store_t* src, int4 sd, __globa
   int S = (od.w + 3) / 4, b = bs / S, s = bs % S, left = x0 - p.y;
   if (x0 >= od.z) return;
   float4 acc[DW3_X_BLOCK];
-  for (int i = 0; i < DW3_X_BLOCK; i++) acc[i] = LOAD4(bias, s);
+  for (int i = 0; i < DW3_X_BLOCK; i++) acc[i] = LOAD_CELL(bias, s);
   for (int ky = 0; ky < 3; ky++) {
     int iy = y - p.x + ky;
     if (iy < 0 || iy >= sd.y) continue;
@@ -171,10 +172,11 @@ __kernel void depthwise_conv3x3_s1(__global const store_t* src, int4 sd, __globa
     float4 v[DW3_X_BLOCK + 2];
     for (int j = 0; j < DW3_X_BLOCK + 2; j++) {
       int ix = left + j;
-      float4 cell = LOAD4(src, row + clamp(ix, 0, sd.z - 1));
-      v[j] = ix >= 0 && ix < sd.z ? cell : (float4)(0.0f);
+      bool inside = ix >= 0 && ix < sd.z;
+      float4 cell = LOAD_CELL(src, row + (inside ? ix : 0));
+      v[j] = inside ? cell : (float4)(0.0f);
     }
-    float4 w0 = LOAD4(w, ky * 3 * S + s), w1 = LOAD4(w, (ky * 3 + 1) * S + s), w2 = LOAD4(w, (ky * 3 + 2) * S + s);
+    float4 w0 = LOAD_CELL(w, ky * 3 * S + s), w1 = LOAD_CELL(w, (ky * 3 + 1) * S + s), w2 = LOAD_CELL(w, (ky * 3 + 2) * S + s);
     for (int i = 0; i < DW3_X_BLOCK; i++) acc[i] += v[i] * w0 + v[i + 1] * w1 + v[i + 2] * w2;
   }
   for (int i = 0; i < DW3_X_BLOCK && x0 + i < od.z; i++)
@@ -190,7 +192,7 @@ __kernel void transpose_conv2d(__global const store_t* src, int4 sd, __global co
   int x = get_global_id(0), y = get_global_id(1), bs = get_global_id(2);
   int S = (od.w + 3) / 4, b = bs / S, s = bs % S;
   int SI = (sd.w + 3) / 4, plane = sd.y * sd.z;
-  float4 acc = LOAD4(bias, s);
+  float4 acc = LOAD_CELL(bias, s);
   for (int ky = 0; ky < k.x; ky++) {
     int ty = y + p.z - ky;
     if (ty < 0 || ty % k.z != 0 || ty / k.z >= sd.y) continue;
@@ -199,7 +201,7 @@ __kernel void transpose_conv2d(__global const store_t* src, int4 sd, __global co
       if (tx < 0 || tx % k.w != 0 || tx / k.w >= sd.z) continue;
       int wi = ((s * k.x + ky) * k.y + kx) * SI * 4, ci = CELL(b, 0, ty / k.z, tx / k.w, SI, sd.y, sd.z);
       for (int si = 0; si < SI; si++, wi += 4, ci += plane) {
-        float4 v = LOAD4(src, ci);
+        float4 v = LOAD_CELL(src, ci);
         MAC(acc, v, w, wi);
       }
     }
@@ -216,9 +218,9 @@ __kernel void fully_connected(__global const store_t* src, int4 sd, __global con
   int SI = (sd.w + 3) / 4, plane = sd.y * sd.z;
   int row = (b * od.y + y) * od.z + x;
   int ci = CELL(row / plane, 0, (row / sd.z) % sd.y, row % sd.z, SI, sd.y, sd.z), wi = s * SI * 4;
-  float4 acc = LOAD4(bias, s);
+  float4 acc = LOAD_CELL(bias, s);
   for (int si = 0; si < SI; si++, wi += 4, ci += plane) {
-    float4 v = LOAD4(src, ci);
+    float4 v = LOAD_CELL(src, ci);
     MAC(acc, v, w, wi);
   }
   STORE_CELL(dst, od, b, s, y, x, activate(acc, act));

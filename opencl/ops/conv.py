@@ -20,8 +20,7 @@ SAME, VALID = 0, 1  # schema Padding enum
 # Blocking of the kernels in conv.cl: outputs along x per conv2d / depthwise_conv2d /
 # depthwise_conv3x3_s1 work-item,
 # pixels per pointwise_conv2d work-item, output channels per blocked work-item (four slices).
-# P_BLOCK 16 measured 5-10 % faster than 8 on MobileNetV2's 1x1 convolutions.
-X_BLOCK, DW_X_BLOCK, DW3_X_BLOCK, P_BLOCK, BLOCK_LANES = 8, 4, 8, 16, 16
+X_BLOCK, DW_X_BLOCK, DW3_X_BLOCK, P_BLOCK, BLOCK_LANES = 8, 4, 8, 8, 16
 # Work-groups of 8 along x / pixels for the blocked kernels: measured fastest on PoCL's CPU device,
 # where the driver's own choice ran them up to 1.5x slower (docs/verify.md "Speed").
 BLOCKED_GROUP = (8, 1, 1)
