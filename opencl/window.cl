@@ -26,17 +26,17 @@
 // Component i of v (0 .x .. 3 .w): selects, not an indexed private array, so work-items vectorize.
 int pick(int4 v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
 
-// Coordinate s on an axis of size n after the border mode; -1 where `fill` is read.
-int border(int s, int n, int mode) {
+// Coordinates s on axes of sizes n after the border mode; -1 where `fill` is read.
+int4 border(int4 s, int4 n, int mode) {
   if (mode == WRAP) return s % n;  // TILE reads from 0 up: s >= 0
-  int reflect = n - 1 - (int)abs((int)abs(s) - n + 1);  // abs(int) is unsigned in OpenCL C
-  int symmetric = s < 0 ? -1 - s : 2 * n - 1 - s;
-  return s >= 0 && s < n ? s : mode == REFLECT ? reflect : mode == SYMMETRIC ? symmetric : -1;
+  int4 reflect = n - 1 - convert_int4(abs(convert_int4(abs(s)) - n + 1));  // abs(int) is unsigned in OpenCL C
+  int4 symmetric = select(2 * n - 1 - s, -1 - s, s < 0);
+  int4 outside = mode == REFLECT ? reflect : mode == SYMMETRIC ? symmetric : (int4)(-1);
+  return select(outside, s, s >= 0 && s < n);
 }
 
-// The src coordinate on axis k for region position o.
-#define SOURCE(k) border(k == lookup_axis ? table[pick(o, pick(perm, k))] \
-                                          : pick(begin, k) + pick(stride, k) * pick(o, pick(perm, k)), pick(sd, k), mode)
+// The src coordinate on axis k, before the border, for region position `at` along perm[k].
+#define RAW(k, at) (k == lookup_axis ? table[at] : pick(begin, k) + pick(stride, k) * (at))
 
 #define WINDOW_PARAMS __global const store_t* src, int4 sd, __global store_t* dst, int4 dd, int4 offset, int4 size, \
                       int4 begin, int4 stride, int4 perm, int mode, float fill, __global const int* table, int lookup_axis
@@ -45,29 +45,21 @@ int border(int s, int n, int mode) {
 __kernel void window_cells(WINDOW_PARAMS) {
   int slices = (size.w + 3) / 4, gs = get_global_id(2) % slices;
   int4 o = (int4)(get_global_id(2) / slices, get_global_id(1), get_global_id(0), 0);
-  int sb = SOURCE(0), sy = SOURCE(1), sx = SOURCE(2);
-  bool inside = sb >= 0 && sy >= 0 && sx >= 0;
-  float4 v = LOAD4(src, CELL(max(sb, 0), begin.w / 4 + gs, max(sy, 0), max(sx, 0), (sd.w + 3) / 4, sd.y, sd.z));
+  int4 q = border((int4)(RAW(0, pick(o, perm.x)), RAW(1, pick(o, perm.y)), RAW(2, pick(o, perm.z)), 0), sd, mode);
+  bool inside = q.x >= 0 && q.y >= 0 && q.z >= 0;
+  q = max(q, 0);
+  float4 v = LOAD4(src, CELL(q.x, begin.w / 4 + gs, q.y, q.z, (sd.w + 3) / 4, sd.y, sd.z));
   int ds = offset.w / 4 + gs;
   STORE4(dst, CELL(offset.x + o.x, ds, offset.y + o.y, offset.z + o.z, (dd.w + 3) / 4, dd.y, dd.z),
          zero_padding(inside ? v : (float4)(fill), ds, dd.w));
 }
 
 // The 4 lanes at once: region channels c (one per lane) give, per src axis, 4 coordinates.
-int4 border4(int4 s, int n, int mode) {
-  if (mode == WRAP) return s % n;
-  int4 reflect = n - 1 - convert_int4(abs(convert_int4(abs(s)) - n + 1));
-  int4 symmetric = select(2 * n - 1 - s, -1 - s, s < 0);
-  int4 outside = mode == REFLECT ? reflect : mode == SYMMETRIC ? symmetric : (int4)(-1);
-  return select(outside, s, s >= 0 && s < n);
-}
-
 int4 source4(int k, int4 o, int4 c, int4 begin, int4 stride, int4 perm, int4 sd, int mode,
              __global const int* table, int lookup_axis) {
   int4 at = pick(perm, k) == 3 ? c : (int4)(pick(o, pick(perm, k)));
-  int4 s = k == lookup_axis ? (int4)(table[at.x], table[at.y], table[at.z], table[at.w])
-                            : pick(begin, k) + pick(stride, k) * at;
-  return border4(s, pick(sd, k), mode);
+  int4 s = (int4)(RAW(k, at.x), RAW(k, at.y), RAW(k, at.z), RAW(k, at.w));
+  return border(s, (int4)(pick(sd, k)), mode);
 }
 
 #define SOURCE4(k) source4(k, o, c, begin, stride, perm, sd, mode, table, lookup_axis)
