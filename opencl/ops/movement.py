@@ -63,27 +63,28 @@ def window_step(ex: Executor, src: Ranked, dst: Ranked, reads: list[Read], *, of
     axis through the indices (GATHER)."""
     s, d = src.tensor, dst.tensor
     src_axes, dst_axes = AXES[src.rank], AXES[dst.rank]
-    begin, stride, perm = [0] * 4, [0] * 4, [0, 1, 2, 3]
+    begin, along = [0] * 4, [[0] * 4 for _ in range(4)]  # along[output axis][input axis]: the stride
     for axis, r in zip(src_axes, reads):
         begin[axis] = r.begin
         if r.out is not None:
-            stride[axis], perm[axis] = r.stride, dst_axes[r.out]
+            along[dst_axes[r.out]][axis] = r.stride
     at, extent = [0] * 4, list(d.shape.dims)
     for i, v in (offset or {}).items():
         at[dst_axes[i]] = v
     for i, v in (size or {}).items():
         extent[dst_axes[i]] = v
-    lookup_axis, table = -1, s  # window.cl never reads the table without a lookup axis
+    lookup_mask, lookup_from, table = [0] * 4, -1, s  # window.cl never reads the table without a lookup
     if lookup is not None:
-        lookup_axis, table = src_axes[lookup[0]], ex.runtime.indices(lookup[1])
+        axis = src_axes[lookup[0]]
+        lookup_mask[axis], lookup_from, table = -1, dst_axes[lookup[0]], ex.runtime.indices(lookup[1])
     b, h, w, c = extent
-    if _whole_cells(s.shape, d.shape, at[CHANNELS], c, begin, stride, perm, lookup_axis):
+    if _whole_cells(s.shape, d.shape, at[CHANNELS], c, begin[CHANNELS], along, lookup_mask[CHANNELS]):
         kernel, slices = "window_cells", -(-c // 4)
     else:
         kernel, slices = "window_lanes", (at[CHANNELS] + c - 1) // 4 - at[CHANNELS] // 4 + 1
     return ex.runtime.prepare("window", kernel, (w, h, b * slices), s, s.shape.dims, d, d.shape.dims, tuple(at),
-                              tuple(extent), tuple(begin), tuple(stride), tuple(perm), mode, float(fill), table,
-                              lookup_axis)
+                              tuple(extent), tuple(begin), *map(tuple, along), mode, float(fill), table,
+                              tuple(lookup_mask), lookup_from)
 
 
 def _one_to_one(ex: Executor, op: Op, reads: list[Read], **kw) -> Step:
@@ -91,11 +92,11 @@ def _one_to_one(ex: Executor, op: Op, reads: list[Read], **kw) -> Step:
     return window_step(ex, ranked(ex, op.inputs[0]), ranked(ex, op.outputs[0]), reads, **kw)
 
 
-def _whole_cells(src: BHWC, dst: BHWC, at: int, size: int, begin, stride, perm, lookup_axis: int) -> bool:
-    """Whether a window moves whole float4 cells: channels read in order from a slice boundary,
-    inside src, into dst slices no other launch shares."""
-    return (perm[CHANNELS] == CHANNELS and stride[CHANNELS] == 1 and lookup_axis != CHANNELS
-            and begin[CHANNELS] % 4 == 0 and 0 <= begin[CHANNELS] and begin[CHANNELS] + size <= src.c
+def _whole_cells(src: BHWC, dst: BHWC, at: int, size: int, begin: int, along: list[list[int]], lookup: int) -> bool:
+    """Whether a window moves whole float4 cells: channels read in order (and only along the
+    output's channels) from a slice boundary, inside src, into dst slices no other launch shares."""
+    return (along[CHANNELS] == [0, 0, 0, 1] and all(a[CHANNELS] == 0 for a in along[:CHANNELS]) and not lookup
+            and begin % 4 == 0 and 0 <= begin and begin + size <= src.c
             and at % 4 == 0 and (size % 4 == 0 or at + size == dst.c))
 
 
