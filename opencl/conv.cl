@@ -128,6 +128,10 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
 POINTWISE_KERNEL(pointwise_conv2d, 8)
 POINTWISE_KERNEL(pointwise_row, 1)
 
+// The depthwise kernels unroll their loops over the block (the accumulators and the input row
+// then live in registers: 36 % less time measured on MobileNetV2); the blocked kernels above do
+// not, unrolled they measured 20-30 % slower.
+
 // Depth multiplier 1 (other multipliers run as a grouped conv2d): filter packed [KH, KW, S] float4.
 // DW_X_BLOCK outputs along x per work-item: global size (ceil(W / DW_X_BLOCK), H, B * S).
 #define DW_X_BLOCK 4
@@ -137,14 +141,14 @@ __kernel void depthwise_conv2d(__global const store_t* src, int4 sd, __global co
   int x0 = get_global_id(0) * DW_X_BLOCK, y = get_global_id(1), bs = get_global_id(2);
   int S = (od.w + 3) / 4, b = bs / S, s = bs % S;
   float4 acc[DW_X_BLOCK];
-  for (int i = 0; i < DW_X_BLOCK; i++) acc[i] = LOAD_CELL(bias, s);
+  _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) acc[i] = LOAD_CELL(bias, s);
   for (int ky = 0; ky < k.x; ky++) {
     int iy = y * k.z - p.z + ky * p.x;
     if (iy < 0 || iy >= sd.y) continue;
     int row = CELL(b, s, iy, 0, S, sd.y, sd.z);
     for (int kx = 0; kx < k.y; kx++) {
       float4 wk = LOAD_CELL(w, (ky * k.y + kx) * S + s);
-      for (int i = 0; i < DW_X_BLOCK; i++) {
+      _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) {
         int ix = (x0 + i) * k.w - p.w + kx * p.y;
         if (ix >= 0 && ix < sd.z) acc[i] += LOAD_CELL(src, row + ix) * wk;
       }
@@ -166,20 +170,20 @@ __kernel void depthwise_conv3x3_s1(__global const store_t* src, int4 sd, __globa
   int S = (od.w + 3) / 4, b = bs / S, s = bs % S, left = x0 - p.y;
   if (x0 >= od.z) return;
   float4 acc[DW3_X_BLOCK];
-  for (int i = 0; i < DW3_X_BLOCK; i++) acc[i] = LOAD_CELL(bias, s);
-  for (int ky = 0; ky < 3; ky++) {
+  _Pragma("unroll") for (int i = 0; i < DW3_X_BLOCK; i++) acc[i] = LOAD_CELL(bias, s);
+  _Pragma("unroll") for (int ky = 0; ky < 3; ky++) {
     int iy = y - p.x + ky;
     if (iy < 0 || iy >= sd.y) continue;
     int row = CELL(b, s, iy, 0, S, sd.y, sd.z);
     float4 v[DW3_X_BLOCK + 2];
-    for (int j = 0; j < DW3_X_BLOCK + 2; j++) {
+    _Pragma("unroll") for (int j = 0; j < DW3_X_BLOCK + 2; j++) {
       int ix = left + j;
       bool inside = ix >= 0 && ix < sd.z;
       float4 cell = LOAD_CELL(src, row + (inside ? ix : 0));
       v[j] = inside ? cell : (float4)(0.0f);
     }
     float4 w0 = LOAD_CELL(w, ky * 3 * S + s), w1 = LOAD_CELL(w, (ky * 3 + 1) * S + s), w2 = LOAD_CELL(w, (ky * 3 + 2) * S + s);
-    for (int i = 0; i < DW3_X_BLOCK; i++) acc[i] += v[i] * w0 + v[i + 1] * w1 + v[i + 2] * w2;
+    _Pragma("unroll") for (int i = 0; i < DW3_X_BLOCK; i++) acc[i] += v[i] * w0 + v[i + 1] * w1 + v[i + 2] * w2;
   }
   for (int i = 0; i < DW3_X_BLOCK && x0 + i < od.z; i++)
     STORE_CELL(dst, od, b, s, y, x0 + i, activate(acc[i], act));
