@@ -19,6 +19,19 @@
 #define STORE4(p, i, v) (((__global float4*)(p))[i] = (v))
 #endif
 
+// common.cl's activate without its fmax / clamp calls (same results, NaN included: a NaN maps to
+// the lower bound as fmax and clamp map it).
+float4 activate_inline(float4 v, int act) {
+  float4 lower = act == 2 ? (float4)(-1.0f) : (float4)(0.0f), upper = act == 2 ? (float4)(1.0f) : (float4)(6.0f);
+  switch (act) {
+    case 1: return v > 0.0f ? v : (float4)(0.0f);
+    case 2:
+    case 3: return v > lower ? (v < upper ? v : upper) : lower;
+    default: return activate(v, act);
+  }
+}
+#define activate(v, act) activate_inline(v, act)
+
 // One input cell times the 4 packed float4 at `w[wi..wi+3]`.
 #define MAC(acc, v, w, wi) \
   acc += LOAD_CELL(w, (wi)) * (v).x + LOAD_CELL(w, (wi) + 1) * (v).y + LOAD_CELL(w, (wi) + 2) * (v).z + LOAD_CELL(w, (wi) + 3) * (v).w

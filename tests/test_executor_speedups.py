@@ -39,7 +39,8 @@ def k_pointwise() -> bytes:
 def k_blocked_conv() -> bytes:
     """conv2d's blocking edges: 17 and 33 outputs (a partial group of 16), widths 9 and 17 (a
     partial block of 8 along x), batch 2, SAME / VALID, stride 2, dilation 2, a grouped conv, and
-    a 1x1 conv with stride 2 (not pointwise: it runs as conv2d)."""
+    a 1x1 conv with stride 2 (not pointwise: it runs as conv2d), and the fused activations RELU and
+    RELU_N1_TO_1 (conv.cl's activate_inline)."""
     t = tf()
 
     def f(x9, xb):
@@ -50,6 +51,7 @@ def k_blocked_conv() -> bytes:
             "grouped": t.nn.conv2d(x9, const([3, 3, 3, 18], 5), 1, "SAME"),
             "strided_1x1": t.nn.conv2d(x9, const([1, 1, 6, 16], 6), 2, "SAME"),
             "batch": t.nn.conv2d(xb, const([3, 3, 5, 12], 7), 2, "SAME"),
+            "relu_n1_to_1": t.clip_by_value(t.nn.conv2d(x9, const([3, 3, 6, 5], 8), 1, "SAME"), -1.0, 1.0),
         }
         return [out[k] for k in sorted(out)]
 
@@ -106,6 +108,9 @@ def test_blocked_depthwise_matches_reference(models, runtimes, precision):  # no
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
 def test_blocked_conv_matches_reference(models, runtimes, precision):  # noqa: F811
+    fused = {op.options.fusedActivationFunction for op in ir.from_bytes(models.bytes("k_blocked_conv")).graphs[0].ops
+             if op.name == "CONV_2D"}
+    assert {1, 2} <= fused  # RELU, RELU_N1_TO_1: the activations under test are fused into the convs
     compare_all_gpu(models, runtimes[precision], "k_blocked_conv")
 
 
