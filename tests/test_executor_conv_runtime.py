@@ -9,6 +9,7 @@ import pytest
 from test_executor_kernels import compare_all_gpu, runtimes, seeded_inputs  # noqa: F401  (fixture)
 
 from gpucompat import ir
+from gpucompat.opencl.executor import UnsupportedOp
 from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
 from modelgen import builder, const, convert_fn, tf
 
@@ -61,3 +62,17 @@ def test_new_weights_are_packed_every_run(models, runtimes):  # noqa: F811
         for got, want in zip(runner.run(feeds), run_reference(reference, feeds)):
             assert np.abs(got - want).max() <= 1e-5 * max(1.0, np.abs(want).max())
 
+
+
+def test_runtime_bias_is_refused(models, runtimes):  # noqa: F811
+    """A conv whose bias is computed at run time (here: made a model input) is refused with the op
+    named, not run with a zero bias: the delegate takes at most the input and the weights at run
+    time."""
+    model = ir.from_bytes(models.bytes("k_conv_runtime_weights"))
+    graph = model.graphs[0]
+    bias = runtime_convs(model)[1].inputs[2]
+    bias.fb.buffer = 0  # no data: a runtime tensor
+    graph.inputs.append(bias)
+    model = ir.from_bytes(ir.to_bytes(model))
+    with pytest.raises(UnsupportedOp, match=r"CONV_2D: a runtime \(non-constant\) bias is not supported"):
+        HybridRunner(model, ["gpu"] * len(model.graphs[0].ops), runtimes["fp32"])

@@ -18,8 +18,8 @@ from gpucompat.opencl.ops.indexed import fully_connected_runtime
 
 SAME, VALID = 0, 1  # schema Padding enum
 # Blocking of the kernels in conv.cl: outputs along x per conv2d / depthwise_conv2d /
-# depthwise_conv3x3_s1 work-item,
-# pixels per pointwise_conv2d work-item, output channels per blocked work-item (four slices).
+# depthwise_conv3x3_s1 work-item, pixels per pointwise_conv2d work-item, output channels per
+# blocked work-item (four slices).
 X_BLOCK, DW_X_BLOCK, DW3_X_BLOCK, P_BLOCK, BLOCK_LANES = 8, 4, 8, 8, 16
 # Work-groups of 8 along x / pixels for the blocked kernels: measured fastest on PoCL's CPU device,
 # where the driver's own choice ran them up to 1.5x slower (docs/verify.md "Speed").
@@ -45,8 +45,11 @@ def weights_of(ex: Executor, op: Op, index: int) -> np.ndarray:
 
 def bias_of(ex: Executor, op: Op, index: int, channels: int, multiple: int = 4):
     """The bias buffer, zero-padded to a multiple of `multiple` channels (whole slices by default;
-    zeros when the op has none)."""
+    zeros when the op has none). A bias computed at run time is refused with the op named: the
+    delegate counts at most the input and the weights as runtime inputs (research notes, CONV_2D)."""
     b = ex.value(op.input(index))
+    if b is None and op.input(index) is not None:
+        raise UnsupportedOp(f"op#{op.index} {op.name}: a runtime (non-constant) bias is not supported")
     padded = np.zeros(-(-channels // multiple) * multiple, np.float32)
     padded[:channels] = b if b is not None else 0.0
     return ex.runtime.weights(padded)
