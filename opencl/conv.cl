@@ -5,10 +5,11 @@
 // delegate's conv kernels do. conv2d and pointwise_conv2d are blocked over four output slices (see
 // below). Padding lanes hold zero on both sides (see zero_padding). Accumulation is in float.
 
-// PoCL 3.0 compiles OpenCL builtins here as calls that are not inlined (vload8, min, clamp: one
-// call per use, measured in the generated code), so the kernels below avoid them: float8
-// weights and float4 cells are read through aligned pointers (buffers are aligned to far more than
-// 32 bytes and the indices count whole vectors) and bounds are plain conditionals.
+// PoCL 3.0 compiles OpenCL builtins here as calls that are not inlined (vload4, vload8, vstore4,
+// min, clamp, fmax: one call per use, read in the generated code; 1.3-2x slower inner loops), so
+// the kernels below avoid them: float8 weights and float4 cells are read and stored through
+// aligned pointers (buffers are aligned to far more than 32 bytes and the indices count whole
+// vectors), bounds are plain conditionals, fused activations comparisons (docs/verify.md "Speed").
 #ifdef HALF_STORAGE
 #define LOAD8(p, i) vload_half8((i), (p))
 #define LOAD_CELL(p, i) vload_half4((i), (p))
