@@ -243,6 +243,8 @@ def _conv_problem(conv: Op) -> str | None:
         return "conv is already dilated"
     if conv.input(1) is None or conv.input(1).rank != 4:
         return "conv weights are not 4-D"
+    if not conv.outputs or conv.outputs[0].rank != 4:  # a damaged model: the runtime would refuse it too
+        return "conv output is not 4-D"
     return None
 
 

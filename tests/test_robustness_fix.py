@@ -110,3 +110,13 @@ def test_fix_refuses_metadata_pointing_past_the_buffers(tmp_path):
     lines = [line for line in out.stderr.splitlines() if line.strip()]
     assert out.exit_code == 2 and lines == [
         f"gpucompat: {p}: metadata entry 0 refers to buffer 11, but the model has {n_buffers} buffers"], out
+
+
+def test_fold_space_to_batch_refuses_a_conv_whose_output_is_not_4d():
+    """fuzz seed 1 case 390: the chain's conv output declared with rank 0 crashed the walk to
+    BATCH_TO_SPACE_ND (IndexError on shape[-1])."""
+    model = ir.from_bytes(seeds.dilated_conv())
+    conv = next(op for op in model.ops() if op.name == "CONV_2D")
+    conv.outputs[0].fb.shape = []
+    stb = next(op for op in model.ops() if op.name == "SPACE_TO_BATCH_ND")
+    assert FoldSpaceToBatch().check(stb, _ctx()) == "conv output is not 4-D"

@@ -66,7 +66,10 @@ def _unclamped_slice(op, ctx: Context) -> Verdict:
     begin, end, strides = (op.input(i) for i in (1, 2, 3))
     if x is None or out is None or not all(t is not None and ctx.is_const(t) for t in (begin, end, strides)):
         return ACCEPT
-    b, e, st = (ctx.source(t).data().astype(int).ravel() for t in (begin, end, strides))
+    values = [ctx.source(t).data() for t in (begin, end, strides)]
+    if any(v is None for v in values):  # a buffer of the wrong size: other checks speak of it
+        return ACCEPT
+    b, e, st = (v.astype(int).ravel() for v in values)
     begin_mask, end_mask = int(getattr(op.options, "beginMask", 0) or 0), int(getattr(op.options, "endMask", 0) or 0)
     if not len(x.shape) == len(out.shape) == len(b) == len(e) == len(st) or (st <= 0).any():
         return ACCEPT
