@@ -73,16 +73,31 @@ def _with_readable_names(model_bytes: bytes) -> bytes:
 
 def run_reference(it, feeds: list[np.ndarray]) -> list[np.ndarray]:
     """Invoke an interpreter on inputs in input order; outputs in output order. A model the
-    runtime refuses only when it runs (an input tensor without data, for instance) is one line."""
-    for d, v in zip(it.get_input_details(), feeds):
-        it.set_tensor(d["index"], np.asarray(v, d["dtype"]).reshape(d["shape"]))
+    runtime refuses only when it runs (an input tensor without data, for instance) is one line.
+    An input whose size differs from the one allocated (a loop variable that WHILE grows or
+    empties, a WHERE with no hits) is resized first, as the WHILE kernel resizes the subgraphs it
+    calls (kernels/while.cc CopyTensorsShapeAndType)."""
     try:
         with native_stderr_silenced():
+            _resize_to(it, feeds)
+            for d, v in zip(it.get_input_details(), feeds):
+                it.set_tensor(d["index"], np.asarray(v, d["dtype"]).reshape(d["shape"]))
             it.invoke()
     except (ValueError, RuntimeError) as e:
         reason = " ".join(str(e).split())
         raise GpucompatError(f"the reference interpreter cannot run the model: {reason}") from None
     return [it.get_tensor(d["index"]).copy() for d in it.get_output_details()]
+
+
+def _resize_to(it, feeds: list[np.ndarray]) -> None:
+    """Resize the inputs whose element count differs from the allocated one, then reallocate."""
+    resized = False
+    for d, v in zip(it.get_input_details(), feeds):
+        if np.size(v) != int(np.prod(d["shape"])):
+            it.resize_tensor_input(d["index"], list(np.shape(v)))
+            resized = True
+    if resized:
+        it.allocate_tensors()
 
 
 def refuse_invalid_order(model: ir.Model, what: str) -> None:

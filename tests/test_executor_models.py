@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import models_kernels  # noqa: F401  (registers builders)
+import models_mldrift_ops  # noqa: F401
+from cli import gpucompat
 from gpucompat import ir
 from gpucompat.check import check_model
 from gpucompat.errors import GpucompatError
@@ -244,3 +246,11 @@ def test_a_forked_child_of_an_opencl_process_gets_an_error_not_a_hang(runtimes):
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     pytest.fail("the forked child hung")
+
+
+def test_a_while_loop_over_a_tensor_of_changing_size_verifies(models):
+    # WHERE -> GATHER_ND -> WHILE: the loop variable has as many elements as the input has positive
+    # values (declared (1,)); the body's CPU partition is resized to each run's size, as the WHILE
+    # kernel resizes its body. It used to fail with "cannot reshape array of size 3 into shape (1,)".
+    r = gpucompat("verify", models.path("md_while_main_dynamic"), "--runs", "4", "--cache-dir", "")
+    assert r.returncode == 0 and "PASSED" in r.stdout, (r.stdout, r.stderr)
