@@ -158,6 +158,7 @@ class _CpuSegment:
                                                  f"CPU partition {index} ({names})")
 
     def run(self, values: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+        """The partition's outputs (by tensor id) from the values produced so far."""
         outs = run_reference(self.interpreter, [values[id(t)] for t in self.seg.inputs])
         return {id(t): v for t, v in zip(self.seg.outputs, outs)}
 
@@ -174,6 +175,7 @@ class _ControlSegment:
                 runner.called(getattr(op.options, field_name))
 
     def run(self, values: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+        """Run the control-flow ops in order; their outputs by tensor id."""
         produced: dict[int, np.ndarray] = {}
         for op in self.ops:
             args = [t.data() if t.is_constant else produced.get(id(t), values.get(id(t))) for t in op.inputs]

@@ -40,6 +40,7 @@ def unary_code(op: Op) -> tuple[int, float]:
 
 @lowering(*UNARY)
 def unary(ex: Executor, op: Op) -> Step:
+    """A one-input elementwise op, broadcast to the output's rank."""
     out = op.outputs[0]
     fn, alpha = unary_code(op)
     src, sd = ex.tensor_as(op.inputs[0], len(out.shape))

@@ -13,6 +13,8 @@ KERNELS = {"AVERAGE_POOL_2D": "average_pool", "MAX_POOL_2D": "max_pool"}
 
 @lowering(*KERNELS)
 def pool2d(ex: Executor, op: Op) -> Step:
+    """AVERAGE / MAX pooling (and the MediaPipe pooling ops) over the op's window, stride and
+    SAME / VALID padding, one launch."""
     o = options(op)
     src, out = op.inputs[0], op.outputs[0]
     si, so = ex.shape(src), ex.shape(out)

@@ -18,6 +18,8 @@ _AXES = {1: "b", 2: "bc", 3: "bwc", 4: "bhwc"}
 
 @lowering(*_OPS)
 def reduce(ex: Executor, op: Op) -> Step:
+    """MEAN, SUM, REDUCE_MAX / MIN / PROD over the constant axes, keeping or dropping them as the
+    op says."""
     src, out = op.inputs[0], op.outputs[0]
     axes_t = op.input(1)
     axes = axes_t.data() if axes_t is not None else None

@@ -20,6 +20,7 @@ def scale(size_in: int, size_out: int, align_corners: bool) -> float:
 
 @lowering(*KERNELS)
 def resize(ex: Executor, op: Op) -> Step:
+    """Bilinear or nearest resizing with the op's align_corners / half_pixel_centers, one launch."""
     o = options(op)
     src, out = op.inputs[0], op.outputs[0]
     si, so = ex.shape(src), ex.shape(out)
