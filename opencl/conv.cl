@@ -146,6 +146,23 @@ POINTWISE_KERNEL(pointwise_row, 1)
 // then live in registers: 36 % less time measured on MobileNetV2); the blocked kernels above do
 // not, unrolled they measured 20-30 % slower.
 
+// The generic depthwise sums of slice s (of S) for DW_X_BLOCK outputs along x from x0 into
+// acc[]: the bias, then every tap of the window inside the input (k and p as in conv2d).
+#define DEPTHWISE_TAPS(acc, src, sd, filter, bias, b, s, S, out_y, x0, k, p)                \
+  _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) acc[i] = LOAD_CELL(bias, s);       \
+  for (int ky = 0; ky < (k).x; ky++) {                                                      \
+    int iy = (out_y) * (k).z - (p).z + ky * (p).x;                                          \
+    if (iy < 0 || iy >= (sd).y) continue;                                                   \
+    int row = CELL(b, s, iy, 0, S, (sd).y, (sd).z);                                         \
+    for (int kx = 0; kx < (k).y; kx++) {                                                    \
+      float4 wk = LOAD_CELL(filter, (ky * (k).y + kx) * (S) + (s));                         \
+      _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) {                              \
+        int ix = ((x0) + i) * (k).w - (p).w + kx * (p).y;                                   \
+        if (ix >= 0 && ix < (sd).z) acc[i] += LOAD_CELL(src, row + ix) * wk;                \
+      }                                                                                     \
+    }                                                                                       \
+  }
+
 // Depth multiplier 1 (other multipliers run as a grouped conv2d): filter packed [KH, KW, S] float4.
 // DW_X_BLOCK outputs along x per work-item: global size (ceil(W / DW_X_BLOCK), H, B * S).
 #define DW_X_BLOCK 4
@@ -155,19 +172,7 @@ __kernel void depthwise_conv2d(__global const store_t* src, int4 sd, __global co
   int x0 = get_global_id(0) * DW_X_BLOCK, y = get_global_id(1), bs = get_global_id(2);
   int S = (od.w + 3) / 4, b = bs / S, s = bs % S;
   float4 acc[DW_X_BLOCK];
-  _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) acc[i] = LOAD_CELL(bias, s);
-  for (int ky = 0; ky < k.x; ky++) {
-    int iy = y * k.z - p.z + ky * p.x;
-    if (iy < 0 || iy >= sd.y) continue;
-    int row = CELL(b, s, iy, 0, S, sd.y, sd.z);
-    for (int kx = 0; kx < k.y; kx++) {
-      float4 wk = LOAD_CELL(w, (ky * k.y + kx) * S + s);
-      _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) {
-        int ix = (x0 + i) * k.w - p.w + kx * p.y;
-        if (ix >= 0 && ix < sd.z) acc[i] += LOAD_CELL(src, row + ix) * wk;
-      }
-    }
-  }
+  DEPTHWISE_TAPS(acc, src, sd, w, bias, b, s, S, y, x0, k, p);
   for (int i = 0; i < DW_X_BLOCK && x0 + i < od.z; i++)
     STORE_CELL(dst, od, b, s, y, x0 + i, activate(acc[i], act));
 }
@@ -201,6 +206,38 @@ __kernel void depthwise_conv3x3_s1(__global const store_t* src, int4 sd, __globa
   }
   for (int i = 0; i < DW3_X_BLOCK && x0 + i < od.z; i++)
     STORE_CELL(dst, od, b, s, y, x0 + i, activate(acc[i], act));
+}
+
+// A DEPTHWISE_CONV_2D (multiplier 1, any window) and the 1x1 CONV_2D reading its output in one
+// kernel, where the delegate merges them (opencl/fusion.py depthwise_plus_1x1: at most 16 depthwise
+// channels and 32 outputs): each depthwise cell is computed, activated with the depthwise op's
+// activation (the delegate's ReLU node between the two) and multiplied into the 1x1 conv's blocked
+// accumulators straight away; the intermediate tensor is never stored (in fp16 not rounded to
+// half either). DW_X_BLOCK outputs along x per work-item: global size (ceil(W / DW_X_BLOCK), H,
+// B * G), G = ceil(S_out / 4). dw: filter [KH, KW, S_in] float4 and bias as depthwise_conv2d,
+// k and p as there; pw: pack_blocked's layout and bias as pointwise_conv2d.
+__kernel void depthwise_pointwise(__global const store_t* src, int4 sd, __global const store_t* dw,
+                                  __global const store_t* dw_bias, int4 k, int4 p, int dw_act,
+                                  __global const store_t* w, __global const store_t* bias,
+                                  __global store_t* dst, int4 od, int act EPILOGUE_PARAMS) {
+  int x0 = get_global_id(0) * DW_X_BLOCK, y = get_global_id(1), bg = get_global_id(2);
+  int G = (od.w + 15) / 16, b = bg / G, g = bg % G, SI = (sd.w + 3) / 4;
+  if (x0 >= od.z) return;
+  float8 lo[DW_X_BLOCK], hi[DW_X_BLOCK];
+  _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) lo[i] = LOAD8(bias, 2 * g), hi[i] = LOAD8(bias, 2 * g + 1);
+  for (int si = 0; si < SI; si++) {
+    float4 cell[DW_X_BLOCK];
+    DEPTHWISE_TAPS(cell, src, sd, dw, dw_bias, b, si, SI, y, x0, k, p);
+    LOAD_BLOCK16(w, (g * SI + si) * 8);
+    _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) {
+      float4 v = activate(cell[i], dw_act);
+      MAC_BLOCK16(lo[i], hi[i], v);
+    }
+  }
+  for (int i = 0; i < DW_X_BLOCK && x0 + i < od.z; i++) {
+    int x = x0 + i;
+    STORE_BLOCK16(dst, od, b, g, y, x, lo[i], hi[i], act);
+  }
 }
 
 // The gather form of a transposed convolution: output (y, x) takes input (iy, ix) through tap

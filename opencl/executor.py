@@ -23,7 +23,7 @@ from gpucompat.opencl.layout import BHWC, bhwc
 from gpucompat.opencl.runtime import GpuTensor, Runtime
 
 Step = Callable[[], None]
-Run = list[Op]  # an op and the elementwise ops linked into its kernel
+Run = list[Op]  # an op (or a merged depthwise + 1x1 pair) and the elementwise ops linked into its kernel
 
 
 class UnsupportedOp(GpucompatError):
@@ -69,7 +69,7 @@ class Executor:
 
     def __init__(self, runtime: Runtime, ops: list[Op], inputs: list[Tensor], outputs: list[Tensor],
                  folded: dict[int, np.ndarray] | None = None):
-        from gpucompat.opencl.fusion import groups
+        from gpucompat.opencl.fusion import depthwise_plus_1x1, groups
         from gpucompat.opencl.ops import linkable, lower, producer
 
         self.runtime = runtime
@@ -82,7 +82,12 @@ class Executor:
         self.pending: list[Step] = []
         self.epilogue: Epilogue | None = None
         handed_on = {id(t) for t in outputs}
-        runs = groups(ops, handed_on, producer, linkable) if self.fuse else [[op] for op in ops]
+        in_partition = {id(op) for op in ops}
+
+        def merge(op: Op) -> Op | None:
+            return depthwise_plus_1x1(op, in_partition, handed_on, producer, lambda t: self.value(t) is not None)
+
+        runs = groups(ops, handed_on, producer, linkable, merge) if self.fuse else [[op] for op in ops]
         self.steps: list[tuple[Run, Step]] = [(run, lower(self, run)) for run in runs]
 
     # -- what lowerings use -------------------------------------------------------------------

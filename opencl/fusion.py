@@ -31,9 +31,11 @@ MAX_LINKS = 64
 
 
 def groups(ops: list[Op], handed_on: set[int], producer: Callable[[Op], bool],
-           linkable: Callable[[Op], bool]) -> list[list[Op]]:
+           linkable: Callable[[Op], bool], merge: Callable[[Op], Op | None] | None = None) -> list[list[Op]]:
     """The partition's ops (execution order) as runs to execute: [producer, linked ops...] where
-    fusion applies, [op] elsewhere. `handed_on` holds id() of the partition's output tensors."""
+    fusion applies, [op] elsewhere. `handed_on` holds id() of the partition's output tensors.
+    `merge(op)` names the op computed in one kernel with `op` (the delegate's special selector,
+    depthwise_plus_1x1), which then heads the run with it: [op, merged op, linked ops...]."""
     position = {id(op): i for i, op in enumerate(ops)}
     linked: set[int] = set()
     runs = []
@@ -41,7 +43,12 @@ def groups(ops: list[Op], handed_on: set[int], producer: Callable[[Op], bool],
         if id(op) in linked:
             continue
         run = [op]
-        while producer(op) and len(run) <= MAX_LINKS:
+        partner = merge(op) if merge is not None else None
+        if partner is not None:
+            run.append(partner)
+            linked.add(id(partner))
+        kernel_end = len(run)
+        while producer(run[kernel_end - 1]) and len(run) - kernel_end < MAX_LINKS:
             nxt = _next_link(run[-1], position, position[id(op)], handed_on, linkable)
             if nxt is None:
                 break
@@ -67,6 +74,58 @@ def _next_link(last: Op, position: dict[int, int], start: int, handed_on: set[in
         if x is t or (x.producer is not None and id(x.producer) in position and position[id(x.producer)] >= start):
             return None
     return c
+
+
+# The delegate's special selector tries, before any other kernel, to compute a depthwise
+# convolution and the 1x1 convolution reading its output in one kernel
+# (common/selectors/special_selector.cc GPUSubgraphFromGraph -> TryDepthwiseConvPlus1x1Conv in
+# common/tasks/special/depthwise_conv_plus_1x1_conv.cc, on Adreno, NVIDIA, Mali, Apple and AMD).
+# Its size limits, IsDepthwiseConvPlus1x1ConvSupported's branch for Adreno / NVIDIA / AMD at F32
+# and F32_F16 precision (the executor's fp32 and fp16 modes; the larger F16 limits apply only when
+# the arithmetic itself is half): depthwise channels, depthwise channels x taps, 1x1 outputs,
+# 1x1 inputs x outputs.
+DW_CHANNELS, DW_CHANNEL_TAPS, PW_OUTPUTS, PW_WEIGHTS = 16, 3 * 3 * 16, 32, 16 * 32
+# Fused activations the delegate turns into a ReLU node (model_builder_helper.cc
+# MaybeFuseActivation), the one node the selector accepts between the two convolutions: NONE, RELU,
+# RELU_N1_TO_1, RELU6 (a TANH node ends the match).
+RELU_ACTIVATIONS = (0, 1, 2, 3)
+
+
+def depthwise_plus_1x1(dw: Op, in_partition: set[int], handed_on: set[int], producer: Callable[[Op], bool],
+                       constant: Callable[[object], bool]) -> Op | None:
+    """The 1x1 CONV_2D the delegate computes in one kernel with `dw`, or None: `dw` a
+    DEPTHWISE_CONV_2D with multiplier 1, constant weights and bias and a ReLU-type (or no) fused
+    activation, whose output (not fixed-point, not handed on) has one reader: a CONV_2D in the same
+    partition reading it as its input, with constant weights, a 1x1 filter over all of its channels,
+    stride and dilation 1; within the channel limits above. `in_partition` holds id() of the
+    partition's ops; `constant(t)` says whether a tensor is known at load."""
+    if dw.name != "DEPTHWISE_CONV_2D" or not producer(dw) or len(dw.outputs) != 1 or len(dw.inputs[1].shape) != 4:
+        return None
+    mid = dw.outputs[0]
+    if id(mid) in handed_on or len(mid.consumers) != 1 or not all(constant(t) for t in dw.present_inputs[1:]):
+        return None
+    if (getattr(dw.options, "fusedActivationFunction", 0) or 0) not in RELU_ACTIVATIONS:
+        return None
+    conv = mid.consumers[0]
+    if conv.name != "CONV_2D" or id(conv) not in in_partition or conv.inputs[0] is not mid \
+            or not all(constant(t) for t in conv.present_inputs[1:]) or len(conv.inputs[1].shape) != 4:
+        return None
+    _, kh, kw, channels = (int(d) for d in dw.inputs[1].shape)
+    cout, ckh, ckw, cin = (int(d) for d in conv.inputs[1].shape)
+    o = conv.options
+    if o is None or channels != bhwc(dw.inputs[0].shape).c or cin != channels:  # multiplier 1; no groups
+        return None
+    if (ckh, ckw, o.strideH, o.strideW, o.dilationHFactor or 1, o.dilationWFactor or 1) != (1, 1, 1, 1, 1, 1):
+        return None
+    if channels > DW_CHANNELS or channels * kh * kw > DW_CHANNEL_TAPS or cout > PW_OUTPUTS or cin * cout > PW_WEIGHTS:
+        return None
+    return conv
+
+
+def kernel_ops(run: list[Op]) -> list[Op]:
+    """The ops a run's kernel computes itself (the rest are linked elementwise ops): its first op,
+    or a depthwise convolution and the 1x1 convolution merged with it."""
+    return run[:2] if len(run) > 1 and run[1].name == "CONV_2D" else run[:1]
 
 
 @dataclass

@@ -83,20 +83,21 @@ def linkable(op: Op) -> bool:
 def lower(ex: Executor, run: list[Op]) -> Step:
     """The step running `run` (an op and the elementwise ops fused into it), followed by the
     delegate's quantize-and-dequantize of each fixed-point output (add_quant_adjustments.h)."""
-    from gpucompat.opencl.fusion import epilogue
+    from gpucompat.opencl.fusion import epilogue, kernel_ops
     from gpucompat.opencl.ops.elementwise import link
 
-    op = run[0]
+    head = kernel_ops(run)  # [op], or a depthwise + 1x1 pair merged into one kernel (conv.depthwise_plus_1x1)
+    op, last = head[0], head[-1]
     fn = LOWERINGS.get(op.name)
     if fn is None:
         raise UnsupportedOp(f"op#{op.index} {op.name}: the executor has no kernel for it")
-    adjust = [_quant_adjustment(ex, t) for t in op.outputs if t.quantization is not None
+    adjust = [_quant_adjustment(ex, t) for t in last.outputs if t.quantization is not None
               and t.dtype in (dtypes.INT8, dtypes.UINT8)]
     ex.pending = []
-    if len(run) > 1:
-        ex.epilogue = epilogue([link(ex, c) for c in run[1:]])
-        ex.alias(op.outputs[0], run[-1].outputs[0])
-    step = fn(ex, op)
+    if len(run) > len(head):
+        ex.epilogue = epilogue([link(ex, c) for c in run[len(head):]])
+        ex.alias(last.outputs[0], run[-1].outputs[0])
+    step = fn(ex, op) if len(head) == 1 else conv.depthwise_plus_1x1(ex, *head)
     if ex.epilogue is not None:
         raise UnsupportedOp(f"op#{op.index} {op.name}: its kernel did not take the ops fused into it")
     return sequence([*ex.pending, step, *adjust])

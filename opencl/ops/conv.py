@@ -18,8 +18,8 @@ from gpucompat.opencl.ops.indexed import fully_connected_runtime
 
 SAME, VALID = 0, 1  # schema Padding enum
 # Blocking of the kernels in conv.cl: outputs along x per conv2d / depthwise_conv2d /
-# depthwise_conv3x3_s1 work-item, pixels per pointwise_conv2d work-item, output channels per
-# blocked work-item (four slices).
+# depthwise_conv3x3_s1 work-item (depthwise_pointwise: DW_X_BLOCK), pixels per pointwise_conv2d
+# work-item, output channels per blocked work-item (four slices).
 X_BLOCK, DW_X_BLOCK, DW3_X_BLOCK, P_BLOCK, BLOCK_LANES = 8, 4, 8, 8, 16
 # Work-groups of 8 along x / pixels for the blocked kernels: measured fastest on PoCL's CPU device,
 # where the driver's own choice ran them up to 1.5x slower (docs/verify.md "Speed").
@@ -177,14 +177,36 @@ def depthwise_conv2d(ex: Executor, op: Op) -> Step:
     if cout != cin:
         return _conv(ex, op, dense_filter(w.transpose(3, 1, 2, 0), cin, cin), 2)
     k, p = _window(ex, op, src, out, kh, kw)
-    packed = np.zeros((kh, kw, -(-cout // 4) * 4), np.float32)
-    packed[..., :cout] = w[0]
-    head = (ex.tensor(src), ex.shape(src).dims, ex.runtime.weights(packed), bias_of(ex, op, 2, cout),
-            ex.tensor(out), ex.shape(out).dims)
+    filter_, bias = _depthwise_parameters(ex, op, w)
+    head = (ex.tensor(src), ex.shape(src).dims, filter_, bias, ex.tensor(out), ex.shape(out).dims)
     if k == (3, 3, 1, 1) and p[:2] == (1, 1):
         return ex.prepare("conv", "depthwise_conv3x3_s1", x_blocks(ex, out, DW3_X_BLOCK), *head, p[2:],
                           activation(op))
     return ex.prepare("conv", "depthwise_conv2d", x_blocks(ex, out, DW_X_BLOCK), *head, k, p, activation(op))
+
+
+def _depthwise_parameters(ex: Executor, op: Op, w: np.ndarray) -> tuple:
+    """A multiplier-1 depthwise filter [1, KH, KW, C] as the depthwise kernels read it ([KH, KW, S]
+    float4, zero past C), and its bias buffer."""
+    _, kh, kw, channels = w.shape
+    packed = np.zeros((kh, kw, -(-channels // 4) * 4), np.float32)
+    packed[..., :channels] = w[0]
+    return ex.runtime.weights(packed), bias_of(ex, op, 2, channels)
+
+
+def depthwise_plus_1x1(ex: Executor, dw: Op, conv: Op) -> Step:
+    """A DEPTHWISE_CONV_2D and the 1x1 CONV_2D reading its output as one depthwise_pointwise launch,
+    for the pairs the delegate merges (opencl/fusion.py depthwise_plus_1x1 has its conditions); the
+    depthwise output tensor is never stored."""
+    src, mid, out = dw.inputs[0], dw.outputs[0], conv.outputs[0]
+    w = weights_of(ex, dw, 1)
+    k, p = _window(ex, dw, src, mid, w.shape[1], w.shape[2])
+    filter_, bias = _depthwise_parameters(ex, dw, w)
+    pw = weights_of(ex, conv, 1)
+    so = ex.shape(out)
+    return ex.prepare("conv", "depthwise_pointwise", x_blocks(ex, out, DW_X_BLOCK, BLOCK_LANES), ex.tensor(src),
+                      ex.shape(src).dims, filter_, bias, k, p, activation(dw), ex.runtime.weights(pack_blocked(pw)),
+                      bias_of(ex, conv, 2, pw.shape[0], BLOCK_LANES), ex.tensor(out), so.dims, activation(conv))
 
 
 def _transpose_conv(ex: Executor, op: Op, src, bias_index: int, strides: tuple[int, int], same: bool) -> Step:

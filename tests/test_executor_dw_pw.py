@@ -1,0 +1,112 @@
+"""A DEPTHWISE_CONV_2D and the 1x1 CONV_2D reading its output in one kernel (opencl/fusion.py
+depthwise_plus_1x1, conv.cl depthwise_pointwise), where the delegate's special selector merges them
+(tasks/special/depthwise_conv_plus_1x1_conv.cc): the pairs within its conditions are merged and
+match the reference interpreter; pairs just outside each condition are not merged."""
+
+import pytest
+from test_executor_kernels import compare_all_gpu, runtimes  # noqa: F401  (fixture)
+
+from gpucompat import ir
+from gpucompat.opencl.device import choose
+from gpucompat.opencl.fusion import kernel_ops
+from gpucompat.opencl.hybrid import HybridRunner
+from gpucompat.opencl.runtime import Runtime
+from modelgen import builder, const, convert_fn, tf
+
+
+def _dw(t, x, channels: int, size: int, seed: int, stride: int = 1, padding: str = "SAME", dilation: int = 1,
+        multiplier: int = 1):
+    w = const([size, size, channels, multiplier], seed)
+    y = t.nn.depthwise_conv2d(x, w, [1, stride, stride, 1], padding, dilations=[dilation, dilation])
+    return y + const([channels * multiplier], seed + 100)
+
+
+def _pw(t, x, cin: int, cout: int, seed: int, stride: int = 1):
+    return t.nn.conv2d(x, const([1, 1, cin, cout], seed), stride, "VALID") + const([cout], seed + 100)
+
+
+@builder("k_dw_pw")
+def k_dw_pw() -> bytes:
+    """Pairs within the delegate's limits: 16 channels 3x3 stride 1 + RELU6 -> 8 outputs
+    (MobileNetV2's first block); 6 channels 3x3 stride 2 VALID, batch 2 -> 32 outputs + RELU (the
+    most outputs); 5 channels 5x5 dilation 2 (125 channel-taps) + RELU_N1_TO_1 -> 17 outputs, with
+    an ADD of a second input linked after the pair."""
+    t = tf()
+
+    def f(x16, x6, x5, y):
+        return [
+            _pw(t, t.nn.relu6(_dw(t, x16, 16, 3, 1)), 16, 8, 2),
+            t.nn.relu(_pw(t, _dw(t, x6, 6, 3, 3, stride=2, padding="VALID"), 6, 32, 4)),
+            _pw(t, t.clip_by_value(_dw(t, x5, 5, 5, 5, dilation=2), -1.0, 1.0), 5, 17, 6) + y,
+        ]
+
+    return convert_fn(f, [([1, 7, 9, 16], t.float32), ([2, 9, 11, 6], t.float32), ([1, 8, 10, 5], t.float32),
+                          ([1, 8, 10, 17], t.float32)])
+
+
+@builder("k_dw_pw_refused")
+def k_dw_pw_refused() -> bytes:
+    """Pairs each just outside one condition: 17 depthwise channels; 6 channels 5x5 (150
+    channel-taps > 144); 33 outputs; a 1x1 conv with stride 2; a depthwise output that is also a
+    model output; depth multiplier 2."""
+    t = tf()
+
+    def f(x17, x6, x8, x4):
+        handed_on = _dw(t, x8, 8, 3, 17)
+        return [
+            _pw(t, _dw(t, x17, 17, 3, 11), 17, 8, 12),
+            _pw(t, _dw(t, x6, 6, 5, 13), 6, 8, 14),
+            _pw(t, _dw(t, x8, 8, 3, 15), 8, 33, 16),
+            _pw(t, _dw(t, x8, 8, 3, 19), 8, 8, 20, stride=2),
+            handed_on,
+            _pw(t, handed_on, 8, 8, 18),
+            _pw(t, _dw(t, x4, 4, 3, 21, multiplier=2), 8, 8, 22),
+        ]
+
+    return convert_fn(f, [([1, 7, 9, 17], t.float32), ([1, 7, 9, 6], t.float32), ([1, 7, 9, 8], t.float32),
+                          ([1, 7, 9, 4], t.float32)])
+
+
+def dw_conv_pairs(model: ir.Model) -> set[tuple[int, int]]:
+    """(depthwise, conv) op indices of every 1x1-or-other CONV_2D reading a DEPTHWISE_CONV_2D's output."""
+    return {(op.inputs[0].producer.index, op.index) for op in model.graphs[0].ops
+            if op.name == "CONV_2D" and op.inputs[0].producer is not None
+            and op.inputs[0].producer.name == "DEPTHWISE_CONV_2D"}
+
+
+def merged_runs(model: ir.Model) -> list[list[int]]:
+    """The runs (op indices) whose kernel computes a merged depthwise + 1x1 pair, as the executor
+    grouped the fully delegated model."""
+    runner = HybridRunner(model, ["gpu"] * len(model.graphs[0].ops), Runtime(choose(), "fp32"))
+    return [[op.index for op in run] for run, _ in runner.parts[0].steps if len(kernel_ops(run)) == 2]
+
+
+def test_pairs_within_the_delegates_limits_are_merged(models):
+    model = ir.from_bytes(models.bytes("k_dw_pw"))
+    pairs = dw_conv_pairs(model)
+    assert len(pairs) == 3
+    runs = merged_runs(model)
+    assert {tuple(run[:2]) for run in runs} == pairs
+    linked = [run for run in runs if len(run) == 3]  # the ADD of the second input joins its pair
+    assert len(linked) == 1 and model.graphs[0].ops[linked[0][2]].name == "ADD"
+
+
+def test_pairs_outside_the_limits_are_not_merged(models):
+    model = ir.from_bytes(models.bytes("k_dw_pw_refused"))
+    assert len(dw_conv_pairs(model)) == 6
+    assert merged_runs(model) == []
+
+
+def test_a_tanh_between_the_convolutions_ends_the_match(models):
+    # The delegate accepts only a ReLU node between the two (TANH becomes a node of its own).
+    model = ir.from_bytes(models.bytes("k_dw_pw"))
+    dws = [op for op in model.graphs[0].ops if op.name == "DEPTHWISE_CONV_2D"]
+    before = len(merged_runs(model))
+    dws[0].options.fusedActivationFunction = 4  # TANH
+    assert len(merged_runs(model)) == before - 1
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+@pytest.mark.parametrize("name", ["k_dw_pw", "k_dw_pw_refused"])
+def test_merged_and_unmerged_pairs_match_reference(models, runtimes, name, precision):  # noqa: F811
+    compare_all_gpu(models, runtimes[precision], name)
