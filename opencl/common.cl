@@ -7,11 +7,14 @@ typedef half store_t;
 #define STORE1(p, i, v) vstore_half((v), (i), (p))
 #define STORE4(p, i, v) vstore_half4((v), (i), (p))
 #else
+// Whole cells through aligned float4 pointers rather than vload4 / vstore4, which PoCL 3.0 compiles
+// as calls it does not inline (1.3-2x slower loops: docs/verify.md "Speed"). Buffers are aligned
+// far beyond 16 bytes and a cell index counts whole float4.
 typedef float store_t;
 #define LOAD1(p, i) ((p)[i])
-#define LOAD4(p, i) vload4((i), (p))
+#define LOAD4(p, i) (((__global const float4*)(p))[i])
 #define STORE1(p, i, v) ((p)[i] = (v))
-#define STORE4(p, i, v) vstore4((v), (i), (p))
+#define STORE4(p, i, v) (((__global float4*)(p))[i] = (v))
 #endif
 
 // Index of the float4 cell (b, slice, y, x) in PHWC4 storage.
@@ -19,11 +22,14 @@ typedef float store_t;
 
 // TFLite ActivationFunctionType: 0 NONE, 1 RELU, 2 RELU_N1_TO_1, 3 RELU6, 4 TANH
 // (the delegate fuses them into the producer's kernel: model_builder_helper.cc MaybeFuseActivation).
+// Comparisons rather than fmax / clamp (calls on PoCL, as above); a NaN maps to the lower bound, as
+// fmax and clamp map it.
 float4 activate(float4 v, int act) {
+  float4 lower = act == 2 ? (float4)(-1.0f) : (float4)(0.0f), upper = act == 2 ? (float4)(1.0f) : (float4)(6.0f);
   switch (act) {
-    case 1: return fmax(v, 0.0f);
-    case 2: return clamp(v, -1.0f, 1.0f);
-    case 3: return clamp(v, 0.0f, 6.0f);
+    case 1: return v > 0.0f ? v : (float4)(0.0f);
+    case 2:
+    case 3: return v > lower ? (v < upper ? v : upper) : lower;
     case 4: return tanh(v);
     default: return v;
   }

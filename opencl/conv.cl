@@ -7,35 +7,18 @@
 
 // PoCL 3.0 compiles OpenCL builtins here as calls that are not inlined (vload4, vload8, vstore4,
 // min, clamp, fmax: one call per use, read in the generated code; 1.3-2x slower inner loops), so
-// the kernels below avoid them: float8 weights and float4 cells are read and stored through
-// aligned pointers (buffers are aligned to far more than 32 bytes and the indices count whole
-// vectors), bounds are plain conditionals, fused activations comparisons (docs/verify.md "Speed").
+// the kernels below avoid them: float8 weights are read through aligned pointers (float4 cells
+// and the fused activations as common.cl's LOAD4 / STORE4 / activate do), bounds are plain
+// conditionals (docs/verify.md "Speed").
 #ifdef HALF_STORAGE
 #define LOAD8(p, i) vload_half8((i), (p))
-#define LOAD_CELL(p, i) vload_half4((i), (p))
 #else
 #define LOAD8(p, i) (((__global const float8*)(p))[i])
-#define LOAD_CELL(p, i) (((__global const float4*)(p))[i])
-#undef STORE4  // common.cl's vstore4 (a call, for STORE_CELL) as an aligned store: 7 % less kernel time
-#define STORE4(p, i, v) (((__global float4*)(p))[i] = (v))
 #endif
-
-// common.cl's activate without its fmax / clamp calls (same results, NaN included: a NaN maps to
-// the lower bound as fmax and clamp map it).
-float4 activate_inline(float4 v, int act) {
-  float4 lower = act == 2 ? (float4)(-1.0f) : (float4)(0.0f), upper = act == 2 ? (float4)(1.0f) : (float4)(6.0f);
-  switch (act) {
-    case 1: return v > 0.0f ? v : (float4)(0.0f);
-    case 2:
-    case 3: return v > lower ? (v < upper ? v : upper) : lower;
-    default: return activate(v, act);
-  }
-}
-#define activate(v, act) activate_inline(v, act)
 
 // One input cell times the 4 packed float4 at `w[wi..wi+3]`.
 #define MAC(acc, v, w, wi) \
-  acc += LOAD_CELL(w, (wi)) * (v).x + LOAD_CELL(w, (wi) + 1) * (v).y + LOAD_CELL(w, (wi) + 2) * (v).z + LOAD_CELL(w, (wi) + 3) * (v).w
+  acc += LOAD4(w, (wi)) * (v).x + LOAD4(w, (wi) + 1) * (v).y + LOAD4(w, (wi) + 2) * (v).z + LOAD4(w, (wi) + 3) * (v).w
 
 // The blocked convolutions (conv2d, pointwise_conv2d) compute four output slices per work-item, as
 // two float8 halves (PoCL 3.0's LLVM 14 miscompiles float16 arithmetic on AVX-512: lanes 8-15 come
@@ -101,7 +84,7 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
       for (int si = 0; si < SI; si++, wi += 8, row += plane) {
         LOAD_BLOCK16(w, wi);
         for (int i = 0; i < X_BLOCK; i++) {
-          float4 v = inside[i] ? LOAD_CELL(src, row + ix[i]) : (float4)(0.0f);
+          float4 v = inside[i] ? LOAD4(src, row + ix[i]) : (float4)(0.0f);
           MAC_BLOCK16(lo[i], hi[i], v);
         }
       }
@@ -130,7 +113,7 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
     for (int si = 0; si < SI; si++, wi += 8, row += plane) {                                       \
       LOAD_BLOCK16(w, wi);                                                                         \
       for (int i = 0; i < (block); i++) {                                                          \
-        float4 v = LOAD_CELL(src, row + (p0 + i < last ? p0 + i : last));                        \
+        float4 v = LOAD4(src, row + (p0 + i < last ? p0 + i : last));                        \
         MAC_BLOCK16(lo[i], hi[i], v);                                                              \
       }                                                                                            \
     }                                                                                              \
@@ -149,16 +132,16 @@ POINTWISE_KERNEL(pointwise_row, 1)
 // The generic depthwise sums of slice s (of S) for DW_X_BLOCK outputs along x from x0 into
 // acc[]: the bias, then every tap of the window inside the input (k and p as in conv2d).
 #define DEPTHWISE_TAPS(acc, src, sd, filter, bias, b, s, S, out_y, x0, k, p)                \
-  _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) acc[i] = LOAD_CELL(bias, s);       \
+  _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) acc[i] = LOAD4(bias, s);       \
   for (int ky = 0; ky < (k).x; ky++) {                                                      \
     int iy = (out_y) * (k).z - (p).z + ky * (p).x;                                          \
     if (iy < 0 || iy >= (sd).y) continue;                                                   \
     int row = CELL(b, s, iy, 0, S, (sd).y, (sd).z);                                         \
     for (int kx = 0; kx < (k).y; kx++) {                                                    \
-      float4 wk = LOAD_CELL(filter, (ky * (k).y + kx) * (S) + (s));                         \
+      float4 wk = LOAD4(filter, (ky * (k).y + kx) * (S) + (s));                         \
       _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) {                              \
         int ix = ((x0) + i) * (k).w - (p).w + kx * (p).y;                                   \
-        if (ix >= 0 && ix < (sd).z) acc[i] += LOAD_CELL(src, row + ix) * wk;                \
+        if (ix >= 0 && ix < (sd).z) acc[i] += LOAD4(src, row + ix) * wk;                \
       }                                                                                     \
     }                                                                                       \
   }
@@ -189,7 +172,7 @@ __kernel void depthwise_conv3x3_s1(__global const store_t* src, int4 sd, __globa
   int S = (od.w + 3) / 4, b = bs / S, s = bs % S, left = x0 - p.y;
   if (x0 >= od.z) return;
   float4 acc[DW3_X_BLOCK];
-  _Pragma("unroll") for (int i = 0; i < DW3_X_BLOCK; i++) acc[i] = LOAD_CELL(bias, s);
+  _Pragma("unroll") for (int i = 0; i < DW3_X_BLOCK; i++) acc[i] = LOAD4(bias, s);
   _Pragma("unroll") for (int ky = 0; ky < 3; ky++) {
     int iy = y - p.x + ky;
     if (iy < 0 || iy >= sd.y) continue;
@@ -198,10 +181,10 @@ __kernel void depthwise_conv3x3_s1(__global const store_t* src, int4 sd, __globa
     _Pragma("unroll") for (int j = 0; j < DW3_X_BLOCK + 2; j++) {
       int ix = left + j;
       bool inside = ix >= 0 && ix < sd.z;
-      float4 cell = LOAD_CELL(src, row + (inside ? ix : 0));
+      float4 cell = LOAD4(src, row + (inside ? ix : 0));
       v[j] = inside ? cell : (float4)(0.0f);
     }
-    float4 w0 = LOAD_CELL(w, ky * 3 * S + s), w1 = LOAD_CELL(w, (ky * 3 + 1) * S + s), w2 = LOAD_CELL(w, (ky * 3 + 2) * S + s);
+    float4 w0 = LOAD4(w, ky * 3 * S + s), w1 = LOAD4(w, (ky * 3 + 1) * S + s), w2 = LOAD4(w, (ky * 3 + 2) * S + s);
     _Pragma("unroll") for (int i = 0; i < DW3_X_BLOCK; i++) acc[i] += v[i] * w0 + v[i + 1] * w1 + v[i + 2] * w2;
   }
   for (int i = 0; i < DW3_X_BLOCK && x0 + i < od.z; i++)
@@ -249,7 +232,7 @@ __kernel void transpose_conv2d(__global const store_t* src, int4 sd, __global co
   int x = get_global_id(0), y = get_global_id(1), bs = get_global_id(2);
   int S = (od.w + 3) / 4, b = bs / S, s = bs % S;
   int SI = (sd.w + 3) / 4, plane = sd.y * sd.z;
-  float4 acc = LOAD_CELL(bias, s);
+  float4 acc = LOAD4(bias, s);
   for (int ky = 0; ky < k.x; ky++) {
     int ty = y + p.z - ky;
     if (ty < 0 || ty % k.z != 0 || ty / k.z >= sd.y) continue;
@@ -258,7 +241,7 @@ __kernel void transpose_conv2d(__global const store_t* src, int4 sd, __global co
       if (tx < 0 || tx % k.w != 0 || tx / k.w >= sd.z) continue;
       int wi = ((s * k.x + ky) * k.y + kx) * SI * 4, ci = CELL(b, 0, ty / k.z, tx / k.w, SI, sd.y, sd.z);
       for (int si = 0; si < SI; si++, wi += 4, ci += plane) {
-        float4 v = LOAD_CELL(src, ci);
+        float4 v = LOAD4(src, ci);
         MAC(acc, v, w, wi);
       }
     }
@@ -275,9 +258,9 @@ __kernel void fully_connected(__global const store_t* src, int4 sd, __global con
   int SI = (sd.w + 3) / 4, plane = sd.y * sd.z;
   int row = (b * od.y + y) * od.z + x;
   int ci = CELL(row / plane, 0, (row / sd.z) % sd.y, row % sd.z, SI, sd.y, sd.z), wi = s * SI * 4;
-  float4 acc = LOAD_CELL(bias, s);
+  float4 acc = LOAD4(bias, s);
   for (int si = 0; si < SI; si++, wi += 4, ci += plane) {
-    float4 v = LOAD_CELL(src, ci);
+    float4 v = LOAD4(src, ci);
     MAC(acc, v, w, wi);
   }
   STORE_CELL(dst, od, b, s, y, x, activate(acc, act));
