@@ -292,6 +292,52 @@ def shapes() -> bytes:
     return b.finish()
 
 
+@seed
+def recurrent() -> bytes:
+    """A full-kernel LSTM step (20 inputs, optional ones absent) whose states are variable tensors,
+    then a TANH: state carried between runs, and a model LiteRT's loader refuses."""
+    b, g = single_graph()
+    x = g.tensor("x", (1, 3))
+    absent = -1
+    gate_weights = [g.const(f"w{i}", b.weights((4, 3))) for i in range(4)]
+    recurrent_weights = [g.const(f"r{i}", b.weights((4, 4))) for i in range(4)]
+    biases = [g.const(f"b{i}", b.weights((4,), 0.1)) for i in range(4)]
+    h, c = g.tensor("h_state", (1, 4)), g.tensor("c_state", (1, 4))
+    for state in (h, c):
+        g.rec.tensors[state].isVariable = True
+    out = g.tensor("lstm_out", (1, 4))
+    g.op("LSTM", [x, *gate_weights, *recurrent_weights, absent, absent, absent, *biases, absent, absent, h, c],
+         [out], record_of(fb.LSTMOptionsT, fusedActivationFunction=fb.ActivationFunctionType.TANH), version=1)
+    y = g.tensor("y", (1, 4))
+    g.op("TANH", [out], [y])
+    g.io([x], [y])
+    return b.finish()
+
+
+@seed
+def movement() -> bytes:
+    """Concatenation, split, tile, mirror padding, a constant gather and depth-to-space: the data
+    movement kernels on odd channel counts."""
+    b, g = single_graph()
+    x = g.tensor("x", (1, 4, 4, 3))
+    cat = g.tensor("concat", (1, 4, 4, 6))
+    g.op("CONCATENATION", [x, x], [cat], record_of(fb.ConcatenationOptionsT, axis=3))
+    halves = [g.tensor(f"half{i}", (1, 4, 2, 6)) for i in range(2)]
+    g.op("SPLIT", [g.const("split_axis", np.array(2, np.int32)), cat], halves, record_of(fb.SplitOptionsT, numSplits=2))
+    tiled = g.tensor("tiled", (1, 4, 4, 6))
+    g.op("TILE", [halves[0], g.const("multiples", np.array([1, 1, 2, 1], np.int32))], [tiled])
+    padded = g.tensor("mirrored", (1, 6, 6, 6))
+    g.op("MIRROR_PAD", [tiled, g.const("mirror", np.array([[0, 0], [1, 1], [1, 1], [0, 0]], np.int32))], [padded],
+         record_of(fb.MirrorPadOptionsT, mode=fb.MirrorPadMode.REFLECT))
+    picked = g.tensor("gathered", (1, 6, 6, 4))
+    g.op("GATHER", [padded, g.const("channels", np.array([5, 0, 2, 3], np.int32))], [picked],
+         record_of(fb.GatherOptionsT, axis=3))
+    y = g.tensor("y", (1, 12, 12, 1))
+    g.op("DEPTH_TO_SPACE", [picked], [y], record_of(fb.DepthToSpaceOptionsT, blockSize=2))
+    g.io([x], [y, halves[1]])
+    return b.finish()
+
+
 def corpus() -> dict[str, bytes]:
     """Every seed model's bytes, by name."""
     return {name: build() for name, build in SEEDS.items()}
