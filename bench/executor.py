@@ -93,8 +93,9 @@ def executor_ms(data: bytes, feeds: list[np.ndarray], precision: str, cache_dir:
 
 
 def kernel_ms(runner, feeds: list[np.ndarray]) -> dict[str, float]:
-    """Kernel time by family ("conv.pointwise_conv2d": ms) from profiling events, each launch
-    counted at its fastest over `feeds` (the least disturbed by other work on the machine)."""
+    """Kernel time by kernel ("conv.pointwise_conv2d (34)": ms, with the number of launches) from
+    profiling events, each launch counted at its fastest over `feeds` (the least disturbed by other
+    work on the machine)."""
     trace = runner.runtime.trace
     fastest: dict[int, tuple[str, float]] = {}
     trace.on = True
@@ -105,11 +106,12 @@ def kernel_ms(runner, feeds: list[np.ndarray]) -> dict[str, float]:
             ms = (event.profile.end - event.profile.start) * 1e-6
             fastest[i] = (what, min(ms, fastest.get(i, (what, ms))[1]))
     trace.on = False
-    by_family: dict[str, float] = {}
+    by_family: dict[str, list] = {}
     for what, ms in fastest.values():
-        family = what.removeprefix("kernel ")
-        by_family[family] = by_family.get(family, 0.0) + ms
-    return dict(sorted(by_family.items(), key=lambda kv: -kv[1]))
+        total = by_family.setdefault(what.removeprefix("kernel "), [0.0, 0])
+        total[0] += ms
+        total[1] += 1
+    return {f"{k} ({n})": ms for k, (ms, n) in sorted(by_family.items(), key=lambda kv: -kv[1][0])}
 
 
 def main() -> None:
