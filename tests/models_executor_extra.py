@@ -161,6 +161,8 @@ LSTM_FULL_VARIANTS = {
     "projection": dict(inputs=4, units=6, projection=3),
     "clips": dict(inputs=4, units=5, projection=7, cell_clip=0.3, proj_clip=0.35),
     "layer_norm": dict(inputs=3, units=4, layer_norm=True),
+    "layer_norm_cifg": dict(inputs=4, units=5, cifg=True, peephole=True, layer_norm=True),
+    "layer_norm_projection": dict(inputs=3, units=6, projection=4, peephole=True, layer_norm=True, proj_clip=0.5),
     "batch2": dict(inputs=3, units=4, batch=2),  # the delegate refuses it at Parse
 }
 for _name, _kw in LSTM_FULL_VARIANTS.items():

@@ -17,7 +17,7 @@ from test_executor_kernels import TOLERANCE, compare_all_gpu, seeded_inputs
 
 from gpucompat import ir
 from gpucompat.opencl.device import choose
-from gpucompat.opencl.executor import Executor, UnsupportedOp
+from gpucompat.opencl.executor import Executor
 from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
 from gpucompat.opencl.runtime import Runtime
 
@@ -130,15 +130,10 @@ def run_full_lstm_against_reference(data: bytes, runtime: Runtime, runs: int = 3
 
 
 @pytest.mark.parametrize("precision", PRECISIONS)
-@pytest.mark.parametrize("variant", [v for v in LSTM_FULL_VARIANTS if v not in ("layer_norm", "batch2")])
+@pytest.mark.parametrize("variant", [v for v in LSTM_FULL_VARIANTS if v != "batch2"])
 def test_full_lstm_matches_reference_and_carries_its_state(models, runtimes, variant, precision):
+    """Every variant, layer normalization (plain, CIFG, projection) included."""
     run_full_lstm_against_reference(models.bytes(f"x_lstm_full_{variant}"), runtimes[precision])
-
-
-def test_full_lstm_with_layer_normalization_is_refused_by_name(models, runtimes):
-    graph = ir.from_bytes(models.bytes("x_lstm_full_layer_norm")).graphs[0]
-    with pytest.raises(UnsupportedOp, match="layer normalization"):
-        Executor(runtimes["fp32"], graph.ops, list(graph.inputs), list(graph.outputs))
 
 
 # ------------------------------------------------------------------------------------- Resampler

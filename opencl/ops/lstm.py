@@ -8,6 +8,12 @@ The delegate builds one FULLY_CONNECTED per gate and operand and adds them; here
 are one product over the concatenation [input, previous output] with the weights stacked in the
 basic kernel's gate order (input, cell, forget, output): the same sums.
 
+With layer normalization (inputs 20-23) each gate's sum, peephole term included, is normalized
+over the units (mean and variance, epsilon 1e-8), times the gate's coefficients, plus its bias,
+then activated: common/lstm_parser.cc BuildLstmGate (MEAN_STDDEV_NORMALIZATION, MUL, ADD), the
+order of kernels/lstm_eval.cc CalculateLstmGateFloat too. The output gate's peephole reads the new
+cell state, so its normalization waits for the whole new state (lstm.cl lstm_cell_normalized).
+
 The full kernel's states are variable tensors: the op reads them and writes the new ones back,
 so they carry over from one run to the next (the delegate maps them to its new values:
 GetNewValueIdsForVariableInputNodes). The cell state is updated in place; the new output state is
@@ -71,6 +77,16 @@ def _cell(ex: Executor, gates: GpuTensor, c_prev: GpuTensor, c_new: GpuTensor, h
                               h.shape.dims, ex.runtime.weights(peephole), int(cifg), float(cell_clip), gate_stride)
 
 
+def _normalized_cell(ex: Executor, gates: GpuTensor, c_state: GpuTensor, h: GpuTensor, peephole: np.ndarray,
+                     coefficients: np.ndarray, bias: np.ndarray, cifg: bool, cell_clip: float) -> Step:
+    """The cell update with layer normalization, one work-item per row; `gates` holds the gate sums
+    without biases, `coefficients` and `bias` [4U] are in lstm.cl's gate order."""
+    rt = ex.runtime
+    return rt.prepare("lstm", "lstm_cell_normalized", (c_state.shape.b,), gates, gates.shape.dims, c_state, h,
+                      h.shape.dims, rt.weights(peephole), rt.weights(coefficients), rt.weights(bias), int(cifg),
+                      float(cell_clip))
+
+
 @lowering("LSTM")
 def lstm(ex: Executor, op: Op) -> Step:
     """The full kernel (20 or 24 inputs) or the basic kernel (5 inputs, 4 outputs)."""
@@ -106,13 +122,11 @@ def _basic(ex: Executor, op: Op) -> Step:
 
 
 def _full(ex: Executor, op: Op) -> Step:
-    """CIFG (no input gate weights), peephole, projection, cell and projection clipping; layer
-    normalization is refused. Batch 1, as the delegate requires."""
+    """CIFG (no input gate weights), peephole, projection, cell and projection clipping, layer
+    normalization. Batch 1, as the delegate requires."""
     o = options(op)
     if len(op.inputs) not in (20, 24) or len(op.outputs) != 1:
         raise UnsupportedOp(f"op#{op.index} LSTM: the full kernel needs 20 or 24 inputs and 1 output")
-    if any(op.input(i) is not None for i in LAYER_NORM_WEIGHTS):
-        raise UnsupportedOp(f"op#{op.index} LSTM: layer normalization is not supported")
     x, out = _rows(ex, op, op.inputs[0]), _rows(ex, op, op.outputs[0])
     h_state, c_state = (op.input(i) for i in (OUTPUT_STATE, CELL_STATE))
     if h_state is None or c_state is None:
@@ -130,8 +144,15 @@ def _full(ex: Executor, op: Op) -> Step:
     gates = ex.runtime.empty(BHWC(1, 1, 1, 4 * units))
     projected = op.input(PROJECTION_WEIGHTS) is not None
     cell_out = ex.runtime.empty(BHWC(1, 1, 1, units)) if projected else out
-    steps = [_dense(ex, x, h_var, weights, bias, gates), _cell(ex, gates, c_var, c_var, cell_out, peephole, cifg,
-                                                               max(o.cellClip, 0.0), units)]
+    cell_clip = max(o.cellClip, 0.0)
+    # common/lstm_parser.cc HasNormalization: the forget gate's coefficients decide.
+    if op.input(LAYER_NORM_WEIGHTS[1]) is not None:
+        coefficients = np.concatenate([_constant(ex, op, LAYER_NORM_WEIGHTS[g], (units,)) for g in KERNEL_GATE_ORDER])
+        steps = [_dense(ex, x, h_var, weights, np.zeros_like(bias), gates),
+                 _normalized_cell(ex, gates, c_var, cell_out, peephole, coefficients, bias, cifg, cell_clip)]
+    else:
+        steps = [_dense(ex, x, h_var, weights, bias, gates),
+                 _cell(ex, gates, c_var, c_var, cell_out, peephole, cifg, cell_clip, units)]
     if projected:
         steps.append(_dense(ex, cell_out, None, _constant(ex, op, PROJECTION_WEIGHTS, (size, units)),
                             _constant(ex, op, PROJECTION_BIAS, (size,)), out, max(o.projClip, 0.0)))
