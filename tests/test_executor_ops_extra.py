@@ -209,3 +209,12 @@ def test_verify_fails_on_a_basic_lstm_only_where_the_device_does(models):
 def test_verify_passes_on_the_resampler_against_its_builtin_twin(models):
     r, doc = verify_json(models.path("x_resampler_1x5x6x3_1x4x7x2"), "--against", models.path("x_resampler_twin"))
     assert r.returncode == 0 and doc["passed"], r.stdout
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+def test_verify_passes_on_a_layer_normalized_lstm_run_whole_on_the_executor(models, precision):
+    """The LSTM itself runs on the executor (no CPU island), states carried over the 3 runs."""
+    r = gpucompat("verify", models.path("x_lstm_full_layer_norm"), "--runs", "3", "--precision", precision,
+                  "--cache-dir", "")
+    assert r.returncode == 0 and "PASSED" in r.stdout, r.stdout + r.stderr
+    assert "1/1 ops on" in " ".join(r.stdout.split()), r.stdout
