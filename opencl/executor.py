@@ -166,6 +166,15 @@ class Executor:
         values = self.runtime.download(*[self.tensor(t) for t in self.outputs])  # the one wait; `staged` lives until here
         return {id(t): quantize(t, v.reshape(t.shape)) for t, v in zip(self.outputs, values)}
 
+    def reset_variables(self) -> None:
+        """Put every variable tensor the partition reads (an LSTM's states) back to its value at
+        load: the model's data for it, or zeros."""
+        state = {id(t): t for op in self.ops for t in op.present_inputs if t.is_variable}.values()
+        initial = [(t, self.value(t)) for t in state]
+        staged = [self.runtime.write(self.tensor(t), v if v is not None else np.zeros(t.shape, np.float32))
+                  for t, v in initial]
+        self.runtime.finish()  # the staging arrays in `staged` must live until here
+
     def run_op(self, run: Run, step: Step) -> None:
         """Run one run's kernels (the single dispatch point; subclasses hook here)."""
         step()

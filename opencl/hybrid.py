@@ -200,12 +200,6 @@ class _ControlSegment:
         return out
 
 
-def _initial(ex: Executor, t: ir.Tensor) -> np.ndarray:
-    """A variable's value at load: its data in the model, or zeros."""
-    v = ex.value(t)
-    return v if v is not None else np.zeros(t.shape, np.float32)
-
-
 MAX_TURNS = 100_000  # a verification run must end: a WHILE still going after this many turns is an error
 
 # Control-flow ops and the option fields naming the subgraphs they call.
@@ -269,10 +263,7 @@ class HybridRunner:
         initial data, on both sides: where a freshly allocated interpreter starts."""
         for part in self.parts:
             if isinstance(part, Executor):
-                state = {id(t): t for op in part.ops for t in op.present_inputs if t.is_variable}.values()
-                staged = [part.runtime.write(part.tensor(t), _initial(part, t)) for t in state]
-                part.runtime.finish()
-                del staged
+                part.reset_variables()
             elif isinstance(part, _CpuSegment):
                 part.interpreter.reset_all_variables()
         for callee in self.callees.values():
