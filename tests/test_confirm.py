@@ -222,3 +222,13 @@ def test_the_fp16_helper_subgraph_lists_nothing(models):
 def test_check_confirm_wants_the_terminal(models):
     r = gpucompat("check", models.path("conv_relu"), "--confirm", "--format", "json")
     assert r.returncode == 2 and r.stdout == "" and "gpucompat confirm --format json" in r.stderr
+
+
+def test_no_stderr_line_is_lost_while_the_child_is_watched():
+    # The watcher reads the child's stderr while it writes; with a shared file offset some lines
+    # were written over (the fidelity suite saw "reported models out of order" now and then).
+    count = 1_000_000  # a few seconds of writing: the old shared offset lost some hundred lines
+    code = f"import os\nfor i in range({count}): os.write(2, b'{runner.child.MARK} model %d\\n' % i)"
+    proc, lines, timed_out = runner.run_watched([sys.executable, "-c", code], None, per_model_timeout=60)
+    assert proc.returncode == 0 and not timed_out
+    assert lines == [f"{runner.child.MARK} model {i}" for i in range(count)]

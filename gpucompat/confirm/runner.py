@@ -106,12 +106,7 @@ def compile_models(paths: list[str], launch: Launcher, per_model_timeout: float 
 
 def _batch(paths: list[str], launch: Launcher, per_model_timeout: float) -> list[RuntimeReport]:
     """Run one child over `paths`; the reports of the models it finished, plus the one it died on."""
-    with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen([launch.python, child.__file__, *paths], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=out, env=launch.env)
-        timed_out = _watch(proc, out, per_model_timeout)
-        out.seek(0)
-        lines = out.read().decode("utf-8", "replace").splitlines()
+    proc, lines, timed_out = run_watched([launch.python, child.__file__, *paths], launch.env, per_model_timeout)
     verbose, chunks = _split(lines)
     _raise_on_setup_problem(verbose, chunks[0][1] if chunks else None)
     if not chunks:
@@ -130,6 +125,18 @@ def _batch(paths: list[str], launch: Launcher, per_model_timeout: float) -> list
                       f"the process ended while compiling (exit status {proc.returncode})"
                       + (f": Check failed: {last.facts.check_failure}" if last.facts.check_failure else ""))
     return reports
+
+
+def run_watched(argv: list[str], env: dict | None, per_model_timeout: float) -> tuple[subprocess.Popen, list[str], bool]:
+    """Run a child, watching its stderr for model markers (_watch); (the finished process, every
+    stderr line, whether it was killed). The child writes through a file description of its own:
+    one shared with the reader would share its offset, and reading while the child writes would put
+    the child's lines over earlier ones (a model's marker lost now and then)."""
+    with tempfile.NamedTemporaryFile() as out, open(out.name, "ab") as sink:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=sink, env=env)
+        timed_out = _watch(proc, out, per_model_timeout)
+        out.seek(0)
+        return proc, out.read().decode("utf-8", "replace").splitlines(), timed_out
 
 
 def _watch(proc: subprocess.Popen, out, per_model_timeout: float) -> bool:
