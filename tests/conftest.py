@@ -16,3 +16,11 @@ import models_report  # noqa: F401
 def models(tmp_path_factory) -> modelgen.ModelCache:
     """Generated test models, built once per session."""
     return modelgen.ModelCache(str(tmp_path_factory.mktemp("models")))
+
+
+@pytest.fixture(scope="session")
+def real_models() -> dict:
+    """The 14 MediaPipe 0.10.14 models (name -> path), fetched once from the pinned wheel."""
+    import real_models as real
+
+    return real.fetch()
