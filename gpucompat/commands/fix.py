@@ -15,12 +15,30 @@ def _names(value: str | None) -> list[str] | None:
     return [n.strip() for n in value.split(",") if n.strip()] if value else None
 
 
+def _input_shapes(values: list[str] | None) -> dict[str, tuple[int, ...]] | None:
+    """--input-shape NAME=1,224,224,3 (repeatable) as {name: shape}."""
+    if not values:
+        return None
+    shapes = {}
+    for value in values:
+        name, sep, dims = value.rpartition("=")
+        try:
+            shape = tuple(int(d) for d in dims.split(","))
+        except ValueError:
+            shape = ()
+        if not sep or not name or not shape:
+            raise GpucompatError(f"--input-shape {value!r}: expected NAME=d0,d1,... (e.g. input=1,224,224,3)")
+        shapes[name] = shape
+    return shapes
+
+
 def fix(
     path: Annotated[str, typer.Argument(help="The .tflite model to fix.")],
     output: Annotated[str | None, typer.Option("--output", "-o", help="Where to write the fixed model.")] = None,
     rewrite: Annotated[str | None, typer.Option(help="Only these rewrites (comma-separated).")] = None,
     skip: Annotated[str | None, typer.Option(help="Skip these rewrites (comma-separated).")] = None,
-    unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="Allow rewrites that change the model's inputs or outputs (rgb-to-rgba).")] = False,
+    unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="Allow rewrites that change the model's inputs or outputs (freeze-shapes, rgb-to-rgba).")] = False,
+    input_shape: Annotated[list[str] | None, typer.Option("--input-shape", help="Freeze input NAME to a static shape: NAME=1,224,224,3 (repeatable; allows freeze-shapes).")] = None,
     profile: Annotated[str, typer.Option(help="Delegate profile the fix aims at.")] = "gpu-current",
     backend: Annotated[BackendChoice, typer.Option(help="GPU backend the delegate ends up on.")] = BackendChoice.cl,
     max_delegated_partitions: Annotated[int, typer.Option(help="Partitions delegated (the runtime default is 1).")] = 1,
@@ -46,7 +64,7 @@ def fix(
     if backend.value not in prof.backends:
         raise GpucompatError(f"profile {profile} has no {backend.value} backend (it has: {', '.join(prof.backends)})")
     options = Options(allow_quant=not no_quant, backend=backend.value, max_delegated_partitions=max_delegated_partitions)
-    chosen = catalogue.select(_names(rewrite), _names(skip), unsafe_fixes)
+    chosen = catalogue.select(_names(rewrite), _names(skip), unsafe_fixes, _input_shapes(input_shape))
     result = run.fix_file(path, chosen, prof, options)
     status = EXIT_CLEAN
     if not dry_run:
