@@ -60,8 +60,14 @@ def freeze_mobilenet_v3_small() -> bytes:
 @builder("freeze_efficientnet_b0_fp16")
 def freeze_efficientnet_b0_fp16() -> bytes:
     """Keras EfficientNetB0 with fp16 weights (DEQUANTIZE), dynamic batch: 16 squeeze-and-excite
-    Reshapes."""
-    return _convert_keras(_application("EfficientNetB0", 3), fp16=True)
+    Reshapes. Its Normalization layer's variance undoes the built-in Rescaling(1/255), so inputs
+    of unit scale reach the first convolution at unit scale."""
+    model = _application("EfficientNetB0", 3)
+    norm = model.get_layer("normalization")
+    variance = next(w for w in norm.weights if w.path.endswith("variance"))
+    variance.assign(np.full(variance.shape, (1 / 255) ** 2, dtype="float32"))
+    norm.finalize_state()  # the layer computes with tensors derived from its weights
+    return _convert_keras(model, fp16=True)
 
 
 @builder("freeze_flatten")
