@@ -8,10 +8,12 @@ from gpucompat.errors import GpucompatError
 from gpucompat.rewrites.engine import Rewrite
 from gpucompat.rewrites.cleanup import Cleanup
 from gpucompat.rewrites.fold_constants import FoldConstants
+from gpucompat.rewrites.fold_quantized_weights import FoldQuantizedWeights
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
 from gpucompat.rewrites.freeze_shapes import FreezeShapes
 from gpucompat.rewrites.rgb_to_rgba import RgbToRgba
 from gpucompat.rewrites.substitute import FAMILY as SUBSTITUTE
+from gpucompat.rewrites.substitute_batch_matmul import SubstituteBatchMatmul
 from gpucompat.rewrites.substitute_broadcast_to import SubstituteBroadcastTo
 from gpucompat.rewrites.substitute_gather import SubstituteGather
 from gpucompat.rewrites.substitute_l2_normalization import SubstituteL2Normalization
@@ -19,7 +21,7 @@ from gpucompat.rewrites.substitute_mirror_pad import SubstituteMirrorPad
 from gpucompat.rewrites.substitute_split import SubstituteSplit
 
 REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
-    (Cleanup, FoldConstants, FoldSpaceToBatch, FreezeShapes, RgbToRgba, SubstituteBroadcastTo, SubstituteGather,
+    (Cleanup, FoldConstants, FoldQuantizedWeights, FoldSpaceToBatch, FreezeShapes, RgbToRgba, SubstituteBatchMatmul, SubstituteBroadcastTo, SubstituteGather,
      SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit),
     key=lambda r: (r.priority, r.name)))
 

@@ -59,6 +59,12 @@ class FoldConstants(Rewrite):
     def check(self, op: Op, ctx: RewriteContext) -> Match | str | None:
         if op.builtin in SHAPE_ARITHMETIC:
             return _check_chain(op, ctx)
+        if feeds_quantized_weights(op):
+            return None  # fold-quantized-weights: the same values, but not bit-exact on the interpreter
+        return self.check_dequantize(op, ctx)
+
+    def check_dequantize(self, op: Op, ctx: RewriteContext) -> Match | str | None:
+        """DENSIFY / DEQUANTIZE of a constant, where the profile rejects the op."""
         src = op.input(0)
         if src is None or not src.is_constant:
             return None
@@ -82,6 +88,14 @@ class FoldConstants(Rewrite):
         value = densify(op) if op.builtin == B["DENSIFY"] else dequantize(op.input(0))
         op.graph.ops.remove(op)
         _replace_by_constant(out, value)
+
+
+def feeds_quantized_weights(op: Op) -> bool:
+    """True for a DEQUANTIZE of an int8 / uint8 constant whose output is a FULLY_CONNECTED's weights."""
+    src = op.input(0)
+    return (op.builtin == B["DEQUANTIZE"] and src is not None and src.is_constant and src.dtype in QUANTIZED
+            and bool(op.outputs) and any(c.builtin == B["FULLY_CONNECTED"] and c.input(1) is op.outputs[0]
+                                         for c in op.outputs[0].consumers))
 
 
 def _replace_by_constant(out: Tensor, value: np.ndarray) -> None:

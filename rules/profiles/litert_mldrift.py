@@ -65,7 +65,7 @@ def _runtime_lhs(op, ctx: Context) -> Verdict:
     instead on Android OpenCL."""
     lhs = op.input(0)
     if lhs is not None and ctx.is_const(lhs):
-        return reject(f"the left operand {lhs.name!r} is a constant (gpucompat fix: batch-matmul-constant-lhs)",
+        return reject(f"the left operand {lhs.name!r} is a constant (gpucompat fix: substitute-batch-matmul)",
                       runtime_message="Not supported batched mat mul case: non-constant tensor")
     return ACCEPT
 
@@ -80,7 +80,7 @@ def _not_quantized_weights_of_fully_connected(op, ctx: Context) -> Verdict:
     if src is None or src.dtype == dtypes.FLOAT16 or out is None:
         return ACCEPT
     if any(c.builtin == B["FULLY_CONNECTED"] and c.input(1) is out for c in out.consumers):
-        return reject("dequantizes int8 weights of a FULLY_CONNECTED (gpucompat fix: fold-constants)", "parse",
+        return reject("dequantizes int8 weights of a FULLY_CONNECTED (gpucompat fix: fold-quantized-weights)", "parse",
                       "Failed to modify graph with delegate")
     return ACCEPT
 

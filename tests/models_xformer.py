@@ -1,0 +1,33 @@
+"""Transformer-graph pieces the LiteRT GPU accelerator refuses, as the converter writes them."""
+
+from modelgen import builder, const, tf
+
+
+@builder("xformer_constant_lhs_matmul")
+def xformer_constant_lhs_matmul() -> bytes:
+    """A baked [1, 32, 16] matrix times runtime values [1, 16, 64]: BATCH_MATMUL, constant left."""
+    from modelgen import convert_fn
+
+    t = tf()
+    a = const([1, 32, 16], seed=6)
+    return convert_fn(lambda x: t.matmul(a, x), [([1, 16, 64], t.float32)])
+
+
+@builder("xformer_weight_only_dense")
+def xformer_weight_only_dense() -> bytes:
+    """A 576 -> 576 dense layer with fake-quantized weights, converted in strict QDQ mode: the
+    weights are stored as 8-bit integers (per-tensor scale) and read through DEQUANTIZE into
+    FULLY_CONNECTED."""
+    t = tf()
+    w = const([576, 576], seed=5, scale=0.05)
+
+    class Module(t.Module):
+        @t.function(input_signature=[t.TensorSpec([1, 576], t.float32)])
+        def __call__(self, x):
+            return t.matmul(x, t.quantization.fake_quant_with_min_max_vars(w, -0.2, 0.2, narrow_range=True))
+
+    module = Module()
+    conv = t.lite.TFLiteConverter.from_concrete_functions([module.__call__.get_concrete_function()], module)
+    conv._experimental_strict_qdq = True
+    conv._experimental_qdq_conversion_mode = "DYNAMIC"
+    return conv.convert()
