@@ -102,3 +102,16 @@ def freeze_data_dependent() -> bytes:
         return t.reshape(x, t.stack([n[0], -1]))
 
     return convert_fn(f, [([None, 8], t.float32), ([1], t.int32)])
+
+
+@builder("freeze_transformer_encoder")
+def freeze_transformer_encoder() -> bytes:
+    """A Keras transformer encoder block (4-head self-attention, LayerNormalization, GELU MLP) on
+    [batch, 16, 32], dynamic batch: each Dense on a 3-D tensor becomes a Tensordot whose shapes
+    come from SHAPE -> GATHER -> REDUCE_PROD -> PACK / CONCATENATION."""
+    t = tf()
+    layers = t.keras.layers
+    x = layers.Input((16, 32))
+    h = layers.LayerNormalization()(x + layers.MultiHeadAttention(4, 8)(x, x))
+    f = layers.Dense(32)(layers.Dense(64, activation="gelu")(h))
+    return _convert_keras(_seeded(t.keras.Model(x, layers.LayerNormalization()(h + f)), 4))
