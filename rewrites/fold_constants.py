@@ -52,6 +52,11 @@ class FoldConstants(Rewrite):
     summary = ("constant DENSIFY / DEQUANTIZE the profile rejects become float constants; shape chains "
                "of static tensors become the constants they compute")
 
+    def __init__(self):
+        # chain-end values from one reference run, by tensor id: (tensor, the shapes its chain's
+        # SHAPE ops read, value); valid while those shapes are unchanged (constants never change)
+        self._computed: dict[int, tuple[Tensor, tuple, np.ndarray]] = {}
+
     def candidates(self, graph, ctx):
         known = known_values(graph)
         return [*of_type(graph, "DENSIFY", "DEQUANTIZE"), *chain_ends(graph, known)]
@@ -80,14 +85,35 @@ class FoldConstants(Rewrite):
     def rewrite(self, match: Match, ctx: RewriteContext) -> None:
         op = match.anchor
         if op.builtin in SHAPE_ARITHMETIC:
-            run = ReferenceRun(op.graph.model)
-            for out in op.outputs:
-                _replace_by_constant(out, run.value(out))
+            for out in [t for t in op.outputs if t.consumers or op.graph.is_graph_output(t)]:
+                _replace_by_constant(out, self._chain_value(out))
             return
         out = op.outputs[0]
         value = densify(op) if op.builtin == B["DENSIFY"] else dequantize(op.input(0))
         op.graph.ops.remove(op)
         _replace_by_constant(out, value)
+
+
+    def _chain_value(self, out: Tensor) -> np.ndarray:
+        """The value of a chain end; one reference run computes every chain end of the graph, so
+        a model with many chains (EfficientNet: one per squeeze-and-excite block) runs it once."""
+        hit = self._computed.get(id(out))
+        if hit is None or hit[0] is not out or hit[1] != _shapes_read(out):
+            graph = out.graph
+            known = known_values(graph)
+            run = ReferenceRun(graph.model)
+            for end in chain_ends(graph, known):
+                for t in end.outputs:
+                    if id(t) in known:
+                        self._computed[id(t)] = (t, _shapes_read(t), run.value(t))
+            hit = self._computed[id(out)]
+        return hit[2]
+
+
+def _shapes_read(t: Tensor) -> tuple:
+    """The shapes the SHAPE ops of `t`'s chain read (with constants, what its value depends on)."""
+    chain = _chain(t.producer, known_values(t.graph))
+    return tuple(o.input(0).shape for o in chain if o.builtin == B["SHAPE"])
 
 
 def feeds_quantized_weights(op: Op) -> bool:
