@@ -31,3 +31,21 @@ def xformer_weight_only_dense() -> bytes:
     conv._experimental_strict_qdq = True
     conv._experimental_qdq_conversion_mode = "DYNAMIC"
     return conv.convert()
+
+
+@builder("xformer_rank5_qkv")
+def xformer_rank5_qkv() -> bytes:
+    """Self-attention with a fused query/key/value projection split as exporters of PyTorch
+    models do: RESHAPE to [1, 16, 3, 4, 8], TRANSPOSE [2, 0, 3, 1, 4], UNPACK (rank-5 tensors)."""
+    from modelgen import convert_fn
+
+    t = tf()
+    w = const([32, 96], seed=7, scale=0.2)
+
+    def f(x):
+        qkv = t.reshape(t.matmul(x, w), [1, 16, 3, 4, 8])
+        q, k, v = t.unstack(t.transpose(qkv, [2, 0, 3, 1, 4]), axis=0)
+        a = t.nn.softmax(t.matmul(q, k, transpose_b=True) / 8 ** 0.5)
+        return t.reshape(t.transpose(t.matmul(a, v), [0, 2, 1, 3]), [1, 16, 32])
+
+    return convert_fn(f, [([1, 16, 32], t.float32)])
