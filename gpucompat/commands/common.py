@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import enum
 import sys
+from typing import Annotated
+
+import typer
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+# Every command's --config: settings come from [tool.gpucompat] (gpucompat/config.py)
+ConfigFile = Annotated[str | None, typer.Option(
+    "--config", help="Read \\[tool.gpucompat] from this pyproject.toml instead of the nearest one above the model.")]
 
 
 class Format(str, enum.Enum):

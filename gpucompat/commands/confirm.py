@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, write_text
+from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, ConfigFile, write_text
 
 
 class ConfirmFormat(str, enum.Enum):
@@ -24,15 +24,18 @@ def confirm(
     output_format: Annotated[ConfirmFormat, typer.Option("--format", help="Output format.")] = ConfirmFormat.terminal,
     output: Annotated[str | None, typer.Option(help="Write the output to this file (atomically) instead of stdout.")] = None,
     vulkan_dir: Annotated[str | None, typer.Option(help="Directory whose env.sh ('export K=V' lines) names the Vulkan driver (default $GPUCOMPAT_VULKAN_DIR or ~/.cache/gpucompat-oracle when present).")] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds one model may take to compile before it is given up.")] = 120.0,
+    timeout: Annotated[float | None, typer.Option(help="Seconds one model may take to compile before it is given up (default 120).")] = None,
+    config: ConfigFile = None,
 ) -> None:
     """Compile each model with LiteRT's own GPU accelerator and show, beside the litert-mldrift
     prediction: whether it compiles and why not, GPU ops per subgraph, full delegation, the op
     types the runtime rejects with its reasons, and the dynamic-tensor gate."""
+    from gpucompat import config as configs
     from gpucompat.discover import model_paths
 
     files = model_paths(paths)
-    results = run(files, vulkan_dir, timeout)
+    cfg = configs.settings("confirm", files[0] if files else ".", config)
+    results = run(files, cfg.pick("vulkan_dir", vulkan_dir), cfg.pick("timeout", timeout, 120.0))
     if output_format is ConfirmFormat.json:
         write_text(json.dumps(document(results), indent=2) + "\n", output, protect=tuple(files))
     else:
@@ -40,10 +43,13 @@ def confirm(
     raise typer.Exit(EXIT_FINDINGS if any(c.disagreements for c in results) else EXIT_CLEAN)
 
 
-def after_check(files: list[str], status: int) -> int:
-    """`check --confirm`: print the confirmation after check's own output; a disagreement makes a
-    clean exit status 1."""
-    results = run(files)
+def after_check(files: list[str], status: int, config: str | None = None) -> int:
+    """`check --confirm`: print the confirmation after check's own output (with confirm's settings
+    from [tool.gpucompat]); a disagreement makes a clean exit status 1."""
+    from gpucompat import config as configs
+
+    cfg = configs.settings("confirm", files[0] if files else ".", config)
+    results = run(files, cfg.pick("vulkan_dir"), cfg.pick("timeout", None, 120.0))
     typer.echo(terminal(results), nl=False)
     if status == EXIT_CLEAN and any(c.disagreements for c in results):
         return EXIT_FINDINGS
