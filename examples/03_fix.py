@@ -23,7 +23,8 @@ def gpucompat(*args: str) -> int:
 
 
 def main() -> None:
-    out = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(tempfile.gettempdir(), "gpucompat-examples")
+    default = os.path.join(tempfile.gettempdir(), "gpucompat-examples")
+    out = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else default
     os.makedirs(out, exist_ok=True)
     fixed = os.path.join(out, "segmenter_fixed.tflite")
     if gpucompat("fix", os.path.join(HERE, "models", "segmenter.tflite"), "-o", fixed) != 0:

@@ -186,7 +186,8 @@ def _fall_back(model: Model, result: ModelResult) -> None:
     profile, options = result.profile, result.options
     failed = result.delegation_failure
     fallback = profile.fallback_backend
-    if not failed or fallback is None or options.backend == fallback or any(o.verdict.layer != "backend" for o in failed):
+    if (not failed or fallback is None or options.backend == fallback
+            or any(o.verdict.layer != "backend" for o in failed)):
         return
     retry = replace(options, backend=fallback)
     verdicts = {(g.index, i): v for g in model.graphs for i, v in enumerate(judge_graph(g, profile, retry).verdicts)}

@@ -16,10 +16,10 @@ from gpucompat.commands.common import EXIT_ERROR
 from gpucompat.commands.confirm import confirm
 from gpucompat.commands.diff import diff
 from gpucompat.commands.fix import fix
-from gpucompat.commands.verify import verify
 from gpucompat.commands.opcode import opcode
 from gpucompat.commands.report import report
 from gpucompat.commands.rules import explain, rules
+from gpucompat.commands.verify import verify
 from gpucompat.errors import GpucompatError
 from gpucompat.output.text import printable
 

@@ -57,7 +57,8 @@ def describe(error: Exception, what: str) -> CLError:
     if "BUILD_PROGRAM_FAILURE" in text:
         errors = [_SOURCE_PLACE.sub("", line.split("error:", 1)[1].strip())
                   for line in text.splitlines() if "error:" in line]
-        return CLError(f"{what}: the OpenCL compiler rejected the kernel: {'; '.join(errors) or 'no error in the build log'}")
+        reasons = "; ".join(errors) or "no error in the build log"
+        return CLError(f"{what}: the OpenCL compiler rejected the kernel: {reasons}")
     return CLError(f"{what}: {text.splitlines()[0] if text else type(error).__name__}")
 
 

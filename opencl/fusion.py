@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from gpucompat.ir import Op
 from gpucompat.opencl.layout import bhwc
 
-
 # Ops linked into one kernel at most. The delegate's MergeElementwiseNodes has no count of its
 # own, but a kernel is bounded by what the device's compiler accepts: each link nests its
 # producer's value two brackets deeper (activate(binary(...))) and OpenCL C compilers stop at 256

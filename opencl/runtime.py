@@ -114,10 +114,11 @@ class Runtime:
     def prepare(self, family: str, kernel: str, size: tuple[int, ...], *args, epilogue: str = "",
                 local: tuple[int, ...] | None = None) -> Launch:
         """A launch of one kernel over a global size with its arguments bound now (load time), so a
-        run only enqueues; `epilogue` selects the program variant with fused ops linked in. Arguments: ints become int, floats float, tuples the matching int2 /
-        int4 / float2 vector, GpuTensors their buffer; buffers pass as they are. `local` is an
-        explicit work-group size (the global size is rounded up to a multiple of it, so the kernel
-        must ignore work-items past its output); None lets the driver choose."""
+        run only enqueues; `epilogue` selects the program variant with fused ops linked in.
+        Arguments: ints become int, floats float, tuples the matching int2 / int4 / float2 vector,
+        GpuTensors their buffer; buffers pass as they are. `local` is an explicit work-group size
+        (the global size is rounded up to a multiple of it, so the kernel must ignore work-items
+        past its output); None lets the driver choose."""
         pcl = cl()
         what = f"kernel {family}.{kernel}"
         try:

@@ -5,8 +5,8 @@ command line asks for."""
 from __future__ import annotations
 
 from gpucompat.errors import GpucompatError
-from gpucompat.rewrites.engine import Rewrite
 from gpucompat.rewrites.cleanup import Cleanup
+from gpucompat.rewrites.engine import Rewrite
 from gpucompat.rewrites.fold_constants import FoldConstants
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
 from gpucompat.rewrites.rgb_to_rgba import RgbToRgba

@@ -2,9 +2,10 @@
 
 A rewrite names its candidates (`candidates`: the anchor ops of its pattern), decides about one
 candidate (`check`: a `Match` carrying what the rewrite needs, a string saying why it does not
-apply, or None when the candidate is not what the pattern is about: not traced) and changes the graph (`rewrite`). After every applied rewrite the graph is cleaned up
-(dead ops and tensors), topologically sorted and checked against the IR invariants; the engine
-then starts again from the highest-priority rewrite, so normalisers run before fusions. When a
+apply, or None when the candidate is not what the pattern is about: not traced) and changes the
+graph (`rewrite`). After every applied rewrite the graph is cleaned up (dead ops and tensors),
+topologically sorted and checked against the IR invariants; the engine then starts again from
+the highest-priority rewrite, so normalisers run before fusions. When a
 whole pass over every rewrite and candidate applies nothing, the fixpoint is reached and that
 last pass is the trace of everything that was not applied, with its reason.
 """

@@ -374,7 +374,8 @@ def block_size_above_one(op: Op, ctx: Context) -> Verdict:
     if size > 1:
         return ACCEPT
     if size == 1:
-        return reject("block_size 1 is a no-op and is rejected", runtime_message=f"{op.name} block_size = 1 is a no-op.")
+        return reject("block_size 1 is a no-op and is rejected",
+                      runtime_message=f"{op.name} block_size = 1 is a no-op.")
     return reject(f"block_size must be > 1, is {size}", runtime_message=f"{op.name} block_size must be > 1.")
 
 

@@ -26,7 +26,8 @@ def test_json_contract_on_a_split_model(models):
     assert [(s["type"], s["nodes"], s["delegated"]) for s in subsets] == [
         ("gpu", [0], False), ("cpu", [1], False), ("gpu", [2, 3, 4], True)]
     [gather] = rec["unsupported"]
-    assert (gather["op"], gather["opcode"], gather["nodes"], gather["layer"]) == ("GATHER_ND", 107, [[0, 1]], "partition")
+    assert (gather["op"], gather["opcode"], gather["nodes"], gather["layer"]) == \
+        ("GATHER_ND", 107, [[0, 1]], "partition")
     assert [o["placement"] for o in rec["ops"]] == ["cpu", "cpu", "gpu", "gpu", "gpu"]
     codes = {f["code"] for f in rec["findings"]}
     assert {"GPU001", "PRT101"} <= codes

@@ -33,7 +33,8 @@ def test_config_found_upwards_and_flags_override(models, tmp_path):
 
 
 def test_select_and_per_path_ignores(models, tmp_path):
-    model = project(tmp_path, models, "select = ['GPU', 'PRT102']\n[tool.gpucompat.per-path-ignores]\n'assets/**' = ['PRT102']")
+    model = project(tmp_path, models,
+                    "select = ['GPU', 'PRT102']\n[tool.gpucompat.per-path-ignores]\n'assets/**' = ['PRT102']")
     codes = {f["code"] for f in summary(gpucompat("check", model, "--format", "json"))["findings"]}
     assert codes == {"GPU001"}
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpucompat.layout import bhwc
 from gpucompat.ir import dtypes
+from gpucompat.layout import bhwc
 from gpucompat.partition import node_subsets
 from gpucompat.support import is_fp16_constant_dequantize
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpucompat.layout import align4, bhwc, padded_elements
 from gpucompat.ir import Op, Tensor, opcodes
+from gpucompat.layout import align4, bhwc, padded_elements
 from gpucompat.support import is_fp16_constant_dequantize
 
 # Bytes per stored element at the precision the C++ API defaults to (MAX_PRECISION -> F32,

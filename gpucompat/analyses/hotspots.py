@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpucompat.layout import bhwc
 from gpucompat.ir import Op, opcodes
+from gpucompat.layout import bhwc
 
 _B = opcodes.BUILTIN
 ALWAYS = {_B[n] for n in ("SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND", "SPACE_TO_DEPTH", "DEPTH_TO_SPACE",

@@ -42,7 +42,8 @@ class WhatIf:
             what = f"accepting {self.op} node {self.nodes[0][0]}:{self.nodes[0][1]}"
         if self.delegation_fails:
             return f"{what}: the delegation still fails, 0% on GPU"
-        return (f"{what}: {self.partitions_delegated} delegated partition{'s' if self.partitions_delegated != 1 else ''}, "
+        plural = "s" if self.partitions_delegated != 1 else ""
+        return (f"{what}: {self.partitions_delegated} delegated partition{plural}, "
                 f"{100 * self.share:.0f}% on GPU ({self.gain:+d} ops)")
 
 

@@ -9,7 +9,16 @@ from typing import Annotated
 
 import typer
 
-from gpucompat.commands.common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, BackendChoice, ConfigFile, FailOn, Format, write_text
+from gpucompat.commands.common import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    BackendChoice,
+    ConfigFile,
+    FailOn,
+    Format,
+    write_text,
+)
 from gpucompat.errors import GpucompatError
 from gpucompat.output.text import printable
 

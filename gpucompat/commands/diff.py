@@ -24,8 +24,8 @@ def diff(
 ) -> None:
     """Compare two versions of a model under one profile: ops moved to the CPU, partitions,
     padding waste, reshape and boundary bytes, new findings. Exit 1 when something got worse."""
-    from gpucompat.analyses.model_diff import diff_records, new_findings
     from gpucompat import config as configs
+    from gpucompat.analyses.model_diff import diff_records, new_findings
     from gpucompat.batch import Task, check_one
     from gpucompat.rules import registry
 

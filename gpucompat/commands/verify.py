@@ -11,7 +11,6 @@ import typer
 from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, ConfigFile, Format, write_text
 from gpucompat.errors import GpucompatError
 
-
 # Test backends and their default number of runs: the accelerator's first inference compiles
 # shaders for 10-40 s on the software Vulkan driver, so it runs few by default.
 BACKENDS = {"opencl": 50, "litert-gpu": 3}

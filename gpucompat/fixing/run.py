@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpucompat import ir
-from gpucompat.ir.buffers import check_metadata_references, compact_buffers
-from gpucompat.ir.reader import read_bytes
-from gpucompat.ir.writer import write_atomic
 from gpucompat.check import ModelResult, check_model
 from gpucompat.fixing.runtime_version import raise_min_runtime_version
 from gpucompat.fixing.verify import Verifications, verify_everywhere
+from gpucompat.ir.buffers import check_metadata_references, compact_buffers
+from gpucompat.ir.reader import read_bytes
+from gpucompat.ir.writer import write_atomic
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
 from gpucompat.rules.profile import Options, Profile

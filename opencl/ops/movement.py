@@ -124,7 +124,8 @@ def _const_ints(op: Op, index: int) -> np.ndarray:
 
 def _expect(op: Op, out: Tensor, shape: list[int]) -> None:
     if tuple(shape) != tuple(out.shape):
-        raise UnsupportedOp(f"op#{op.index} {op.name}: computed shape {tuple(shape)}, the output has {tuple(out.shape)}")
+        raise UnsupportedOp(f"op#{op.index} {op.name}: computed shape {tuple(shape)}, "
+                            f"the output has {tuple(out.shape)}")
 
 
 @lowering("RESHAPE", "SQUEEZE", "EXPAND_DIMS")
@@ -284,7 +285,8 @@ def unpack(ex: Executor, op: Op) -> Step:
     rank = len(op.inputs[0].shape)
     axis = options(op).axis % rank
     src = ranked(ex, op.inputs[0])
-    return sequence([window_step(ex, src, ranked(ex, out), _skipping(rank, axis, k)) for k, out in enumerate(op.outputs)])
+    return sequence([window_step(ex, src, ranked(ex, out), _skipping(rank, axis, k))
+                     for k, out in enumerate(op.outputs)])
 
 
 @lowering("CONCATENATION")
