@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from typer.exceptions import TyperException
 
-from gpucompat import __version__
+from gpucompat import __version__, debug
 from gpucompat.commands.check import check
 from gpucompat.commands.common import EXIT_ERROR
 from gpucompat.commands.confirm import confirm
@@ -60,6 +60,7 @@ app.command()(confirm)
 def main() -> None:
     """Entry point: run the app, turning every error into one line and exit code 2."""
     try:
+        debug.configure()
         code = app(standalone_mode=False)
     except typer.Exit as e:
         code = e.exit_code

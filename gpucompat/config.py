@@ -12,6 +12,7 @@ or value is a GpucompatError naming it."""
 from __future__ import annotations
 
 import fnmatch
+import logging
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -174,6 +175,7 @@ def settings(command: str, start: str, explicit: str | None = None) -> Settings:
     path = explicit or find_pyproject(start)
     if not path:
         return Settings(command)
+    logging.getLogger(__name__).info("settings: [tool.gpucompat] of %s", path)
     return parse(_table(path), path, command)
 
 

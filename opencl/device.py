@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import re
 import sys
@@ -152,4 +153,5 @@ def choose(spec: str | None = None) -> Device:
         queue = pcl.CommandQueue(ctx, properties=pcl.command_queue_properties.PROFILING_ENABLE)
     except pcl.Error as e:
         raise describe(e, f"opening OpenCL device {picked.name}") from None
+    logging.getLogger(__name__).info("OpenCL device: %s / %s", picked.platform.name, picked.name)
     return Device(picked, ctx, queue)

@@ -8,18 +8,20 @@ F32_F16 mode (common/precision.h).
 
 from __future__ import annotations
 
-import os
+import logging
 import time
 from dataclasses import dataclass, field
 from importlib import resources
 
 import numpy as np
 
+from gpucompat.debug import DETAIL
 from gpucompat.opencl.cache import ProgramCache, source_key
 from gpucompat.opencl.device import Device, cl, describe
 from gpucompat.opencl.layout import BHWC, from_phwc4, to_phwc4
 
 PRECISIONS = ("fp32", "fp16")
+_log = logging.getLogger(__name__)
 _STORAGE = {"fp32": np.float32, "fp16": np.float16}
 
 
@@ -106,8 +108,7 @@ class Runtime:
                 self.cache.put(key, Device.binary_of(program))
         self.compile_s += time.perf_counter() - t0
         (self.loaded if binary is not None else self.built).append(family)
-        if os.environ.get("GPUCOMPAT_DEBUG", "0") >= "3":
-            print(f"[gpucompat] {what}: {'cached' if binary else 'compiled'}")
+        _log.log(DETAIL, "%s: %s", what, "cached" if binary else "compiled")
         self.programs[(family, epilogue)] = program
         return program
 

@@ -68,13 +68,14 @@ def test_directory_of_models(models, tmp_path):
     assert code == 1 and len(doc["models"]) == 2
 
 
-def test_check_never_imports_tensorflow(models):
+def test_check_never_imports_tensorflow_or_pyopencl(models):
     import subprocess
     import sys
 
     probe = ("import sys; from gpucompat.cli import main; sys.argv=['gpucompat','check',sys.argv[1]]\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n"
-             "assert 'tensorflow' not in sys.modules, 'tensorflow was imported'")
+             "assert 'tensorflow' not in sys.modules, 'tensorflow was imported'\n"
+             "assert 'pyopencl' not in sys.modules, 'pyopencl was imported'")
     r = subprocess.run([sys.executable, "-c", probe, models.path("conv_relu")], capture_output=True, text=True,
                        cwd="/")
     assert r.returncode == 0, r.stderr
