@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from gpucompat.errors import GpucompatError
+from gpucompat.errors import GpucompatError, GraphError
 from gpucompat.ir import Graph, Model, Op
 from gpucompat.rules.context import Context
 from gpucompat.rules.profile import Options, Profile
@@ -124,6 +124,9 @@ def apply(model: Model, rewrites: Sequence[Rewrite], ctx: RewriteContext) -> Tra
                            nodes=tuple(describe(op) for op in match.ops or [match.anchor]))
         graph = match.anchor.graph
         rw.rewrite(match, ctx)
+        stale = graph.stale_links()
+        if stale:  # a rewrite edited op lists by hand instead of through the IR's editing methods
+            raise GraphError(f"rewrite {rw.name} left the graph's links stale: {stale}")
         graph.cleanup()
         graph.toposort()
         graph.check()

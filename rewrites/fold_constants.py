@@ -54,7 +54,7 @@ class FoldConstants(Rewrite):
         out = op.outputs[0]
         value = densify(op) if op.builtin == B["DENSIFY"] else dequantize(op.input(0))
         folded = build.constant(op.graph, out.name, value.astype(dtypes.numpy_dtype(out.dtype)))
-        op.graph.ops.remove(op)
+        op.graph.remove_op(op)
         op.graph.replace_uses(out, folded)
 
 

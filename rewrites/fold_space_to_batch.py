@@ -204,11 +204,11 @@ class FoldSpaceToBatch(Rewrite):
         src = x
         if match.expand is not None:
             _reshape_like(match.expand, _with_unit(x, _expand_axis(match.expand)))
-            match.expand.inputs[0] = x
+            match.expand.set_input(0, x)
             src = match.expand.outputs[0]
         if explicit:
             src = _insert_pad(graph, src, conv, pads)
-        conv.inputs[0] = src
+        conv.set_input(0, src)
         opts = conv.options
         opts.padding = fb.Padding.SAME if same else fb.Padding.VALID
         opts.dilationHFactor, opts.dilationWFactor = match.axes[1].block, match.axes[2].block
@@ -227,9 +227,8 @@ class FoldSpaceToBatch(Rewrite):
             else:
                 _set_shape(op.outputs[0], four_d if op.outputs[0].rank == 4 else (out.shape, out.signature))
         last = bts.inputs[0].producer
-        graph.ops.remove(bts)
-        last.outputs[0] = out
-        graph.link()
+        graph.remove_op(bts)
+        last.set_output(0, out)
 
 
 def _conv_problem(conv: Op) -> str | None:
@@ -333,7 +332,7 @@ def _reshape_like(op: Op, shape_sig: tuple[tuple[int, ...], tuple[int, ...]]) ->
     if op.builtin == B["RESHAPE"]:
         sig = np.asarray(shape_sig[1], dtype=np.int32)
         if op.input(1) is not None:
-            op.inputs[1] = build.constant(op.graph, f"{op.outputs[0].name}/shape", sig)
+            op.set_input(1, build.constant(op.graph, f"{op.outputs[0].name}/shape", sig))
         if op.options is not None and getattr(op.options, "newShape", None) is not None:
             op.options.newShape = sig
 
