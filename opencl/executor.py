@@ -19,7 +19,7 @@ import numpy as np
 from gpucompat.errors import GpucompatError
 from gpucompat.ir import Op, Tensor, dtypes
 from gpucompat.opencl.fusion import Epilogue
-from gpucompat.opencl.layout import BHWC, bhwc
+from gpucompat.opencl.phwc4 import BHWC, bhwc
 from gpucompat.opencl.runtime import GpuTensor, Runtime
 
 Step = Callable[[], None]

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gpucompat.ir import Op
-from gpucompat.opencl.layout import bhwc
+from gpucompat.opencl.phwc4 import bhwc
 
 # Ops linked into one kernel at most. The delegate's MergeElementwiseNodes has no count of its
 # own, but a kernel is bounded by what the device's compiler accepts: each link nests its

@@ -18,7 +18,7 @@ import numpy as np
 from gpucompat.debug import DETAIL
 from gpucompat.opencl.cache import ProgramCache, source_key
 from gpucompat.opencl.device import Device, cl, describe
-from gpucompat.opencl.layout import BHWC, from_phwc4, to_phwc4
+from gpucompat.opencl.phwc4 import BHWC, from_phwc4, to_phwc4
 
 PRECISIONS = ("fp32", "fp16")
 _log = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ class GpuTensor:
 
 
 @dataclass
-class Trace:
+class KernelProfile:
     """Kernel events kept while `on` (bench/executor.py's per-kernel profile): (what, grid, event)."""
 
     on: bool = False
@@ -57,7 +57,7 @@ class Launch:
     local: tuple[int, ...] | None
     args: list
     what: str
-    trace: Trace
+    trace: KernelProfile
 
     def __call__(self) -> None:
         pcl = cl()
@@ -83,7 +83,7 @@ class Runtime:
         self.compile_s = 0.0
         self.built: list[str] = []  # families compiled from source / loaded from the disk cache
         self.loaded: list[str] = []
-        self.trace = Trace()
+        self.trace = KernelProfile()
 
     @property
     def options(self) -> list[str]:

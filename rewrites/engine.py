@@ -46,7 +46,7 @@ class RewriteContext:
 
     def verdict(self, op: Op) -> Verdict:
         """The profile's verdict on `op` as it stands."""
-        from gpucompat.support import judge_op
+        from gpucompat.rules.judging import judge_op
 
         return judge_op(op, self.profile, Context(self.options))
 

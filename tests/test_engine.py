@@ -1,7 +1,7 @@
 """Engine behaviour that spans profiles: backend fallback, the 2019 message, FP16 under prefix mode."""
 
 from gpucompat import ir
-from gpucompat.check import check_model
+from gpucompat.placement import check_model
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
 

@@ -99,7 +99,7 @@ def test_saved_model_after_edit_runs(models):
 
 
 def test_networkx_view_follows_data_flow(models):
-    from gpucompat.ir.view import to_networkx
+    from gpucompat.ir.networkx_view import to_networkx
 
     g = ir.from_bytes(models.bytes("gather_nd_island")).graphs[0]
     view = to_networkx(g)

@@ -3,7 +3,7 @@ GetFirstNLargestPartitions (research §2), on graphs whose GPU islands are cut b
 no profile supports."""
 
 from gpucompat import ir
-from gpucompat.check import check_model
+from gpucompat.placement import check_model
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
 

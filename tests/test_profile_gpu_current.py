@@ -6,7 +6,7 @@ import pytest
 
 import roundtrip
 from gpucompat import ir
-from gpucompat.check import check_model
+from gpucompat.placement import check_model
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
 from modelgen import BUILDERS

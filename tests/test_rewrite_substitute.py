@@ -9,8 +9,8 @@ import pytest
 
 from cli import gpucompat
 from gpucompat import ir, rewrites
-from gpucompat.check import check_model
 from gpucompat.fixing.verify import input_shapes, seeded_inputs, verify
+from gpucompat.placement import check_model
 from gpucompat.rewrites.engine import RewriteContext, apply
 from gpucompat.rewrites.substitute_gather import index_box
 from gpucompat.rules import registry

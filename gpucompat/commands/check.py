@@ -17,9 +17,9 @@ from gpucompat.commands.common import (
     ConfigFile,
     FailOn,
     Format,
-    write_text,
 )
 from gpucompat.errors import GpucompatError
+from gpucompat.output.destination import write_text
 from gpucompat.output.text import printable
 
 
@@ -46,8 +46,8 @@ def check(
     each rejected op would gain."""
     from gpucompat import baseline as baselines
     from gpucompat import config as configs
-    from gpucompat.batch import Task, check_many
     from gpucompat.discover import model_paths
+    from gpucompat.pipeline import Task, check_many
     from gpucompat.rules import registry
     from gpucompat.rules.lint import SEVERITIES
 
@@ -58,9 +58,7 @@ def check(
     profiles = _split(cfg.pick("profile", profile, registry.DEFAULT))
     chosen_backend = cfg.pick("backend", backend.value if backend else None, "cl")
     for name in profiles:
-        prof = registry.get(name)
-        if chosen_backend not in prof.backends:
-            raise GpucompatError(f"profile {name} has no {chosen_backend} backend (it has: {', '.join(prof.backends)})")
+        registry.get_with_backend(name, chosen_backend)
     level = cfg.pick("fail_on", fail_on.value if fail_on else None, "error")
     chosen_select = tuple(c.upper() for c in _split(select)) if select else cfg.pick("select", None, ())
     extra_ignore = tuple(c.upper() for c in _split(ignore)) if ignore else ()
@@ -84,7 +82,7 @@ def check(
     for path, error in dict.fromkeys((r["path"], r["error"]) for r in recs if r["error"]):
         typer.echo(printable(f"gpucompat: {path}: {error}"), err=True)
     if html:
-        from gpucompat.report import write_report
+        from gpucompat.output.html import write_report
 
         write_report(recs, html, protect=tuple(files))
     if confirm:
@@ -119,18 +117,8 @@ def _emit(recs: list[dict], output_format: Format, output: str | None, protect: 
 
         write_node_data(doc, output, protect)
     else:
-        _terminal(doc, output, protect)
+        from gpucompat.output.destination import write_rich
+        from gpucompat.output.terminal import render_document
 
-
-def _terminal(doc: dict, output: str | None, protect: tuple[str, ...]) -> None:
-    from io import StringIO
-
-    from rich.console import Console
-
-    from gpucompat.output.terminal import render_document
-
-    buf = StringIO() if output else None
-    console = Console(file=buf, highlight=False, soft_wrap=True) if buf else Console(highlight=False)
-    render_document(console, doc, skip_errors=not buf)
-    if buf:
-        write_text(buf.getvalue(), output, protect)
+        # on the terminal a model that could not be checked is left to the stderr line check prints
+        write_rich(lambda console: render_document(console, doc, skip_errors=not output), output, protect)

@@ -26,7 +26,7 @@ def diff(
     padding waste, reshape and boundary bytes, new findings. Exit 1 when something got worse."""
     from gpucompat import config as configs
     from gpucompat.analyses.model_diff import diff_records, new_findings
-    from gpucompat.batch import Task, check_one
+    from gpucompat.pipeline import Task, check_one
     from gpucompat.rules import registry
 
     if output_format not in (Format.terminal, Format.json):

@@ -35,7 +35,8 @@ def fix(
     """Rewrite MODEL so the GPU delegate takes more of it, verify the outputs, write the result."""
     from gpucompat import config as configs
     from gpucompat import rewrites as catalogue
-    from gpucompat.fixing import report, run
+    from gpucompat.fixing import run
+    from gpucompat.output import fix_view
     from gpucompat.rules import registry
     from gpucompat.rules.lint import SEVERITIES, run_all
     from gpucompat.rules.profile import Options
@@ -47,9 +48,7 @@ def fix(
     cfg = configs.settings("fix", path, config)
     profile = cfg.profile(profile, registry.DEFAULT)
     chosen_backend = cfg.pick("backend", backend.value if backend else None, "cl")
-    prof = registry.get(profile)
-    if chosen_backend not in prof.backends:
-        raise GpucompatError(f"profile {profile} has no {chosen_backend} backend (it has: {', '.join(prof.backends)})")
+    prof = registry.get_with_backend(profile, chosen_backend)
     options = Options(allow_quant=not cfg.pick("no_quant", no_quant, False), backend=chosen_backend,
                       max_delegated_partitions=cfg.pick("max_delegated_partitions", max_delegated_partitions, 1))
     chosen = catalogue.select(cfg.pick("rewrite", _names(rewrite)), cfg.pick("skip", _names(skip)),
@@ -57,21 +56,17 @@ def fix(
     level = cfg.pick("fail_on", fail_on.value if fail_on else None, "never")
     result = run.fix_file(path, chosen, prof, options)
     status = EXIT_CLEAN
-    if not dry_run:
-        if not cfg.pick("no_verify", no_verify, False) and run.verify_fix(result) is not None and not result.verification.ok:
-            result.failing_rewrites = run.blame(result, chosen, prof, options)
-            status = EXIT_FINDINGS
-        elif output is not None and (result.changed or output != path):
-            run.write_fix(result, output, in_place)
+    if not dry_run and not run.prove_and_write(result, chosen, output, in_place, not cfg.pick("no_verify", no_verify, False)):
+        status = EXIT_FINDINGS
     if status == EXIT_CLEAN and level != "never":
         threshold = SEVERITIES.index(level)
         if any(SEVERITIES.index(f.severity) <= threshold for f in run_all(result.after)):
             status = EXIT_FINDINGS
-    doc = report.document(result)
+    doc = fix_view.document(result)
     if output_format is Format.json:
         typer.echo(json.dumps(doc, indent=2))
     else:
         from rich.console import Console
 
-        report.render(Console(highlight=False, soft_wrap=True), doc)
+        fix_view.render(Console(highlight=False, soft_wrap=True), doc)
     raise typer.Exit(status)

@@ -27,18 +27,16 @@ def report(
     """Write a self-contained HTML page: where each op runs and why, the partitions, the costs and
     the findings."""
     from gpucompat import config as configs
-    from gpucompat.batch import Task, check_many
     from gpucompat.discover import model_paths
-    from gpucompat.errors import GpucompatError
-    from gpucompat.report import write_report
+    from gpucompat.output.html import write_report
+    from gpucompat.pipeline import Task, check_many
     from gpucompat.rules import registry
 
     files = model_paths(paths)
     cfg = configs.settings("report", files[0] if files else ".", config)
     profile = cfg.profile(profile, registry.DEFAULT)
     chosen_backend = cfg.pick("backend", backend.value if backend else None, "cl")
-    if chosen_backend not in registry.get(profile).backends:
-        raise GpucompatError(f"profile {profile} has no {chosen_backend} backend")
+    registry.get_with_backend(profile, chosen_backend)
     allow_quant = not cfg.pick("no_quant", no_quant, False)
     partitions = cfg.pick("max_delegated_partitions", max_delegated_partitions, 1)
 

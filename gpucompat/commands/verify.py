@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 
-from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, ConfigFile, Format, write_text
+from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, ConfigFile, Format
 from gpucompat.errors import GpucompatError
+from gpucompat.output.destination import write_rich, write_text
 
 # Test backends and their default number of runs: the accelerator's first inference compiles
 # shaders for 10-40 s on the software Vulkan driver, so it runs few by default.
@@ -84,15 +85,7 @@ def verify(
     if output_format is Format.json:
         write_text(json.dumps(doc, indent=2) + "\n", output, protect)
     else:
-        from io import StringIO
+        from gpucompat.output.verify_view import render
 
-        from rich.console import Console
-
-        from gpucompat.verify.render import render
-
-        buf = StringIO() if output else None
-        console = Console(file=buf, highlight=False, soft_wrap=True) if buf else Console(highlight=False)
-        render(console, doc, result.ops_gpu, result.ops_total)
-        if buf:
-            write_text(buf.getvalue(), output, protect)
+        write_rich(lambda console: render(console, doc, result.ops_gpu, result.ops_total), output, protect)
     raise typer.Exit(EXIT_CLEAN if result.passed else EXIT_FINDINGS)

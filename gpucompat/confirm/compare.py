@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from gpucompat.check import ModelResult
 from gpucompat.confirm.runner import Launcher, RuntimeReport, compile_models
+from gpucompat.placement import ModelResult
 
 PROFILE = "litert-mldrift"
 
@@ -150,7 +150,7 @@ def confirm(paths: list[str], launch: Launcher, per_model_timeout: float = 120.0
     (WebGPU backend, the one the accelerator runs on). Files are read first, so a bad file
     stops the command before the runtime starts."""
     from gpucompat import ir
-    from gpucompat.check import check_model
+    from gpucompat.placement import check_model
     from gpucompat.rules import registry
     from gpucompat.rules.profile import Options
 

@@ -249,7 +249,7 @@ def describe_cycle(ops: Iterable[Op]) -> str:
         return "no ops"
     import networkx as nx
 
-    from gpucompat.ir.view import to_networkx
+    from gpucompat.ir.networkx_view import to_networkx
 
     graph = ops[0].graph
     stuck = {graph.op_index(op) for op in ops}

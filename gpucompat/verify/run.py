@@ -83,7 +83,7 @@ def _latency(ms: list[float]) -> dict:
 def placements_by_subgraph(model: ir.Model, profile_name: str, options=None) -> dict[int, list[str]]:
     """Where the simulated delegate puts each op ("gpu" / "cpu"), per subgraph index, under the
     profile and check options (the defaults when None)."""
-    from gpucompat.check import check_model
+    from gpucompat.placement import check_model
     from gpucompat.rules import registry
     from gpucompat.rules.profile import Options
 

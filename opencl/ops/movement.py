@@ -16,8 +16,8 @@ import numpy as np
 
 from gpucompat.ir import Op, Tensor
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
-from gpucompat.opencl.layout import BHWC, bhwc
 from gpucompat.opencl.ops import lowering, options, sequence
+from gpucompat.opencl.phwc4 import BHWC, bhwc
 from gpucompat.opencl.runtime import GpuTensor
 
 # The BHWC axis (0 b, 1 h, 2 w, 3 c) of each axis of a rank-n tensor (layout.bhwc: [b, c], [b, w, c]).

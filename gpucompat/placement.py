@@ -8,9 +8,9 @@ from dataclasses import dataclass, field, replace
 from gpucompat.dynamic import first_dynamic_tensor
 from gpucompat.ir import Model
 from gpucompat.partition import NodeSubset, largest, node_subsets, supported_prefix
+from gpucompat.rules.judging import judge_graph
 from gpucompat.rules.profile import Options, Profile
 from gpucompat.rules.verdict import Verdict
-from gpucompat.support import judge_graph
 
 
 @dataclass
