@@ -1,5 +1,5 @@
 """Elementwise fusion, as the delegate merges nodes (common/gpu_model.cc MergeNodes /
-MergeElementwiseNodes; research notes §5.8): a node whose one output is not a graph output and is
+MergeElementwiseNodes): a node whose one output is not a graph output and is
 read by exactly one linkable (elementwise) node, as that node's first input, takes the node into
 its own kernel; the merged node may then take the next one, so whole chains fuse.
 

@@ -3,8 +3,8 @@ interpreter, in the model's execution order; tensors cross at the boundaries as 
 (BHWC host memory, dequantized into the GPU side and quantized back out of it).
 
 Control flow (WHILE, IF) runs here, in Python, over runners of the subgraphs it calls: the
-delegate never takes a WHILE or IF, but it delegates each called subgraph on its own (research
-notes §1 step 1), so each subgraph runs hybrid with its own placements.
+delegate never takes a WHILE or IF, but it delegates each called subgraph on its own
+(tflite/core/interpreter.cc ModifyGraphWithDelegateImpl), so each subgraph runs hybrid with its own placements.
 
 At load, ops whose inputs are all constant (DENSIFY, fp16 DEQUANTIZE, ...) are folded: run once on
 the reference interpreter, their outputs become constants (the delegate folds them too:

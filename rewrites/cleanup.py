@@ -4,7 +4,7 @@
     RESHAPE(RESHAPE(x))                             ==>  RESHAPE(x)
     TRANSPOSE(TRANSPOSE(x)), perms cancel            ==>  x
     SQUEEZE / EXPAND_DIMS the profile rejects        ==>  RESHAPE (the GPU delegate has a reshape
-                                                        kernel, and no parser for either: research §3)
+                                                        kernel, and no parser for either: model_builder.cc)
     an op nobody reads (no side effects)            ==>  removed
 
 Unused tensors go after every rewrite (Graph.cleanup) and unused buffers when the model is saved

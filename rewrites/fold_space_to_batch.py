@@ -11,7 +11,8 @@ has no parser for either (model_builder.cc NewOperationParser): the graph is cut
 
 The arithmetic, per spatial axis with block b, STB paddings (pt, pb), BTS crops (ct, cb), kernel
 size k and the inner conv's own padding (it, ib) (0 for VALID; (k-1)//2 and the rest for SAME),
-and an optional zero PAD (et, eb) between the conv and BTS (research gpu_delegate_rules.md §7.2):
+and an optional zero PAD (et, eb) between the conv and BTS (worked out from
+tensorflow/python/ops/array_ops.py required_space_to_batch_paddings and checked in numpy):
 the chain equals a conv with dilation b over the original input padded by
     T = pt - (ct - et*b) + it*b,   B = pb - (cb - eb*b) + ib*b,
 exactly when the crops remove the PAD's rows (ct >= et*b, cb >= eb*b) and T, B >= 0. TFLite's

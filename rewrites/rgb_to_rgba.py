@@ -5,7 +5,7 @@
     ==>  x[...,4] -> same ops with 4-channel constants -> weights with a zero 4th input channel
 
 The GPU delegate stores tensors in slices of 4 channels, so a 3-channel input costs a copy into
-RGBA layout on every invoke (research §5.2, tflite/g3doc/performance/gpu.md "Image data
+RGBA layout on every invoke (delegate.cc SetInputsAndOutputs, tflite/g3doc/performance/gpu.md "Image data
 channels"). Feeding RGBA avoids it. Per-channel pre-processing constants get a 4th entry (0 for
 ADD/SUB, 1 for MUL/DIV, so nothing becomes infinite), and the first convolution or fully
 connected layer gets zero weights for the 4th channel: outputs do not depend on the alpha values.

@@ -3,7 +3,8 @@ subgraph, whether the model is fully delegated or fails as a whole, and the reje
 
 Expectations are worked out by hand from the rules: for litert-mldrift from the accelerator's
 observed behaviour (every row was also checked against the real accelerator, see
-docs/fidelity.md), for gpu-current from research/gpu_delegate_rules.md §1-§3."""
+docs/fidelity.md), for gpu-current from model_builder.cc
+GetOpsToReplace, gpu_compatibility.cc and graph_info.cc."""
 
 import pytest
 

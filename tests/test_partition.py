@@ -1,5 +1,5 @@
 """Partitioning worked out by hand from graph_info.cc's greedy algorithm and
-GetFirstNLargestPartitions (research §2), on graphs whose GPU islands are cut by GATHER_ND, which
+GetFirstNLargestPartitions (delegates/utils.cc), on graphs whose GPU islands are cut by GATHER_ND, which
 no profile supports."""
 
 from gpucompat import ir

@@ -1,4 +1,4 @@
-"""The delegate generations side by side on models where they differ (research §4)."""
+"""The delegate generations side by side on models where they differ (rules/profiles/*.py)."""
 
 import pytest
 

@@ -1,7 +1,7 @@
 """Channel-padding waste: the delegate stores every GPU tensor in slices of 4 channels, so a
 tensor with C = 5 costs as much memory and bandwidth as one with C = 8.
 
-Facts (research §5.1): memory = B*H*W*align4(C) elements (tflite/delegates/gpu/common/task/
+Facts: memory = B*H*W*align4(C) elements (tflite/delegates/gpu/common/task/
 tensor_desc.cc GetSizeInBytesForShape); docs: [B,H,W,5] costs about what [B,H,W,8] does. OpenCL
 stores tensors with C < 4 as SINGLE_TEXTURE_2D without padding when the default storage is a
 texture and the device has that pixel format (common/gpu_model.cc), so waste on those tensors is an

@@ -1,6 +1,6 @@
 """Reshape hotspots: data-movement ops that cost GPU time without doing any arithmetic.
 
-Facts (research §5.3): the docs single out BATCH_TO_SPACE, SPACE_TO_BATCH, SPACE_TO_DEPTH "and
+Facts: the docs single out BATCH_TO_SPACE, SPACE_TO_BATCH, SPACE_TO_DEPTH "and
 similar" as expensive and advise removing them (tflite/g3doc/performance/gpu.md "Reshape
 operations"); RESHAPE is a real kernel unless it is an identity (remove_identity_reshape) and takes
 the cheaper Reshapex4 kernel only when both channel counts are multiples of 4
