@@ -59,16 +59,14 @@ def _boolean(value, where):
     return value
 
 
-def _names(value, where) -> tuple[str, ...]:
+def _names(value, where, what: str = "names") -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise GpucompatError(f"{where}: expected a list of names, got {value!r}")
+        raise GpucompatError(f"{where}: expected a list of {what}, got {value!r}")
     return tuple(value)
 
 
 def _codes(value, where) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise GpucompatError(f"{where}: expected a list of rule codes or prefixes, got {value!r}")
-    return tuple(v.upper() for v in value)
+    return tuple(v.upper() for v in _names(value, where, "rule codes or prefixes"))
 
 
 def _profiles(value, where) -> str:
@@ -117,8 +115,6 @@ COMMANDS: dict[str, dict[str, Check]] = {
 # The top-level keys each command takes when its own table does not set them.
 INHERITED = {"check": TOP_LEVEL, "fix": _MODEL, "verify": {"profile"}, "diff": _MODEL, "report": _MODEL,
              "confirm": ()}
-# Commands that take a single profile (check compares several, comma-separated).
-_ONE_PROFILE = ("fix", "verify", "diff", "report")
 
 
 @dataclass
