@@ -1,5 +1,5 @@
 """Elementwise fusion, as the delegate merges nodes (common/gpu_model.cc MergeNodes /
-MergeElementwiseNodes; research notes §5.8): a node whose one output is not a graph output and is
+MergeElementwiseNodes): a node whose one output is not a graph output and is
 read by exactly one linkable (elementwise) node, as that node's first input, takes the node into
 its own kernel; the merged node may then take the next one, so whole chains fuse.
 
@@ -19,8 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gpucompat.ir import Op
-from gpucompat.opencl.layout import bhwc
-
+from gpucompat.opencl.phwc4 import bhwc
 
 # Ops linked into one kernel at most. The delegate's MergeElementwiseNodes has no count of its
 # own, but a kernel is bounded by what the device's compiler accepts: each link nests its

@@ -5,9 +5,9 @@ command line asks for."""
 from __future__ import annotations
 
 from gpucompat.errors import GpucompatError
-from gpucompat.rewrites.engine import Rewrite
 from gpucompat.rewrites.cleanup import Cleanup
 from gpucompat.rewrites.drop_unit_axis import DropUnitAxis
+from gpucompat.rewrites.engine import Rewrite
 from gpucompat.rewrites.fold_constants import FoldConstants
 from gpucompat.rewrites.fold_quantized_weights import FoldQuantizedWeights
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
@@ -22,8 +22,9 @@ from gpucompat.rewrites.substitute_mirror_pad import SubstituteMirrorPad
 from gpucompat.rewrites.substitute_split import SubstituteSplit
 
 REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
-    (Cleanup, DropUnitAxis, FoldConstants, FoldQuantizedWeights, FoldSpaceToBatch, FreezeShapes, RgbToRgba, SubstituteBatchMatmul, SubstituteBroadcastTo, SubstituteGather,
-     SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit),
+    (Cleanup, DropUnitAxis, FoldConstants, FoldQuantizedWeights, FoldSpaceToBatch, FreezeShapes, RgbToRgba,
+     SubstituteBatchMatmul, SubstituteBroadcastTo, SubstituteGather, SubstituteL2Normalization, SubstituteMirrorPad,
+     SubstituteSplit),
     key=lambda r: (r.priority, r.name)))
 
 

@@ -75,16 +75,16 @@ class DropUnitAxis(Rewrite):
         reshape = match.anchor
         shape = list(reshape.outputs[0].shape)
         if reshape.input(1) is not None:
-            reshape.inputs[1] = build.constant(graph, f"{reshape.outputs[0].name}/shape4", np.asarray(shape, np.int32))
+            name = f"{reshape.outputs[0].name}/shape4"
+            reshape.set_input(1, build.constant(graph, name, np.asarray(shape, np.int32)))
         if reshape.options is not None and reshape.options.newShape is not None:
             reshape.options.newShape = np.asarray(shape, np.int32)
         for tr in match.transposes:
             dropped = match.unit[id(tr.input(0))]
             perm = [p - (p > dropped) for p in int_values(tr.input(1)).tolist() if p != dropped]
-            tr.inputs[1] = build.constant(graph, f"{tr.outputs[0].name}/perm4", np.asarray(perm, np.int32))
+            tr.set_input(1, build.constant(graph, f"{tr.outputs[0].name}/perm4", np.asarray(perm, np.int32)))
         for up in match.unpacks:
             _unpack_at_rank_3(up, match.unit[id(up.input(0))])
-        graph.link()
 
 
 def _region(start: Tensor) -> tuple[list[Tensor], list[Op], list[Op], str | None]:
@@ -130,8 +130,8 @@ def _unpack_at_rank_3(up: Op, dropped: int) -> None:
     at = graph.op_index(up) + 1
     for i, out in enumerate(list(up.outputs)):
         slice3 = build.tensor(graph, f"{out.name}/rank3", _without(out.shape, dropped - (dropped > axis)), out.dtype)
-        up.outputs[i] = slice3
+        up.set_output(i, slice3)
         opts = fb.ReshapeOptionsT()
         opts.newShape = np.asarray(out.shape, np.int32)
         shape = build.constant(graph, f"{out.name}/shape", np.asarray(out.shape, np.int32))
-        graph.ops.insert(at + i, build.operator(graph, "RESHAPE", [slice3, shape], [out], opts))
+        graph.insert_op(at + i, build.operator(graph, "RESHAPE", [slice3, shape], [out], opts))

@@ -6,9 +6,9 @@
                                         ==>  the constant the chain computes
 
 DENSIFY and DEQUANTIZE only where the chosen profile rejects the op (LiteRT's GPU accelerator
-rejects DENSIFY and the DEQUANTIZE it feeds; the classic delegate folds both itself, research §3
-DENSIFY/DEQUANTIZE). The weights get bigger (fp16 x2, int8 x4, sparse -> dense): the
-before/after model size shows the cost.
+rejects DENSIFY and the DEQUANTIZE it feeds; the classic delegate folds both itself:
+delegates/utils.cc FP16GraphPartitionHelper, model_builder.cc DENSIFY). The weights get bigger
+(fp16 x2, int8 x4, sparse -> dense): the before/after model size shows the cost.
 
 A shape chain (what the converter writes for `tf.shape(x)[0]`, Keras' Reshape and Flatten)
 folds where the profile rejects one of its ops or its value decides another op's output shape:
@@ -90,9 +90,8 @@ class FoldConstants(Rewrite):
             return
         out = op.outputs[0]
         value = densify(op) if op.builtin == B["DENSIFY"] else dequantize(op.input(0))
-        op.graph.ops.remove(op)
+        op.graph.remove_op(op)
         _replace_by_constant(out, value)
-
 
     def _chain_value(self, out: Tensor) -> np.ndarray:
         """The value of a chain end; one reference run computes every chain end of the graph, so

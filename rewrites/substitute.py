@@ -129,9 +129,7 @@ class Substitution(Rewrite):
 
     def rewrite(self, match: Replacement, ctx: RewriteContext) -> None:
         graph = match.graph
-        at = graph.op_index(match.anchor)
-        graph.ops[at:at + 1] = match.new
-        graph.link()
+        graph.replace_op(match.anchor, match.new)
         for old, new in match.rewire:
             graph.replace_uses(old, new)
 

@@ -48,7 +48,8 @@ def test_the_real_accelerator_fully_delegates_the_fixed_model(models, tmp_path, 
                                           ("xformer_rank5_qkv", False)])
 def test_the_real_accelerator_takes_the_fixed_export_whole(models, tmp_path, name, unsafe):
     """Dynamic-batch Keras models fail the dynamic-tensor gate and a weight-only dense layer
-    fails the compile; a constant-LHS BATCH_MATMUL and rank-5 attention tensors stay on the CPU. Fixed, each is taken whole."""
+    fails the compile; a constant-LHS BATCH_MATMUL and rank-5 attention tensors stay on the CPU.
+    Fixed, each is taken whole."""
     raw = models.bytes(name)
     model = ir.from_bytes(raw)
     trace = apply(model, rewrites.select(unsafe=unsafe), RewriteContext(registry.get("litert-mldrift"), Options()))

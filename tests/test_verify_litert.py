@@ -28,7 +28,8 @@ def test_a_fully_delegated_model_matches_the_reference_in_fp32(models):
 
 
 def test_no_vulkan_device_is_one_line_and_exit_2(models, tmp_path, monkeypatch):
-    (tmp_path / "env.sh").write_text(f"export VK_ICD_FILENAMES={tmp_path}/none.json VK_DRIVER_FILES={tmp_path}/none.json\n")
+    none = f"{tmp_path}/none.json"
+    (tmp_path / "env.sh").write_text(f"export VK_ICD_FILENAMES={none} VK_DRIVER_FILES={none}\n")
     monkeypatch.setenv("GPUCOMPAT_VULKAN_DIR", str(tmp_path))
     r = gpucompat("verify", models.path("conv_relu"), "--backend", "litert-gpu", "--cache-dir", "", timeout=300)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr

@@ -1,6 +1,6 @@
 """Cost analyses over a check result: where the GPU time and the CPU<->GPU traffic go.
 
-Each module answers one question from the result of `gpucompat.check.check_model` and the model
+Each module answers one question from the result of `gpucompat.placement.check_model` and the model
 IR, and returns plain dataclasses; `gpucompat.output.records` turns them into the JSON contract
 that every renderer reads. Costs are relative (elements, MACs, bytes), never milliseconds."""
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpucompat import ir
+from gpucompat.fixing.runtime_version import raise_min_runtime_version
+from gpucompat.fixing.verify import Verifications, verify_everywhere
 from gpucompat.ir.buffers import check_metadata_references, compact_buffers
 from gpucompat.ir.reader import read_bytes
 from gpucompat.ir.writer import write_atomic
-from gpucompat.check import ModelResult, check_model
-from gpucompat.fixing.runtime_version import raise_min_runtime_version
-from gpucompat.fixing.verify import Verifications, verify_everywhere
+from gpucompat.placement import ModelResult, check_model
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
 from gpucompat.rules.profile import Options, Profile
@@ -79,6 +79,18 @@ def write_fix(fix: Fix, output: str, in_place: bool) -> None:
     """Write the fixed model atomically; the input is protected unless `in_place`."""
     write_atomic(fix.fixed, output, protect=() if in_place else (fix.path,))
     fix.output = output
+
+
+def prove_and_write(fix: Fix, rewrites: list[Rewrite], output: str | None, in_place: bool,
+                    verify: bool = True) -> bool:
+    """Verify the fix (unless `verify` is False) and write it to `output` when it holds; after a
+    failed verification name the rewrites to blame and write nothing. True when the fix holds."""
+    if verify and verify_fix(fix) is not None and not fix.verification.ok:
+        fix.failing_rewrites = blame(fix, rewrites, fix.after.profile, fix.after.options)
+        return False
+    if output is not None and (fix.changed or output != fix.path):
+        write_fix(fix, output, in_place)
+    return True
 
 
 def blame(fix: Fix, rewrites: list[Rewrite], profile: Profile, options: Options) -> list[str]:

@@ -6,8 +6,9 @@ hybrid execution on the included OpenCL executor (GPU partitions placed by the f
 rest on the reference interpreter) runs the fixed model against the original on the reference
 interpreter, the reference for what the model computes. The executor is built for the declared
 input shapes, so there dynamic dimensions run at 1 (at 2 on the reference interpreter, so a batch
-mix-up shows); a dimension the fix froze (freeze-shapes) runs at its frozen size on both models. A backend that cannot run a model here (no OpenCL
-device, an op without a kernel) reports "not run" and why, which does not fail the fix.
+mix-up shows); a dimension the fix froze (freeze-shapes) runs at its frozen size on both models.
+A backend that cannot run a model here (no OpenCL device, an op without a kernel) reports "not
+run" and why, which does not fail the fix.
 
 Tolerance on the reference interpreter follows the loosest safety class applied: `exact` rewrites
 must give identical outputs (0 difference); `equivalent` and `signature` rewrites may differ by

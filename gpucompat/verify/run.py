@@ -83,7 +83,7 @@ def _latency(ms: list[float]) -> dict:
 def placements_by_subgraph(model: ir.Model, profile_name: str, options=None) -> dict[int, list[str]]:
     """Where the simulated delegate puts each op ("gpu" / "cpu"), per subgraph index, under the
     profile and check options (the defaults when None)."""
-    from gpucompat.check import check_model
+    from gpucompat.placement import check_model
     from gpucompat.rules import registry
     from gpucompat.rules.profile import Options
 
@@ -164,7 +164,8 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
                 raise GpucompatError(f"{path}: {e} (the model declares {declared})") from None
         if first_bad is None and not all(o.passed for o in outputs):
             first_bad = feeds
-    result = VerifyResult(path, settings, device, outputs, ref_ms, test_ms, init_s * 1e3, where.count("gpu"), len(where))
+    result = VerifyResult(path, settings, device, outputs, ref_ms, test_ms, init_s * 1e3, where.count("gpu"),
+                          len(where))
     if settings.localize and first_bad is not None and runtime is not None and not settings.against:
         from gpucompat.verify.localize import first_divergent_op
 

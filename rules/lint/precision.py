@@ -30,8 +30,7 @@ Not applicable.
 
 ## References
 tflite/delegates/gpu/common/model_builder_helper.cc (CreateVectorCopyData, DequantizeConstantTensor);
-common/object_reader.cc ReadNonConstantTensor; common/transformations/add_quant_adjustments.h;
-research notes §5.5.
+common/object_reader.cc ReadNonConstantTensor; common/transformations/add_quant_adjustments.h.
 """
 
 

@@ -26,10 +26,10 @@ class Task:
 def check_one(task: Task) -> dict:
     """The JSON record of one task (an error record when the model cannot be checked)."""
     from gpucompat.analyses import analyze
-    from gpucompat.check import check_model
     from gpucompat.errors import GpucompatError
     from gpucompat.ir import load
     from gpucompat.output import records
+    from gpucompat.placement import check_model
     from gpucompat.rules import registry
     from gpucompat.rules.lint import run_all, selected
     from gpucompat.rules.profile import Options
