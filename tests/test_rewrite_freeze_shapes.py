@@ -103,3 +103,14 @@ def test_a_reshape_to_a_shape_computed_from_input_values_is_refused_with_the_op(
     reason = next(e.reason for e in trace.not_applied if e.rewrite == "freeze-shapes")
     assert "RESHAPE" in reason and "only known at run time" in reason
     assert any(t.is_dynamic for t in model.graphs[0].inputs)
+
+
+def test_the_python_api_freezes_the_shapes_it_is_given(models, tmp_path):
+    import gpucompat
+
+    path = models.path("freeze_flatten")
+    name = ir.load(path).graphs[0].inputs[0].name
+    doc = gpucompat.fix(path, str(tmp_path / "fixed.tflite"), profile="litert-mldrift",
+                        input_shapes={name: [2, 6, 6, 3]})
+    assert doc["verification"]["ok"] and doc["after"]["fully_delegated"]
+    assert ir.load(str(tmp_path / "fixed.tflite")).graphs[0].inputs[0].shape == (2, 6, 6, 3)
