@@ -49,3 +49,14 @@ def xformer_rank5_qkv() -> bytes:
         return t.reshape(t.transpose(t.matmul(a, v), [0, 2, 1, 3]), [1, 16, 32])
 
     return convert_fn(f, [([1, 16, 32], t.float32)])
+
+
+@builder("xformer_constant_lhs_matmul_adjoint")
+def xformer_constant_lhs_matmul_adjoint() -> bytes:
+    """The same product with both operands stored transposed: A [1, 16, 32] read as its transpose
+    and runtime values [1, 64, 16] read as theirs (adj_x, adj_y where the converter keeps them)."""
+    from modelgen import convert_fn
+
+    t = tf()
+    a = const([1, 16, 32], seed=8)
+    return convert_fn(lambda x: t.matmul(a, x, transpose_a=True, transpose_b=True), [([1, 64, 16], t.float32)])

@@ -45,7 +45,7 @@ def test_the_real_accelerator_fully_delegates_the_fixed_model(models, tmp_path, 
 @pytest.mark.parametrize("name, unsafe", [("freeze_mobilenet", True), ("freeze_mobilenet_v3_small", True),
                                           ("freeze_efficientnet_b0_fp16", True), ("freeze_transformer_encoder", True),
                                           ("xformer_constant_lhs_matmul", False), ("xformer_weight_only_dense", False),
-                                          ("xformer_rank5_qkv", False)])
+                                          ("xformer_constant_lhs_matmul_adjoint", False), ("xformer_rank5_qkv", False)])
 def test_the_real_accelerator_takes_the_fixed_export_whole(models, tmp_path, name, unsafe):
     """Dynamic-batch Keras models fail the dynamic-tensor gate and a weight-only dense layer
     fails the compile; a constant-LHS BATCH_MATMUL and rank-5 attention tensors stay on the CPU.

@@ -11,6 +11,7 @@ from gpucompat import ir
 
 @pytest.mark.parametrize("name, op, words, rewrite", [
     ("xformer_constant_lhs_matmul", "BATCH_MATMUL", "left operand", "substitute-batch-matmul"),
+    ("xformer_constant_lhs_matmul_adjoint", "BATCH_MATMUL", "left operand", "substitute-batch-matmul"),
     ("xformer_weight_only_dense", "DEQUANTIZE", "int8 weights of a FULLY_CONNECTED", "fold-quantized-weights"),
 ])
 def test_check_names_the_failure_and_fix_removes_it(models, tmp_path, name, op, words, rewrite):
