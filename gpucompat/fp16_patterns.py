@@ -119,10 +119,11 @@ def _max_subtracted(t: Tensor) -> bool:
 
 def layer_norms(graph) -> list[LayerNorm]:
     """Every LayerNorm over the last axis in the converter's form, up to its RSQRT."""
-    return [ln for op in graph.ops if op.name == "RSQRT" and (ln := _layer_norm_at(op)) is not None]
+    return [ln for op in graph.ops if op.name == "RSQRT" and (ln := layer_norm_at(op)) is not None]
 
 
-def _layer_norm_at(rsqrt: Op) -> LayerNorm | None:
+def layer_norm_at(rsqrt: Op) -> LayerNorm | None:
+    """The converter's LayerNorm ending in this RSQRT, or None."""
     add = rsqrt.present_inputs[0].producer
     if add is None or add.name != "ADD" or len(add.present_inputs) != 2:
         return None

@@ -26,12 +26,14 @@ def fix(
     max_delegated_partitions: Annotated[int, typer.Option(help="Partitions delegated (the runtime default is 1).")] = 1,
     no_quant: Annotated[bool, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; verify and write nothing.")] = False,
+    inputs: Annotated[str | None, typer.Option(help="Verify on these inputs instead of seeded random ones: a .npz with one array per input, keyed by name or index, first axis = samples.")] = None,
     no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip the numerical verification.")] = False,
     in_place: Annotated[bool, typer.Option("--in-place", help="Allow writing over the input model.")] = False,
     output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.terminal,
     fail_on: Annotated[FailOn, typer.Option(help="Exit 1 when findings of this severity remain after the fix.")] = FailOn.never,
 ) -> None:
     """Rewrite MODEL so the GPU delegate takes more of it, verify the outputs, write the result."""
+    from gpucompat import ir
     from gpucompat import rewrites as catalogue
     from gpucompat.fixing import report, run
     from gpucompat.rules import registry
@@ -48,6 +50,10 @@ def fix(
     options = Options(allow_quant=not no_quant, backend=backend.value, max_delegated_partitions=max_delegated_partitions)
     chosen = catalogue.select(_names(rewrite), _names(skip), unsafe_fixes)
     result = run.fix_file(path, chosen, prof, options)
+    if inputs:
+        from gpucompat.npz_inputs import load_samples
+
+        result.samples = load_samples(inputs, ir.from_bytes(result.original, path).graphs[0].inputs)
     status = EXIT_CLEAN
     if not dry_run:
         if not no_verify and run.verify_fix(result) is not None and not result.verification.ok:
