@@ -34,7 +34,7 @@ def load_samples(path: str, inputs: list) -> list[list[np.ndarray]]:
         raise GpucompatError(f"{path}: holds no arrays")
     per_input = [_array_for(path, i, t, arrays) for i, t in enumerate(inputs)]
     if arrays:
-        raise GpucompatError(f"{path}: {', '.join(sorted(arrays))} name(s) no model input "
+        raise GpucompatError(f"{path}: no model input is named {', '.join(sorted(arrays))} "
                              f"(inputs: {', '.join(t.name for t in inputs)})")
     counts = {len(a) for a in per_input}
     if len(counts) > 1:

@@ -124,3 +124,12 @@ def exp_softmax() -> bytes:
         return e / (t.reduce_sum(e, -1, keepdims=True) + 1.0)
 
     return convert_fn(f, [([1, TOKENS, TOKENS], t.float32)])
+
+
+@builder("fp16_fused_overflow")
+def fused_overflow() -> bytes:
+    """x * 1000 -> + 1 (RELU fused) -> * 0.001 over [1, 16, 32]: one fused kernel on the GPU whose
+    intermediate passes 65504 once |x| passes 65.5, although the output stays small."""
+    t = tf()
+    up, down = np.full([WIDTH], 1000.0, np.float32), np.full([WIDTH], 0.001, np.float32)
+    return convert_fn(lambda x: t.nn.relu(x * up + 1.0) * down, [([1, TOKENS, WIDTH], t.float32)])
