@@ -238,16 +238,15 @@ def _described(op) -> str:
 
 
 def _overflow(result, analyses) -> list[Finding]:
-    ranges = analyses.value_ranges
-    if ranges is None:
+    observed = _observed_gpu_ops(result, analyses)
+    if not observed:
         return []
-    graph = analyses.model.graphs[0]
-    gpu = _gpu_ops(result)
+    ranges = analyses.value_ranges
     over = {i for i, r in ranges.items() if r.absmax > FP16_MAX}
-    layer_norm_ops = {id(op) for ln in fp16_patterns.layer_norms(graph) for op in ln.ops}
+    layer_norm_ops = {id(op) for ln in fp16_patterns.layer_norms(analyses.model.graphs[0]) for op in ln.ops}
     out = []
-    for index in sorted(gpu):
-        op = graph.ops[index]
+    for op, _ in observed:
+        index = op.index
         outs = [t for t in op.outputs if t.index in over]
         if not outs or any(t.index in over for t in op.present_inputs):
             continue  # not where the overflow starts
@@ -285,14 +284,18 @@ def _readers_after(op, over: set[int]) -> int:
     return len(seen)
 
 
-def _accumulation(result, analyses) -> list[Finding]:
-    ranges = analyses.value_ranges
-    if ranges is None:
+def _observed_gpu_ops(result, analyses) -> list:
+    """(main-subgraph GPU op, the value ranges) for each GPU op in plan order; none without data."""
+    if analyses.value_ranges is None:
         return []
     graph = analyses.model.graphs[0]
+    return [(graph.ops[index], analyses.value_ranges) for index in sorted(_gpu_ops(result))]
+
+
+def _accumulation(result, analyses) -> list[Finding]:
     out = []
-    for index in sorted(_gpu_ops(result)):
-        op = graph.ops[index]
+    for op, ranges in _observed_gpu_ops(result, analyses):
+        index = op.index
         r = ranges.get(op.outputs[0].index) if op.outputs else None
         x = ranges.get(op.present_inputs[0].index)
         if r is not None and r.accumulated is not None and r.accumulated > FP16_MAX >= r.absmax \
@@ -305,13 +308,9 @@ def _accumulation(result, analyses) -> list[Finding]:
 
 
 def _underflow(result, analyses) -> list[Finding]:
-    ranges = analyses.value_ranges
-    if ranges is None:
-        return []
-    graph = analyses.model.graphs[0]
     out = []
-    for index in sorted(_gpu_ops(result)):
-        op = graph.ops[index]
+    for op, ranges in _observed_gpu_ops(result, analyses):
+        index = op.index
         for t in op.outputs:
             r = ranges.get(t.index)
             if r is not None and 0.0 < r.absmax < FP16_TINY and not _absorbed(t, r, ranges):
