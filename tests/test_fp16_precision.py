@@ -158,3 +158,13 @@ def _save(directory, arrays: dict) -> str:
 def _write(path, data: bytes) -> str:
     path.write_bytes(data)
     return str(path)
+
+
+def test_a_cpu_computed_variance_entering_the_gpu_is_an_overflow_too(models, tmp_path):
+    """gpu-2020 keeps the BERT-like encoder's MEAN on the CPU and takes the ADD(eps) after it: at
+    |x| ~ 1000 the variance it hands over is past 65504, stored as inf on the GPU."""
+    path = models.path("fp16_bert_encoder")
+    big = _npz(models, "fp16_bert_encoder", 1000, tmp_path)
+    found = _findings(path, "--profile", "gpu-2020", "--inputs", big)
+    assert found and all(f["code"] == "PREC403" and "from the CPU" in f["message"] for f in found)
+    assert not _verify(path, "--profile", "gpu-2020", "--precision", "fp16", "--inputs", big)["passed"]

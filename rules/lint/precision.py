@@ -119,7 +119,7 @@ both give correlation 0.06 with the reference on rows of |x| ~ 1000 (docs/precis
 keras.layers.LayerNormalization fed rows of |x| ~ 1000.
 
 ## How to fix
-For the converter's LayerNorm: `gpucompat fix MODEL --only fp16-safe-layernorm` computes it in a
+For the converter's LayerNorm: `gpucompat fix MODEL --rewrite fp16-safe-layernorm` computes it in a
 scaled domain (S = max(max|x| / 8, 1) per row). For EXP: subtract the row's max first (the SOFTMAX
 op does). Otherwise scale the values down before the op, or run the model at fp32 precision.
 Check with `gpucompat verify MODEL --precision fp16 --inputs data.npz`.
@@ -193,7 +193,7 @@ normalised output its beta (PREC403). Rows that large are common in transformers
 `op#3 MEAN averages the squares of op#2 SQUARED_DIFFERENCE (LayerNorm over 'x')`.
 
 ## How to fix
-`gpucompat fix MODEL --only fp16-safe-layernorm` rewrites the converter's LayerNorm into the scaled
+`gpucompat fix MODEL --rewrite fp16-safe-layernorm` rewrites the converter's LayerNorm into the scaled
 form (S = max(max|x| / 8, 1) per row, xs = x / S, the variance of xs, eps / S^2), equivalent in
 fp32 and right at fp16. Other sums of squares: scale first.
 
@@ -243,22 +243,32 @@ def _overflow(result, analyses) -> list[Finding]:
         return []
     ranges = analyses.value_ranges
     over = {i for i, r in ranges.items() if r.absmax > FP16_MAX}
+    gpu = _gpu_ops(result)
     layer_norm_ops = {id(op) for ln in fp16_patterns.layer_norms(analyses.model.graphs[0]) for op in ln.ops}
     out = []
     for op, _ in observed:
-        index = op.index
-        outs = [t for t in op.outputs if t.index in over]
-        if not outs or any(t.index in over for t in op.present_inputs):
-            continue  # not where the overflow starts
-        downstream = _readers_after(op, over)
-        what = _overflow_kind(op, ranges)
-        fix = ("`gpucompat fix --only fp16-safe-layernorm` computes this LayerNorm in a scaled domain"
+        fix = ("`gpucompat fix --rewrite fp16-safe-layernorm` computes this LayerNorm in a scaled domain"
                if id(op) in layer_norm_ops else "scale the values down first, or run this part at fp32")
-        out.append(Finding("PREC403", "error",
-                           f"{_described(op)} reaches {ranges[outs[0].index].absmax:.3g} on the inputs, past fp16's "
-                           f"65504 ({what}); {downstream} op(s) after it read inf or NaN at fp16 precision; {fix}",
-                           ((0, index),)))
+        entering = [t for t in op.present_inputs if t.index in over and not _from_gpu(t, gpu)]
+        outs = [t for t in op.outputs if t.index in over]
+        if entering:  # computed on the CPU (or a model input), stored as half when the GPU takes it
+            t = entering[0]
+            source = "from the CPU" if t.producer is not None else "(a model input)"
+            message = (f"{_described(op)} reads {t.name!r} {source} with values up to "
+                       f"{ranges[t.index].absmax:.3g}, past fp16's 65504: the GPU stores it as inf")
+        elif outs and not any(t.index in over for t in op.present_inputs):  # where the overflow starts
+            message = (f"{_described(op)} reaches {ranges[outs[0].index].absmax:.3g} on the inputs, past fp16's "
+                       f"65504 ({_overflow_kind(op, ranges)})")
+        else:
+            continue
+        out.append(Finding("PREC403", "error", f"{message}; {_readers_after(op, over)} op(s) after it read inf or "
+                                               f"NaN at fp16 precision; {fix}", ((0, op.index),)))
     return out
+
+
+def _from_gpu(t, gpu: dict) -> bool:
+    """True when a GPU-placed op of the main subgraph writes `t`."""
+    return t.producer is not None and t.producer.graph.index == 0 and t.producer.index in gpu
 
 
 def _overflow_kind(op, ranges) -> str:
@@ -347,7 +357,7 @@ def _unscaled_variance(result, analyses) -> list[Finding]:
     out = []
     for s in fp16_patterns.unscaled_sums_of_squares(graph):
         if s.square.index in gpu and s.total.index in gpu:
-            what = ("the variance of a LayerNorm; `gpucompat fix --only fp16-safe-layernorm` rewrites it"
+            what = ("the variance of a LayerNorm; `gpucompat fix --rewrite fp16-safe-layernorm` rewrites it"
                     if id(s.square) in layer_norm_squares else "a sum of squares")
             out.append(Finding("PREC406", "warning",
                                f"op#{s.total.index} {s.total.name} sums the squares of {_described(s.square)}, unscaled "
