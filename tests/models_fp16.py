@@ -133,3 +133,18 @@ def fused_overflow() -> bytes:
     t = tf()
     up, down = np.full([WIDTH], 1000.0, np.float32), np.full([WIDTH], 0.001, np.float32)
     return convert_fn(lambda x: t.nn.relu(x * up + 1.0) * down, [([1, TOKENS, WIDTH], t.float32)])
+
+
+@builder("fp16_wide_mean")
+def wide_mean() -> bytes:
+    """MEAN over 1024 channels of [1, 4, 1024]: at |x| ~ 100 its sum passes 65504, its result does not."""
+    t = tf()
+    return convert_fn(lambda x: t.reduce_mean(x, -1, keepdims=True) + 1.0, [([1, 4, 1024], t.float32)])
+
+
+@builder("fp16_tiny_product")
+def tiny_product() -> bytes:
+    """x * 1e-9 -> EXP -> * 2: the product stays below fp16's smallest value (6e-8) for |x| < 60,
+    so every value of it is 0 at fp16."""
+    t = tf()
+    return convert_fn(lambda x: t.exp(x * 1e-9) * 2.0, [([1, TOKENS, WIDTH], t.float32)])

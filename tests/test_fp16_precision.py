@@ -168,3 +168,11 @@ def test_a_cpu_computed_variance_entering_the_gpu_is_an_overflow_too(models, tmp
     found = _findings(path, "--profile", "gpu-2020", "--inputs", big)
     assert found and all(f["code"] == "PREC403" and "from the CPU" in f["message"] for f in found)
     assert not _verify(path, "--profile", "gpu-2020", "--precision", "fp16", "--inputs", big)["passed"]
+
+
+def test_long_accumulation_and_underflow_on_data(models, tmp_path):
+    mean = _findings(models.path("fp16_wide_mean"), "--inputs", _npz(models, "fp16_wide_mean", 100, tmp_path))
+    assert [f["code"] for f in mean] == ["PREC404"] and "op#0 MEAN" in mean[0]["message"]
+    assert _findings(models.path("fp16_wide_mean"), "--inputs", _npz(models, "fp16_wide_mean", 1, tmp_path)) == []
+    tiny = _findings(models.path("fp16_tiny_product"), "--inputs", _npz(models, "fp16_tiny_product", 1, tmp_path))
+    assert [f["code"] for f in tiny] == ["PREC405"] and "op#0 MUL" in tiny[0]["message"]
