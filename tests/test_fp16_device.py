@@ -52,3 +52,28 @@ def test_executor_fp16_and_the_accelerator_agree_on_what_breaks(models, name):
     assert verdicts[0][1], "every model is right at fp16 on N(0, 1) inputs"
     if name != "fp16_layernorm_scaled":
         assert not verdicts[-1][1], "every unscaled model breaks at |x| ~ 1000"
+
+
+def test_verify_on_the_accelerator_at_its_default_precision_fails_the_encoder_and_passes_the_fix(models, tmp_path):
+    """`verify --backend litert-gpu --precision fp16 --inputs`: the ViT-like encoder at |x| ~ 1000
+    breaks on the accelerator as on the executor; after fp16-safe-layernorm it passes."""
+    import json
+
+    from cli import gpucompat
+
+    path = models.path("fp16_vit_encoder")
+    npz = tmp_path / "x1000.npz"
+    np.savez(npz, **scaled_input(path, 1000, samples=2))
+    fixed = str(tmp_path / "fixed.tflite")
+    assert gpucompat("fix", path, "-o", fixed, "--rewrite", "fp16-safe-layernorm", timeout=600).returncode == 0
+    verdicts = {}
+    for name, model in (("original", path), ("fixed", fixed)):
+        r = gpucompat("verify", model, "--backend", "litert-gpu", "--precision", "fp16", "--inputs", str(npz),
+                      "--format", "json", timeout=900)
+        if r.returncode == 2 and "no Vulkan device" in r.stderr and not os.environ.get("GPUCOMPAT_REQUIRE_VULKAN"):
+            pytest.skip(r.stderr.strip())
+        assert r.returncode in (0, 1), r.stderr
+        doc = json.loads(r.stdout)
+        assert doc["device"].startswith("LiteRT GPU accelerator, default precision (fp16)") and doc["runs"] == 2
+        verdicts[name] = doc["passed"]
+    assert verdicts == {"original": False, "fixed": True}
