@@ -81,23 +81,18 @@ def _from_reduce_max(t: Tensor, depth: int) -> bool:
 
 def unscaled_sums_of_squares(graph) -> list[SumOfSquares]:
     """MEAN / SUM ops reading the squares of values not in a scaled domain (for
-    SQUARED_DIFFERENCE, the difference of two unscaled values)."""
+    SQUARED_DIFFERENCE(a, b), neither a nor b scaled)."""
     out = []
     for op in graph.ops:
         if op.name not in SQUARE_OPS:
             continue
         x = squared_input(op)
-        if x is None or x.is_constant or is_scaled(x) or (op.name == "SQUARED_DIFFERENCE" and _mean_of_scaled(op)):
+        if x is None or x.is_constant or any(is_scaled(t) for t in op.present_inputs):
             continue
         for reader in op.outputs[0].consumers:
             if reader.name in SUMMING_OPS and reader.present_inputs[0] is op.outputs[0]:
                 out.append(SumOfSquares(op, reader))
     return out
-
-
-def _mean_of_scaled(op: Op) -> bool:
-    """SQUARED_DIFFERENCE(xs, MEAN(xs)) with xs scaled: either operand order."""
-    return any(is_scaled(x) for x in op.present_inputs)
 
 
 def unguarded_exps(graph) -> list[Op]:

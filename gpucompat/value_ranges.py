@@ -15,8 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpucompat.errors import GpucompatError
-
-ACCUMULATING = ("SUM", "MEAN")
+from gpucompat.fp16_patterns import SUMMING_OPS
 
 
 @dataclass
@@ -78,7 +77,7 @@ def _is_float(t) -> bool:
 def _accumulated(t, it) -> float | None:
     """For the output of SUM / MEAN: the largest sum of |x| over the reduced axes."""
     op = t.producer
-    if op is None or op.name not in ACCUMULATING or len(op.inputs) < 2 or op.inputs[1].data() is None:
+    if op is None or op.name not in SUMMING_OPS or len(op.inputs) < 2 or op.inputs[1].data() is None:
         return None
     x = np.abs(np.asarray(it.get_tensor(op.inputs[0].index), np.float64))
     axes = tuple(sorted({int(a) % x.ndim for a in np.ravel(op.inputs[1].data())})) if x.ndim else ()

@@ -34,7 +34,7 @@ SCALE_DIVISOR = 8.0  # S = max(max|x| / 8, 1): |x / S| <= 8, squares of differen
 class Fp16SafeLayerNorm(Rewrite):
     name = "fp16-safe-layernorm"
     safety = "equivalent"
-    priority = 40  # after the substitutions: a LayerNorm is taken by every profile already
+    priority = 40  # after cleanup, fold-constants and the substitutions, before the fusions
     summary = "LayerNorm (MEAN, SQUARED_DIFFERENCE, MEAN, RSQRT) is computed in a scaled domain, right at fp16"
 
     def candidates(self, graph, ctx):
