@@ -3,11 +3,13 @@ encoders (LayerNormalization, MultiHeadAttention, GELU, residual streams) and fo
 
 keras.layers.LayerNormalization over the last axis converts to MEAN -> SQUARED_DIFFERENCE(x, mean)
 -> MEAN -> ADD(eps) -> RSQRT -> MUL(gamma), then x * inv + (beta - mean * inv): the variance of
-rows with |x| ~ 1000 passes fp16's 65504. `scaled_input(name, scale)` makes the inputs that drive
+rows with |x| ~ 1000 passes fp16's 65504. `scaled_input(path, scale)` makes the inputs that drive
 the LayerNorm rows to |x| ~ scale (N(0, 1) x scale, first axis = samples, keyed by input name).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 
@@ -100,7 +102,7 @@ def scaled_input(path: str, scale: float, samples: int = 4, seed: int = 0) -> di
     `--inputs data.npz` takes."""
     from gpucompat import ir
 
-    graph = ir.from_bytes(open(path, "rb").read(), path).graphs[0]
+    graph = ir.from_bytes(Path(path).read_bytes(), path).graphs[0]
     gen = np.random.default_rng(seed)
     return {t.name: (gen.standard_normal((samples, *t.shape)) * scale).astype(np.float32) for t in graph.inputs}
 

@@ -5,6 +5,7 @@ the reference interpreter), for LayerNorms, encoders, an unguarded EXP and a fus
 GPUCOMPAT_REQUIRE_VULKAN)."""
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,7 +28,7 @@ MODELS = ("fp16_layernorm", "fp16_layernorm_scaled", "fp16_vit_encoder", "fp16_b
 @pytest.mark.parametrize("name", MODELS)
 def test_executor_fp16_and_the_accelerator_agree_on_what_breaks(models, name):
     path = models.path(name)
-    data = open(path, "rb").read()
+    data = Path(path).read_bytes()
     model = ir.from_bytes(data, path)
     graph = model.graphs[0]
     runs = [[scaled_input(path, scale, samples=1)[t.name][0] for t in graph.inputs] for scale in SCALES]

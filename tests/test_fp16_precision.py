@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -28,7 +30,7 @@ def _findings(*args) -> list[dict]:
 
 
 def _ops(path: str) -> list[str]:
-    return [op.name for op in ir.from_bytes(open(path, "rb").read(), path).graphs[0].ops]
+    return [op.name for op in ir.from_bytes(Path(path).read_bytes(), path).graphs[0].ops]
 
 
 def _verify(path: str, *args) -> dict:
@@ -96,7 +98,7 @@ def test_executor_fp16_rounds_fused_intermediates_like_half(models, tmp_path):
     from gpucompat.verify.run import Settings, open_runtime, placements_by_subgraph
 
     path = models.path("fp16_fused_overflow")
-    data = open(path, "rb").read()
+    data = Path(path).read_bytes()
     model = ir.from_bytes(data, path)
     where = placements_by_subgraph(model, "gpu-current")
     runner = HybridRunner(model, where[0], open_runtime(Settings(precision="fp16", cache_dir=""), data), called=where)
@@ -118,7 +120,7 @@ def test_executor_fp16_rounds_fused_intermediates_like_half(models, tmp_path):
 ])
 def test_bad_inputs_file_is_one_line_and_exit_2(models, tmp_path, problem, make):
     path = models.path("fp16_layernorm")
-    name = ir.from_bytes(open(path, "rb").read(), path).graphs[0].inputs[0].name
+    name = ir.from_bytes(Path(path).read_bytes(), path).graphs[0].inputs[0].name
     npz = make(tmp_path, name)
     for command in (["check"], ["verify", "--cache-dir", ""]):
         r = gpucompat(*command, path, "--inputs", npz, timeout=300)
