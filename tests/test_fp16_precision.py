@@ -6,7 +6,6 @@ TensorFlow's converter writes them (models_fp16.py), on inputs N(0, 1) x 10 and 
 import json
 import subprocess
 import sys
-
 from pathlib import Path
 
 import numpy as np
