@@ -140,14 +140,17 @@ def test_inputs_by_index_and_by_rows_of_batch_one(models, tmp_path):
     assert all(np.array_equal(a[0], b[0]) and a[0].shape == (1, 16, 32) for a, b in zip(by_index, positional))
 
 
-def test_check_without_inputs_imports_no_interpreter(models):
-    probe = ("import sys; from gpucompat.cli import main; sys.argv=['gpucompat','check',sys.argv[1]]\n"
-             "try:\n    main()\nexcept SystemExit:\n    pass\n"
-             "bad = [m for m in ('tensorflow', 'pyopencl', 'ai_edge_litert.interpreter') if m in sys.modules]\n"
-             "assert not bad, bad")
-    r = subprocess.run([sys.executable, "-c", probe, models.path("fp16_vit_encoder")], capture_output=True,
-                       text=True, cwd="/")
-    assert r.returncode == 0, r.stderr
+def test_check_imports_neither_tensorflow_nor_pyopencl_and_no_interpreter_without_inputs(models, tmp_path):
+    path = models.path("fp16_vit_encoder")
+    npz = _npz(models, "fp16_vit_encoder", 10, tmp_path)
+    for extra, banned in (([], ("tensorflow", "pyopencl", "ai_edge_litert.interpreter")),
+                          (["--inputs", npz], ("tensorflow", "pyopencl"))):
+        probe = ("import sys; from gpucompat.cli import main; sys.argv=['gpucompat','check',*sys.argv[1:]]\n"
+                 "try:\n    main()\nexcept SystemExit:\n    pass\n"
+                 f"bad = [m for m in {banned!r} if m in sys.modules]\n"
+                 "assert not bad, bad")
+        r = subprocess.run([sys.executable, "-c", probe, path, *extra], capture_output=True, text=True, cwd="/")
+        assert r.returncode == 0, (extra, r.stderr)
 
 
 def _save(directory, arrays: dict) -> str:
