@@ -3,7 +3,8 @@
 Kernel families live in opencl/<family>.cl, each compiled with common.cl in front of it. The
 precision picks the storage type: fp32 stores float, fp16 stores half through vload_half /
 vstore_half (PoCL has no cl_khr_fp16) while the arithmetic stays in float, like the delegate's
-F32_F16 mode (common/precision.h).
+F32_F16 mode (common/precision.h); the results of fused ops are rounded to half as well
+(common.cl TO_STORE), as the delegate computes them on half values.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from gpucompat.rewrites.engine import Rewrite
 from gpucompat.rewrites.fold_constants import FoldConstants
 from gpucompat.rewrites.fold_quantized_weights import FoldQuantizedWeights
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
+from gpucompat.rewrites.fp16_safe_layernorm import Fp16SafeLayerNorm
 from gpucompat.rewrites.freeze_shapes import FreezeShapes
 from gpucompat.rewrites.rgb_to_rgba import RgbToRgba
 from gpucompat.rewrites.substitute import FAMILY as SUBSTITUTE
@@ -22,9 +23,9 @@ from gpucompat.rewrites.substitute_mirror_pad import SubstituteMirrorPad
 from gpucompat.rewrites.substitute_split import SubstituteSplit
 
 REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
-    (Cleanup, DropUnitAxis, FoldConstants, FoldQuantizedWeights, FoldSpaceToBatch, FreezeShapes, RgbToRgba,
-     SubstituteBatchMatmul, SubstituteBroadcastTo, SubstituteGather, SubstituteL2Normalization, SubstituteMirrorPad,
-     SubstituteSplit),
+    (Cleanup, DropUnitAxis, FoldConstants, FoldQuantizedWeights, FoldSpaceToBatch, Fp16SafeLayerNorm, FreezeShapes,
+     RgbToRgba, SubstituteBatchMatmul, SubstituteBroadcastTo, SubstituteGather, SubstituteL2Normalization,
+     SubstituteMirrorPad, SubstituteSplit),
     key=lambda r: (r.priority, r.name)))
 
 

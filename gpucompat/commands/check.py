@@ -39,6 +39,7 @@ def check(
     baseline: Annotated[str | None, typer.Option(help="Only findings not in this baseline file count toward the exit code.")] = None,
     write_baseline: Annotated[str | None, typer.Option(help="Record today's findings in this baseline file.")] = None,
     config: ConfigFile = None,
+    inputs: Annotated[str | None, typer.Option(help="Representative inputs (.npz: one array per input, keyed by name or index, first axis = samples): the reference interpreter runs on them and the PREC4xx rules judge every tensor's range against fp16's.")] = None,
     confirm: Annotated[bool, typer.Option("--confirm", help="Then compile each model on LiteRT's real GPU accelerator beside the litert-mldrift prediction (gpucompat confirm).")] = False,
 ) -> None:
     """Report, per op, whether the GPU delegate takes it and why, how the graph is partitioned, and
@@ -64,7 +65,7 @@ def check(
     extra_ignore = tuple(c.upper() for c in _split(ignore)) if ignore else ()
     tasks = [Task(path, name, chosen_backend, allow_quant=not cfg.pick("no_quant", no_quant, False),
                   max_delegated_partitions=cfg.pick("max_delegated_partitions", max_delegated_partitions, 1),
-                  select=chosen_select, ignore=cfg.ignored_for(path, extra_ignore))
+                  select=chosen_select, ignore=cfg.ignored_for(path, extra_ignore), inputs=inputs)
              for path in files for name in profiles]
     recs = check_many(tasks, jobs)
     if baseline:

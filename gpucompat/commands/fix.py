@@ -44,6 +44,7 @@ def fix(
     max_delegated_partitions: Annotated[int | None, typer.Option(help="Partitions delegated (the runtime default is 1).")] = None,
     no_quant: Annotated[bool | None, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; verify and write nothing.")] = False,
+    inputs: Annotated[str | None, typer.Option(help="Verify on these inputs instead of seeded random ones: a .npz with one array per input, keyed by name or index, first axis = samples.")] = None,
     no_verify: Annotated[bool | None, typer.Option("--no-verify", help="Skip the numerical verification.")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Allow writing over the input model.")] = False,
     output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.terminal,
@@ -52,6 +53,7 @@ def fix(
 ) -> None:
     """Rewrite MODEL so the GPU delegate takes more of it, verify the outputs, write the result."""
     from gpucompat import config as configs
+    from gpucompat import ir
     from gpucompat import rewrites as catalogue
     from gpucompat.fixing import run
     from gpucompat.output import fix_view
@@ -73,6 +75,10 @@ def fix(
                               cfg.pick("unsafe_fixes", unsafe_fixes, False), _input_shapes(input_shape))
     level = cfg.pick("fail_on", fail_on.value if fail_on else None, "never")
     result = run.fix_file(path, chosen, prof, options)
+    if inputs:
+        from gpucompat.npz_inputs import load_samples
+
+        result.samples = load_samples(inputs, ir.from_bytes(result.original, path).graphs[0].inputs)
     status = EXIT_CLEAN
     if not dry_run and not run.prove_and_write(result, chosen, output, in_place, not cfg.pick("no_verify", no_verify, False)):
         status = EXIT_FINDINGS

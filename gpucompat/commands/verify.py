@@ -36,8 +36,9 @@ def _overrides(specs: list[str]) -> dict:
 def verify(
     model: Annotated[str, typer.Argument(help="The .tflite model to run.")],
     runs: Annotated[int | None, typer.Option(help="Number of runs with seeded random inputs (default 50; 3 on litert-gpu).")] = None,
-    backend: Annotated[str | None, typer.Option(help="Test backend: opencl (hybrid execution on the included executor; the default) or litert-gpu (LiteRT's real GPU accelerator in fp32, fully delegated models only).")] = None,
-    precision: Annotated[str | None, typer.Option(help="Executor precision: fp32 (default), or fp16 (half storage, float arithmetic).")] = None,
+    inputs: Annotated[str | None, typer.Option(help="Run on these inputs instead of random ones: a .npz with one array per input, keyed by name or index, first axis = samples (one run per sample).")] = None,
+    backend: Annotated[str | None, typer.Option(help="Test backend: opencl (hybrid execution on the included executor; the default) or litert-gpu (LiteRT's real GPU accelerator, fully delegated models only).")] = None,
+    precision: Annotated[str | None, typer.Option(help="fp32 (default), or fp16: half storage with float arithmetic on the executor, the default precision on litert-gpu.")] = None,
     device: Annotated[str | None, typer.Option(help="OpenCL device: index or part of its name (default: a GPU, else PoCL).")] = None,
     cache_dir: Annotated[str | None, typer.Option(help="Compiled-program cache directory (default: the user cache directory; '' disables).")] = None,
     profile: Annotated[str | None, typer.Option(help="Delegate profile deciding which ops run on the GPU (default gpu-current).")] = None,
@@ -70,13 +71,11 @@ def verify(
         raise GpucompatError(f"--precision must be one of {', '.join(PRECISIONS)}")
     if backend not in BACKENDS:
         raise GpucompatError(f"--backend must be one of {', '.join(BACKENDS)}")
-    if backend == "litert-gpu" and precision != "fp32":
-        raise GpucompatError("--backend litert-gpu runs in fp32 only (enforce_f32)")
     settings = Settings(runs=cfg.pick("runs", runs, BACKENDS[backend]), backend=backend, precision=precision,
                         device=cfg.pick("device", device), cache_dir=cfg.pick("cache_dir", cache_dir),
                         profile=cfg.profile(profile, registry.DEFAULT), atol=cfg.pick("atol", atol),
                         rtol=cfg.pick("rtol", rtol), overrides=overrides, localize=cfg.pick("localize", localize, False),
-                        against=against, seed=cfg.pick("seed", seed, 0))
+                        against=against, seed=cfg.pick("seed", seed, 0), inputs=inputs)
     if max_memory is not None:
         settings.max_memory = parse_size(max_memory)
     result = verify_model(model, settings)

@@ -33,6 +33,7 @@ class Fix:
     verification: Verifications | None = None
     failing_rewrites: list[str] | None = None  # named after a failed verification
     output: str | None = None
+    samples: list | None = None  # representative inputs to verify on (input values per run); None: seeded
 
     @property
     def changed(self) -> bool:
@@ -71,7 +72,7 @@ def verify_fix(fix: Fix) -> Verifications | None:
     ops as the fix's profile and options do; the result is kept on `fix`."""
     if fix.changed:
         fix.verification = verify_everywhere(fix.original, fix.fixed, fix.trace.safeties(),
-                                             fix.after.profile.name, fix.after.options)
+                                             fix.after.profile.name, fix.after.options, fix.samples)
     return fix.verification
 
 
@@ -101,6 +102,6 @@ def blame(fix: Fix, rewrites: list[Rewrite], profile: Profile, options: Options)
         model = ir.from_bytes(fix.original, fix.path)
         trace = rewrite_model(model, [rw], profile, options)
         if trace.applied and not verify_everywhere(fix.original, ir.to_bytes(model), trace.safeties(),
-                                                   profile.name, options).ok:
+                                                   profile.name, options, fix.samples).ok:
             guilty.append(rw.name)
     return guilty or names
