@@ -7,9 +7,12 @@ Left out on purpose: a RESIZE_BILINEAR with both flags (tests/models_ops.py has 
 custom codes Mfcc, AudioSpectrogram and TFLite_Detection_PostProcess on a dummy tensor (their
 CPU kernels crash the process on it: an invalid model, not a delegate fact)."""
 
+import struct
+
 import numpy as np
 
 from gpucompat import ir
+from gpucompat.ir import build
 from gpucompat.ir import opcodes
 from gpucompat.ir.nodes import OpCode
 from modelgen import builder, const, convert_fn, tf
@@ -189,19 +192,50 @@ def _option(field: str, value):
     return change
 
 
-def _custom(code: str, keep_options: bool = False):
+def _custom(code: str):
     def change(op):
         op.code = OpCode(opcodes.CUSTOM, code, 1)
-        if not keep_options:
-            op.fb.builtinOptions, op.fb.builtinOptionsType = None, 0
+        op.fb.builtinOptions, op.fb.builtinOptionsType = None, 0
+    return change
+
+
+def _mediapipe_tconv_bias(op):
+    """The converted TRANSPOSE_CONV (output_shape, weights, input) rewritten the way MediaPipe's
+    converter writes Convolution2DTransposeBias (as in selfie_segmentation.tflite): inputs input,
+    weights [O, H, W, I], bias [O]; no builtin options; custom_options holding the
+    TfLiteTransposeConvParams struct as three little-endian int32 (padding as TfLitePadding,
+    1 = SAME, 2 = VALID; stride_w; stride_h), e.g. 01000000 02000000 02000000."""
+    o = op.options
+    weights = op.inputs[1]
+    bias = build.constant(op.graph, "bias", np.linspace(-0.5, 0.5, weights.shape[0], dtype=F))
+    op.code = OpCode(opcodes.CUSTOM, "Convolution2DTransposeBias", 1)
+    op.inputs = [op.inputs[2], weights, bias]
+    op.fb.builtinOptions, op.fb.builtinOptionsType = None, 0
+    op.fb.customOptions = list(struct.pack("<3i", o.padding + 1, o.strideW, o.strideH))
+    op.graph.cleanup()
+
+
+def _tconv_bias_variant(options: bytes | None | str = "as written", inputs: int = 3):
+    """MediaPipe's Convolution2DTransposeBias with other custom_options bytes or fewer inputs."""
+    def change(op):
+        _mediapipe_tconv_bias(op)
+        if options != "as written":
+            op.fb.customOptions = None if options is None else list(options)
+        del op.inputs[inputs:]
+        op.graph.cleanup()
     return change
 
 
 EDITS = {
     "sub_sign_bit": ("sub_rt", _option("fusedActivationFunction", 5)),
     "d2s_block1": ("d2s", _option("blockSize", 1)),
+    # MediaPipe's transposed convolution with bias, written as MediaPipe writes it
+    "custom_tconv_bias": ("tconv", _mediapipe_tconv_bias),
+    # ... and its parser's refusals: parameters missing, a zero stride, the weights missing
+    "custom_tconv_bias_no_options": ("tconv", _tconv_bias_variant(options=None)),
+    "custom_tconv_bias_stride0": ("tconv", _tconv_bias_variant(options=struct.pack("<3i", 1, 0, 2))),
+    "custom_tconv_bias_one_input": ("tconv", _tconv_bias_variant(inputs=1)),
     # the runtime registers these custom codes (the model loads); the GPU takes none of them
-    "custom_tconv_bias": ("tconv", _custom("Convolution2DTransposeBias", keep_options=True)),
     **{f"custom_{code}": ("tanh", _custom(code)) for code in (
         "MaxPoolingWithArgmax2D", "MaxUnpooling2D", "Resampler",
         # ... and not these (MediaPipe's): the model does not load

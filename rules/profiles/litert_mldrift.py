@@ -21,6 +21,7 @@ from gpucompat.ir.opcodes import BUILTIN as B
 from gpucompat.rules import predicates as p
 from gpucompat.rules.context import Context
 from gpucompat.rules.profile import Check, OpSupport, Profile
+from gpucompat.rules.profiles.gpu_current import TRANSPOSE_CONV_BIAS
 from gpucompat.rules.verdict import ACCEPT, Verdict, reject
 
 
@@ -174,12 +175,16 @@ OPS: dict[int, OpSupport] = {
 # LOG_SOFTMAX, SHAPE, WHILE, IF.
 
 # Custom ops the LiteRT runtime registers (observed: a model with any other custom op fails to
-# load, "Encountered unresolved custom op"). None of them is taken by the GPU in our models.
+# load, "Encountered unresolved custom op"). The GPU takes Convolution2DTransposeBias.
 REGISTERED_CUSTOM_OPS = frozenset({
     "Convolution2DTransposeBias", "MaxPoolingWithArgmax2D", "MaxUnpooling2D", "Resampler",
     "TFLite_Detection_PostProcess", "Mfcc", "AudioSpectrogram"})
 
 CUSTOM_OPS: dict[str, OpSupport] = {
+    # observed on the op as MediaPipe writes it (input, weights, bias; TfLiteTransposeConvParams in
+    # custom_options): taken; the classic parser's checks and messages, "Unable to retrieve
+    # custom_initial_data.", "Incorrect stride values: ...", "Requested index goes beyond array size: 1 vs 1"
+    "Convolution2DTransposeBias": TRANSPOSE_CONV_BIAS,
     # observed: "CUSTOM Resampler: Expected 2 runtime input tensor(s), but node has 1 runtime input(s)."
     "Resampler": entry(None, p.io_counts(2)),
 }
