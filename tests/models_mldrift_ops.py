@@ -12,9 +12,10 @@ import struct
 import numpy as np
 
 from gpucompat import ir
-from gpucompat.ir import build
-from gpucompat.ir import opcodes
-from gpucompat.ir.nodes import OpCode
+from ai_edge_litert import schema_py_generated as fb
+
+from gpucompat.ir import build, dtypes, opcodes
+from gpucompat.ir.nodes import Op, OpCode
 from modelgen import builder, const, convert_fn, tf
 
 F, I32 = np.float32, np.int32
@@ -226,6 +227,28 @@ def _tconv_bias_variant(options: bytes | None | str = "as written", inputs: int 
     return change
 
 
+def _mediapipe_argmax_unpool(op):
+    """A converted AVERAGE_POOL_2D (2x2, stride 2, VALID) rewritten into MediaPipe's pooling pair
+    as its segmentation models use it: MaxPoolingWithArgmax2D (input -> values, indices stored as
+    FLOAT32, the type XNNPACK takes for them)
+    feeding MaxUnpooling2D (values, indices -> the input's shape), each with the TfLitePoolParams
+    struct in custom_options: ten little-endian int32 (padding as TfLitePadding, 2 = VALID;
+    stride_w, stride_h, filter_w, filter_h, activation, then four computed padding values)."""
+    g = op.graph
+    params = list(struct.pack("<10i", 2, 2, 2, 2, 2, 0, 0, 0, 0, 0))
+    values = op.outputs[0]
+    indices = build.tensor(g, "argmax_indices", values.shape, dtypes.FLOAT32)
+    restored = build.tensor(g, "unpooled", op.inputs[0].shape, dtypes.FLOAT32)
+    op.code = OpCode(opcodes.CUSTOM, "MaxPoolingWithArgmax2D", 1)
+    op.outputs.append(indices)
+    op.fb.builtinOptions, op.fb.builtinOptionsType, op.fb.customOptions = None, 0, params
+    unpool = Op(fb.OperatorT(), g, OpCode(opcodes.CUSTOM, "MaxUnpooling2D", 1), [values, indices], [restored])
+    unpool.fb.customOptions = list(params)
+    g.insert_op(1, unpool)
+    g.outputs = [restored]
+    g.model.signature_links = [(tm, restored if t is values else t) for tm, t in g.model.signature_links]
+
+
 EDITS = {
     "sub_sign_bit": ("sub_rt", _option("fusedActivationFunction", 5)),
     "d2s_block1": ("d2s", _option("blockSize", 1)),
@@ -235,6 +258,7 @@ EDITS = {
     "custom_tconv_bias_no_options": ("tconv", _tconv_bias_variant(options=None)),
     "custom_tconv_bias_stride0": ("tconv", _tconv_bias_variant(options=struct.pack("<3i", 1, 0, 2))),
     "custom_tconv_bias_one_input": ("tconv", _tconv_bias_variant(inputs=1)),
+    "custom_argmax_unpool": ("avgpool", _mediapipe_argmax_unpool),
     # the runtime registers these custom codes (the model loads); the GPU takes none of them
     **{f"custom_{code}": ("tanh", _custom(code)) for code in (
         "MaxPoolingWithArgmax2D", "MaxUnpooling2D", "Resampler",
