@@ -249,6 +249,13 @@ def _mediapipe_argmax_unpool(op):
     g.model.signature_links = [(tm, restored if t is values else t) for tm, t in g.model.signature_links]
 
 
+def _resampler(op):
+    """A converted two-input ADD relabelled as Resampler with the layout the op takes: data
+    [1, 8, 8, 8] and warp [1, 8, 8, 2] (x, y per output pixel); it has no parameters."""
+    build.reshape_tensor(op.inputs[1], [1, 8, 8, 2])
+    _custom("Resampler")(op)
+
+
 EDITS = {
     "sub_sign_bit": ("sub_rt", _option("fusedActivationFunction", 5)),
     "d2s_block1": ("d2s", _option("blockSize", 1)),
@@ -259,6 +266,7 @@ EDITS = {
     "custom_tconv_bias_stride0": ("tconv", _tconv_bias_variant(options=struct.pack("<3i", 1, 0, 2))),
     "custom_tconv_bias_one_input": ("tconv", _tconv_bias_variant(inputs=1)),
     "custom_argmax_unpool": ("avgpool", _mediapipe_argmax_unpool),
+    "custom_resampler_warp": ("add_rt", _resampler),
     # the runtime registers these custom codes (the model loads); the GPU takes none of them
     **{f"custom_{code}": ("tanh", _custom(code)) for code in (
         "MaxPoolingWithArgmax2D", "MaxUnpooling2D", "Resampler",

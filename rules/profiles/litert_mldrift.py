@@ -192,7 +192,8 @@ CUSTOM_OPS: dict[str, OpSupport] = {
     # whole; relabelled one-input ops without parameters are refused
     "MaxPoolingWithArgmax2D": MAX_POOL_ARGMAX,
     "MaxUnpooling2D": replace(MAX_UNPOOLING, backends=None),  # the classic OpenGL gap is not ML Drift's
-    # observed: "CUSTOM Resampler: Expected 2 runtime input tensor(s), but node has 1 runtime input(s)."
+    # observed: taken with its data and warp inputs; relabelled with one input:
+    # "CUSTOM Resampler: Expected 2 runtime input tensor(s), but node has 1 runtime input(s)."
     "Resampler": entry(None, p.io_counts(2)),
 }
 
