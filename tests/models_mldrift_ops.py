@@ -210,7 +210,7 @@ def _mediapipe_tconv_bias(op):
     weights = op.inputs[1]
     bias = build.constant(op.graph, "bias", np.linspace(-0.5, 0.5, weights.shape[0], dtype=F))
     op.code = OpCode(opcodes.CUSTOM, "Convolution2DTransposeBias", 1)
-    op.inputs = [op.inputs[2], weights, bias]
+    op.set_inputs([op.inputs[2], weights, bias])
     op.fb.builtinOptions, op.fb.builtinOptionsType = None, 0
     op.fb.customOptions = list(struct.pack("<3i", o.padding + 1, o.strideW, o.strideH))
     op.graph.cleanup()
@@ -222,25 +222,27 @@ def _tconv_bias_variant(options: bytes | None | str = "as written", inputs: int 
         _mediapipe_tconv_bias(op)
         if options != "as written":
             op.fb.customOptions = None if options is None else list(options)
-        del op.inputs[inputs:]
+        op.set_inputs(op.inputs[:inputs])
         op.graph.cleanup()
     return change
 
 
 def _mediapipe_argmax_unpool(op):
     """A converted AVERAGE_POOL_2D (2x2, stride 2, VALID) rewritten into MediaPipe's pooling pair
-    as its segmentation models use it: MaxPoolingWithArgmax2D (input -> values, indices stored as
-    FLOAT32, the type XNNPACK takes for them)
-    feeding MaxUnpooling2D (values, indices -> the input's shape), each with the TfLitePoolParams
-    struct in custom_options: ten little-endian int32 (padding as TfLitePadding, 2 = VALID;
-    stride_w, stride_h, filter_w, filter_h, activation, then four computed padding values)."""
+    as its segmentation models use it: MaxPoolingWithArgmax2D (input -> values and indices, the
+    indices stored as FLOAT32, the type XNNPACK takes for them) feeding MaxUnpooling2D (values,
+    indices -> the input's shape), each with the TfLitePoolParams struct in custom_options: ten
+    little-endian int32 (padding as TfLitePadding, 2 = VALID; stride_w, stride_h, filter_w,
+    filter_h, activation, then four computed padding values)."""
     g = op.graph
     params = list(struct.pack("<10i", 2, 2, 2, 2, 2, 0, 0, 0, 0, 0))
     values = op.outputs[0]
     indices = build.tensor(g, "argmax_indices", values.shape, dtypes.FLOAT32)
     restored = build.tensor(g, "unpooled", op.inputs[0].shape, dtypes.FLOAT32)
     op.code = OpCode(opcodes.CUSTOM, "MaxPoolingWithArgmax2D", 1)
-    op.outputs.append(indices)
+    g.detach(op, inputs=False)
+    op.outputs.append(indices)  # Op has no editing method for a new output
+    g.attach(op, inputs=False)
     op.fb.builtinOptions, op.fb.builtinOptionsType, op.fb.customOptions = None, 0, params
     unpool = Op(fb.OperatorT(), g, OpCode(opcodes.CUSTOM, "MaxUnpooling2D", 1), [values, indices], [restored])
     unpool.fb.customOptions = list(params)
