@@ -34,8 +34,10 @@ class NodeSubset:
         return len(self.nodes)
 
 
-def node_subsets(graph: Graph, supported: set[int]) -> list[NodeSubset]:
+def node_subsets(graph: Graph, supported: set[int], remap: dict[int, int] | None = None) -> list[NodeSubset]:
     """All node subsets, alternating between supported and unsupported runs, in creation order.
+    `remap` (tensor index -> tensor index) re-points the inputs of supported nodes, as the FP16
+    helper re-points delegated nodes from a DEQUANTIZE's output to its fp16 constant.
 
     Nodes that can never become ready (a cycle, a tensor produced after it is read in a way no
     order fixes) are left out, as the runtime would fail; callers check topology first.
@@ -44,6 +46,8 @@ def node_subsets(graph: Graph, supported: set[int]) -> list[NodeSubset]:
     n = len(ops)
     tensor_index = {id(t): i for i, t in enumerate(graph.tensors)}
     inputs = [[tensor_index[id(t)] for t in op.present_inputs] for op in ops]
+    for i in supported if remap else ():
+        inputs[i] = [remap.get(t, t) for t in inputs[i]]
     outputs = [[tensor_index[id(t)] for t in op.outputs] for op in ops]
     epoch = [_ALWAYS_READY] * len(graph.tensors)
     for outs in outputs:

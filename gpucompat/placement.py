@@ -42,6 +42,7 @@ class SubgraphResult:
     gate: str | None = None  # why nothing here is delegated (dynamic tensors)
     topology_problem: str | None = None
     full_fp16_override: bool = False
+    fp16_dequantize: list[int] = field(default_factory=list)  # constant FP16 DEQUANTIZE nodes (FP16 helper)
     blocked: str | None = None  # delegation never reached this subgraph (an earlier one was gated)
 
 
@@ -102,7 +103,7 @@ def check_model(model: Model, profile: Profile, options: Options) -> ModelResult
         for i, op in enumerate(g.ops):
             ops.append(OpResult(g.index, i, op.name, op.builtin, op.code.custom if op.is_custom else None,
                                 op.version, gv.verdicts[i]))
-        sr = SubgraphResult(g.index, g.name, len(g.ops))
+        sr = SubgraphResult(g.index, g.name, len(g.ops), fp16_dequantize=sorted(gv.fp16_dequantize))
         subgraphs.append(sr)
         sr.topology_problem = g.topological_problem()
         dyn = first_dynamic_tensor(g) if profile.dynamic_gate else None
@@ -120,7 +121,7 @@ def check_model(model: Model, profile: Profile, options: Options) -> ModelResult
         for i in chosen:
             ops[base + i].placement = "gpu"
         sr.replaced = len(chosen)
-        sr.partitions_after_replace = len(node_subsets(g, chosen)) if chosen else 0
+        sr.partitions_after_replace = len(after_replace(g, chosen, gv.fp16_dequantize)) if chosen else 0
         for si, s in enumerate(sr.subsets):
             for n in s.nodes:
                 ops[base + n].partition = si
@@ -206,17 +207,34 @@ def _unresolved_custom_op(model: Model, profile: Profile) -> str | None:
     return None
 
 
+def after_replace(g, chosen: set[int], fp16: set[int]) -> list[NodeSubset]:
+    """The node subsets ReplaceNodeSubsetsWithDelegateKernels forms from the chosen nodes (its
+    "yielding N partitions"). The FP16 helper has re-pointed the chosen nodes' inputs from each
+    constant FP16 DEQUANTIZE's output to its fp16 constant (RemapFp16InputTensors), so those
+    DEQUANTIZE nodes no longer hold the delegated nodes back."""
+    tensor_index = {id(t): i for i, t in enumerate(g.tensors)}
+    remap = {tensor_index[id(g.ops[i].outputs[0])]: tensor_index[id(g.ops[i].input(0))] for i in fp16}
+    return node_subsets(g, chosen, remap)
+
+
 def choose_nodes(g, sr: SubgraphResult, supported: set[int], fp16: set[int], profile: Profile,
             options: Options) -> set[int]:
-    """Nodes handed to the delegate in one subgraph."""
+    """Nodes handed to the delegate in one subgraph. Where the FP16 helper's constant DEQUANTIZE
+    nodes go with them, `sr.subsets` becomes the subsets the runtime forms with them included,
+    so that the subsets agree with where each op runs."""
     if profile.partitioning == "prefix":
         # 2019 (GetOpsToReplaceFromGraphWithDequantize): FP16 DEQUANTIZE nodes are taken out of
         # the graph first, so they neither end the prefix nor stay on the CPU.
         chosen = supported_prefix(g, supported | fp16)
+        if fp16:
+            sr.subsets = node_subsets(g, supported | fp16)
         sr.delegated = [i for i, s in enumerate(sr.subsets) if s.delegated_type and set(s.nodes) <= chosen]
         return chosen
     if fp16 and len(supported) + len(fp16) == len(g.ops):
+        # Scenario 1 of FP16GraphPartitionHelper::GetNodesOfFirstNLargestPartitionsImpl: every
+        # node, the DEQUANTIZEs included, goes to the delegate as one kernel.
         sr.full_fp16_override = True
+        sr.subsets = node_subsets(g, set(range(len(g.ops))))
         sr.delegated = [i for i, s in enumerate(sr.subsets) if s.delegated_type]
         return set(range(len(g.ops)))
     partitions = [s for s in sr.subsets if s.delegated_type]

@@ -2,8 +2,10 @@
 parser present -> version cap -> IsSupported checks -> IsAllAllowedTensors -> Parse -> backend.
 
 Also the FP16 partition-helper rule (tflite/delegates/utils.cc FP16GraphPartitionHelper): a
-DEQUANTIZE of a constant FLOAT16 tensor is not accepted itself, and its consumers are judged as if
-they read the FP16 constant directly.
+DEQUANTIZE of a constant FLOAT16 tensor is left out of the partitioning (the runtime's
+IsNodeSupported answers false for it), and its consumers are judged as if they read the FP16
+constant directly. It is no rejection: the delegate takes those weights itself, and the node is
+either delegated with the whole graph or left on the CPU where it runs once (gpucompat.placement).
 """
 
 from __future__ import annotations
@@ -27,8 +29,21 @@ class GraphVerdicts:
 
     @property
     def supported(self) -> set[int]:
-        """Indices of ops accepted at partitioning (parse/backend problems show up later)."""
-        return {i for i, v in enumerate(self.verdicts) if v.ok or v.layer in ("parse", "backend")}
+        """Indices of ops accepted at partitioning (parse/backend problems show up later); the
+        FP16 constant-DEQUANTIZE nodes are not among them."""
+        return partition_supported(self.verdicts, self.fp16_dequantize)
+
+
+FP16_WEIGHTS_NOTE = ("constant FP16 DEQUANTIZE: the delegate reads the fp16 weights directly in its consumers; "
+                     "delegated with the graph when every other op is supported, else left on the CPU, "
+                     "where it runs once")
+
+
+def partition_supported(verdicts: list[Verdict], fp16_dequantize: set[int]) -> set[int]:
+    """The node indices the partitioner sees as supported: accepted ops, and ops that fail only
+    later (Parse, backend); the FP16 constant-DEQUANTIZE nodes are left out."""
+    return {i for i, v in enumerate(verdicts)
+            if (v.ok or v.layer in ("parse", "backend")) and i not in fp16_dequantize}
 
 
 def is_fp16_constant_dequantize(op: Op) -> bool:
@@ -46,9 +61,7 @@ def judge_graph(graph: Graph, profile: Profile, options: Options) -> GraphVerdic
         if profile.fp16_dequantize_helper and is_fp16_constant_dequantize(op):
             fp16_nodes.add(i)
             folded[id(op.outputs[0])] = op.input(0)
-            verdicts.append(reject("constant FP16 DEQUANTIZE: folded into its consumers' weights, "
-                                   "runs on the CPU unless the whole graph is delegated",
-                                   runtime_message=""))
+            verdicts.append(Verdict(True, FP16_WEIGHTS_NOTE))
             continue
         verdicts.append(judge_op(op, profile, Context(options, folded)))
     return GraphVerdicts(verdicts, fp16_nodes)

@@ -7,11 +7,14 @@ Left out on purpose: a RESIZE_BILINEAR with both flags (tests/models_ops.py has 
 custom codes Mfcc, AudioSpectrogram and TFLite_Detection_PostProcess on a dummy tensor (their
 CPU kernels crash the process on it: an invalid model, not a delegate fact)."""
 
+import struct
+
 import numpy as np
+from ai_edge_litert import schema_py_generated as fb
 
 from gpucompat import ir
-from gpucompat.ir import opcodes
-from gpucompat.ir.nodes import OpCode
+from gpucompat.ir import build, dtypes, opcodes
+from gpucompat.ir.nodes import Op, OpCode
 from modelgen import builder, const, convert_fn, tf
 
 F, I32 = np.float32, np.int32
@@ -189,19 +192,83 @@ def _option(field: str, value):
     return change
 
 
-def _custom(code: str, keep_options: bool = False):
+def _custom(code: str):
     def change(op):
         op.code = OpCode(opcodes.CUSTOM, code, 1)
-        if not keep_options:
-            op.fb.builtinOptions, op.fb.builtinOptionsType = None, 0
+        op.fb.builtinOptions, op.fb.builtinOptionsType = None, 0
     return change
+
+
+def _mediapipe_tconv_bias(op):
+    """The converted TRANSPOSE_CONV (output_shape, weights, input) rewritten the way MediaPipe's
+    converter writes Convolution2DTransposeBias (as in selfie_segmentation.tflite): inputs input,
+    weights [O, H, W, I], bias [O]; no builtin options; custom_options holding the
+    TfLiteTransposeConvParams struct as three little-endian int32 (padding as TfLitePadding,
+    1 = SAME, 2 = VALID; stride_w; stride_h), e.g. 01000000 02000000 02000000."""
+    o = op.options
+    weights = op.inputs[1]
+    bias = build.constant(op.graph, "bias", np.linspace(-0.5, 0.5, weights.shape[0], dtype=F))
+    op.code = OpCode(opcodes.CUSTOM, "Convolution2DTransposeBias", 1)
+    op.set_inputs([op.inputs[2], weights, bias])
+    op.fb.builtinOptions, op.fb.builtinOptionsType = None, 0
+    op.fb.customOptions = list(struct.pack("<3i", o.padding + 1, o.strideW, o.strideH))
+    op.graph.cleanup()
+
+
+def _tconv_bias_variant(options: bytes | None | str = "as written", inputs: int = 3):
+    """MediaPipe's Convolution2DTransposeBias with other custom_options bytes or fewer inputs."""
+    def change(op):
+        _mediapipe_tconv_bias(op)
+        if options != "as written":
+            op.fb.customOptions = None if options is None else list(options)
+        op.set_inputs(op.inputs[:inputs])
+        op.graph.cleanup()
+    return change
+
+
+def _mediapipe_argmax_unpool(op):
+    """A converted AVERAGE_POOL_2D (2x2, stride 2, VALID) rewritten into MediaPipe's pooling pair
+    as its segmentation models use it: MaxPoolingWithArgmax2D (input -> values and indices, the
+    indices stored as FLOAT32, the type XNNPACK takes for them) feeding MaxUnpooling2D (values,
+    indices -> the input's shape), each with the TfLitePoolParams struct in custom_options: ten
+    little-endian int32 (padding as TfLitePadding, 2 = VALID; stride_w, stride_h, filter_w,
+    filter_h, activation, then four computed padding values)."""
+    g = op.graph
+    params = list(struct.pack("<10i", 2, 2, 2, 2, 2, 0, 0, 0, 0, 0))
+    values = op.outputs[0]
+    indices = build.tensor(g, "argmax_indices", values.shape, dtypes.FLOAT32)
+    restored = build.tensor(g, "unpooled", op.inputs[0].shape, dtypes.FLOAT32)
+    op.code = OpCode(opcodes.CUSTOM, "MaxPoolingWithArgmax2D", 1)
+    g.detach(op, inputs=False)
+    op.outputs.append(indices)  # Op has no editing method for a new output
+    g.attach(op, inputs=False)
+    op.fb.builtinOptions, op.fb.builtinOptionsType, op.fb.customOptions = None, 0, params
+    unpool = Op(fb.OperatorT(), g, OpCode(opcodes.CUSTOM, "MaxUnpooling2D", 1), [values, indices], [restored])
+    unpool.fb.customOptions = list(params)
+    g.insert_op(1, unpool)
+    g.outputs = [restored]
+    g.model.signature_links = [(tm, restored if t is values else t) for tm, t in g.model.signature_links]
+
+
+def _resampler(op):
+    """A converted two-input ADD relabelled as Resampler with the layout the op takes: data
+    [1, 8, 8, 8] and warp [1, 8, 8, 2] (x, y per output pixel); it has no parameters."""
+    build.reshape_tensor(op.inputs[1], [1, 8, 8, 2])
+    _custom("Resampler")(op)
 
 
 EDITS = {
     "sub_sign_bit": ("sub_rt", _option("fusedActivationFunction", 5)),
     "d2s_block1": ("d2s", _option("blockSize", 1)),
+    # MediaPipe's transposed convolution with bias, written as MediaPipe writes it
+    "custom_tconv_bias": ("tconv", _mediapipe_tconv_bias),
+    # ... and its parser's refusals: parameters missing, a zero stride, the weights missing
+    "custom_tconv_bias_no_options": ("tconv", _tconv_bias_variant(options=None)),
+    "custom_tconv_bias_stride0": ("tconv", _tconv_bias_variant(options=struct.pack("<3i", 1, 0, 2))),
+    "custom_tconv_bias_one_input": ("tconv", _tconv_bias_variant(inputs=1)),
+    "custom_argmax_unpool": ("avgpool", _mediapipe_argmax_unpool),
+    "custom_resampler_warp": ("add_rt", _resampler),
     # the runtime registers these custom codes (the model loads); the GPU takes none of them
-    "custom_tconv_bias": ("tconv", _custom("Convolution2DTransposeBias", keep_options=True)),
     **{f"custom_{code}": ("tanh", _custom(code)) for code in (
         "MaxPoolingWithArgmax2D", "MaxUnpooling2D", "Resampler",
         # ... and not these (MediaPipe's): the model does not load

@@ -199,11 +199,13 @@ def test_every_kind_of_disagreement_is_named(models):
                "VERBOSE: Replacing 2 out of 3 node(s) with delegate (LITERT_WEBGPU) node, yielding 2 partitions for subgraph 0 (main).\n")
     c = compare.confirmation(report_from(partial), ours, [3])
     assert c.disagreements == ["GPU ops per subgraph: runtime {0: 2}, predicted {0: 3}",
+                               "partitions per subgraph: runtime {0: 2}, predicted {0: 1}",
                                "fully delegated: runtime no, predicted yes",
                                "rejected op types: only the runtime rejects MEAN"]
     gated = compare.confirmation(report_from(FAILURES["gate"], compiled=False), ours, [3])
     assert gated.disagreements == ["compiles: runtime no, predicted yes",
                                    "GPU ops per subgraph: runtime {}, predicted {0: 3}",
+                                   "partitions per subgraph: runtime {}, predicted {0: 1}",
                                    "fully delegated: runtime no, predicted yes",
                                    "dynamic-tensor gate: runtime yes, predicted no"]
     record = compare.record(gated)

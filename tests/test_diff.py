@@ -26,3 +26,47 @@ def test_improvement_exits_zero(models):
 def test_same_model_no_change(models):
     r = gpucompat("diff", models.path("conv_relu"), models.path("conv_relu"))
     assert r.returncode == 0 and "no change" in r.stdout
+
+
+def _fixed(models, name, tmp_path):
+    """`gpucompat fix` output of a generated model (verification is fix's own suite's business)."""
+    out = str(tmp_path / f"{name}_fixed.tflite")
+    r = gpucompat("fix", models.path(name), "--output", out, "--no-verify")
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_a_fix_that_moves_ops_onto_the_gpu_is_no_regression(models, tmp_path):
+    """stb_same_bias_relu: fix folds the SPACE_TO_BATCH_ND pair into a dilated conv, 25% -> 100%
+    on the GPU; more bytes now cross into the one kernel (2864 -> 8112), a cost that is printed
+    and fails only past the threshold the user sets."""
+    old, new = models.path("stb_same_bias_relu"), _fixed(models, "stb_same_bias_relu", tmp_path)
+    r = gpucompat("diff", old, new)
+    assert r.returncode == 0, r.stdout
+    assert "share of ops on the GPU: 25% -> 100% (better)" in r.stdout
+    assert "bytes copied between CPU and GPU per inference: 2864 -> 8112 (worse)" in r.stdout
+    assert gpucompat("diff", old, new, "--cost-threshold", "3").returncode == 0  # +183% < 300%
+    r = gpucompat("diff", old, new, "--cost-threshold", "0.5", "--format", "json")
+    assert r.returncode == 1
+    doc = json.loads(r.stdout)
+    regressions = [c["measure"] for c in doc["changes"] if c["regression"]]
+    assert regressions == ["bytes copied between CPU and GPU per inference"]
+
+
+def test_real_model_fix_passes_and_new_findings_gate_at_fail_on(real_models, tmp_path):
+    """pose_detection (MediaPipe): fix folds its sparse DENSIFY -> DEQUANTIZE weights, 37% ->
+    100% on the GPU in one partition. The input, now read by the GPU, brings a new IO301 info
+    finding (RGB widened to RGBA): no regression at the default --fail-on error, one at
+    --fail-on info."""
+    old, new = str(real_models["pose_detection"]), str(tmp_path / "pose_detection_fixed.tflite")
+    r = gpucompat("fix", old, "--output", new, "--no-verify", "--profile", "litert-mldrift")
+    assert r.returncode == 0, r.stderr
+    r = gpucompat("diff", old, new, "--profile", "litert-mldrift", "--format", "json")
+    assert r.returncode == 0, r.stdout
+    doc = json.loads(r.stdout)
+    changes = {c["measure"]: (c["old"], c["new"], c["regression"]) for c in doc["changes"]}
+    assert changes["ops on the CPU"][1] == 0 and changes["partitions after delegation"] == (2, 1, False)
+    assert any(f["code"] == "IO301" and not f["regression"] for f in doc["new_findings"])
+    assert gpucompat("diff", old, new, "--profile", "litert-mldrift", "--fail-on", "warning").returncode == 0
+    r = gpucompat("diff", old, new, "--profile", "litert-mldrift", "--fail-on", "info")
+    assert r.returncode == 1 and "IO301 info (regression)" in r.stdout

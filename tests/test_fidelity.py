@@ -1,7 +1,9 @@
 """The fidelity suite: every model the test suite generates (all tests/models_*.py builders: the
-one-op grid, the multi-op graphs, the real-world kinds) is compiled on LiteRT's real GPU
-accelerator, and `litert-mldrift` must predict what it did: whether the model compiles, the GPU
-op count of every subgraph, full delegation, the rejected op types and the dynamic-tensor gate.
+one-op grid, the multi-op graphs, the real-world kinds) and the 14 MediaPipe models (real
+converter output, tests/real_models.py) are compiled on LiteRT's real GPU accelerator, and
+`litert-mldrift` must predict what it did: whether the model compiles, the GPU op count and the
+partition count of every subgraph, full delegation, the rejected op types and the dynamic-tensor
+gate.
 
 Runs when a Vulkan device is usable (`.ci/run` installs a software one and sets
 GPUCOMPAT_REQUIRE_VULKAN=1, which turns a missing device into a failure instead of a skip).
@@ -15,6 +17,7 @@ import os
 import pytest
 
 import modelgen
+import real_models
 from cli import gpucompat
 from gpucompat.confirm import compare, runner
 
@@ -26,23 +29,50 @@ NAMES = sorted(modelgen.BUILDERS)
 pytestmark = pytest.mark.fidelity
 
 
-@pytest.fixture(scope="session")
-def confirmed(models) -> dict:
-    """Every generated model compiled on the accelerator beside its prediction, by name."""
-    paths = [models.path(name) for name in NAMES]
+def _confirm(paths: list[str]) -> list:
+    """Each model compiled on the accelerator beside its prediction (skips without a device)."""
     try:
-        results = compare.confirm(paths, runner.launcher())
+        return compare.confirm(paths, runner.launcher())
     except runner.NoDevice as e:
         if os.environ.get("GPUCOMPAT_REQUIRE_VULKAN"):
             pytest.fail(f"GPUCOMPAT_REQUIRE_VULKAN is set but {e}")
         pytest.skip(str(e))
-    return dict(zip(NAMES, results))
+
+
+@pytest.fixture(scope="session")
+def confirmed(models) -> dict:
+    """Every generated model compiled on the accelerator beside its prediction, by name."""
+    return dict(zip(NAMES, _confirm([models.path(name) for name in NAMES])))
+
+
+@pytest.fixture(scope="session")
+def confirmed_real(real_models) -> dict:
+    """The 14 MediaPipe models compiled on the accelerator beside their predictions, by name."""
+    return dict(zip(real_models, _confirm([str(p) for p in real_models.values()])))
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_litert_mldrift_predicts_the_runtime(confirmed, name):
     c = confirmed[name]
     assert c.disagreements == [], f"{name}: runtime {c.observed} vs predicted {c.predicted}"
+
+
+@pytest.mark.parametrize("name", real_models.NAMES)
+def test_litert_mldrift_predicts_the_runtime_on_real_models(confirmed_real, name):
+    c = confirmed_real[name]
+    assert c.disagreements == [], f"{name}: runtime {c.observed} vs predicted {c.predicted}"
+
+
+def test_real_models_are_delegated_as_shipped(confirmed_real):
+    """Guards the real-model half: MediaPipe ships its models to run on the GPU, so the runtime
+    takes most of them whole in one partition (Convolution2DTransposeBias included); DENSIFY
+    splits the two sparse ones, and a MediaPipe-only custom op stops one from loading."""
+    whole = [n for n, c in confirmed_real.items() if c.observed.fully_delegated]
+    assert len(whole) >= 11 and all(confirmed_real[n].observed.partitions == {0: 1} for n in whole)
+    assert "selfie_segmentation" in whole
+    for split in ("face_detection_full_range_sparse", "pose_detection"):
+        assert "DENSIFY" in confirmed_real[split].observed.rejected
+    assert not confirmed_real["face_landmark_with_attention"].observed.compiles
 
 
 def test_the_runtime_really_delegated(confirmed):

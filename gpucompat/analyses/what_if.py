@@ -1,7 +1,9 @@
-"""Counterfactuals: for each rejected op type, and each single rejected node, what the delegated
-share and the partition count would become if the delegate accepted it (or a rewrite replaced it
-with supported ops). Found by re-running the partition simulation of gpucompat.placement with those
-nodes accepted; sorted by gain, this is the "what do I change first" list."""
+"""Counterfactuals grouped by what a user can do: run a `gpucompat fix` rewrite that applies to
+the model, or have an op type accepted (every rejected node of the type); single nodes only
+where accepting one gains something else than accepting another of its type. Each is found by
+re-running the partition simulation of gpucompat.placement with those nodes taken by the GPU (a
+folded or substituted op no longer stands on the CPU); sorted by gain, this is the "what do I
+change first" list."""
 
 from __future__ import annotations
 
@@ -9,8 +11,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from gpucompat.partition import node_subsets
-from gpucompat.placement import SubgraphResult, choose_nodes
-from gpucompat.rules.judging import is_fp16_constant_dequantize
+from gpucompat.placement import SubgraphResult, after_replace, choose_nodes
+from gpucompat.rules.judging import partition_supported
 
 DELEGATION_BREAKING = ("parse", "backend")
 MAX_SINGLE_NODES = 40  # single-node counterfactuals beyond this many add time, not insight
@@ -18,9 +20,10 @@ MAX_SINGLE_NODES = 40  # single-node counterfactuals beyond this many add time, 
 
 @dataclass
 class WhatIf:
-    """The outcome of accepting `nodes` ((subgraph, op index) pairs), all of op type `op`."""
+    """The outcome of one action on `nodes` ((subgraph, op index) pairs): `op` is the op type
+    accepted, or the rewrite's name for kind "rewrite"."""
 
-    kind: str  # "op_type" (every rejected node of the type) or "node" (one of them)
+    kind: str  # "rewrite" (a gpucompat fix rewrite), "op_type" (every rejected node of the type) or "node"
     op: str
     nodes: list[tuple[int, int]]
     ops_gpu: int
@@ -28,7 +31,7 @@ class WhatIf:
     partitions_delegated: int
     partitions_total: int
     delegation_fails: bool
-    gain: int  # ops moved to the GPU compared with today
+    gain: int  # ops moved off the CPU compared with today
 
     @property
     def share(self) -> float:
@@ -36,7 +39,9 @@ class WhatIf:
 
     def describe(self) -> str:
         """One line: "accepting the 2 GATHER_ND nodes: 1 partition, 100% on GPU"."""
-        if self.kind == "op_type":
+        if self.kind == "rewrite":
+            what = f"gpucompat fix ({self.op}) on {len(self.nodes)} rejected node{'s' if len(self.nodes) > 1 else ''}"
+        elif self.kind == "op_type":
             what = f"accepting the {len(self.nodes)} {self.op} node{'s' if len(self.nodes) > 1 else ''}"
         else:
             what = f"accepting {self.op} node {self.nodes[0][0]}:{self.nodes[0][1]}"
@@ -48,22 +53,68 @@ class WhatIf:
 
 
 def what_if(model, result) -> list[WhatIf]:
-    """Every counterfactual with a gain, best first."""
+    """Every action with a gain, best first."""
     rejected: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for o in result.ops:
-        if not o.verdict.ok and o.verdict.layer != "gate" and not _helper_node(model, result, o):
+        if not o.verdict.ok and o.verdict.layer != "gate":
             rejected[o.op].append((o.subgraph, o.index))
-    candidates = [("op_type", op, nodes) for op, nodes in rejected.items()]
-    singles = [("node", op, [n]) for op, nodes in rejected.items() if len(nodes) > 1 for n in nodes]
-    candidates += singles[:MAX_SINGLE_NODES]
+    reach = rewrite_reach(model, result)
+    candidates = [("rewrite", name, nodes) for name, nodes in reach.items()]
+    # an op type a rewrite already replaces everywhere is that rewrite's line, not a line of its own
+    candidates += [("op_type", op, nodes) for op, nodes in rejected.items()
+                   if not any(set(nodes) <= set(done) for done in reach.values())]
     outcomes = [simulate(model, result, kind, op, nodes) for kind, op, nodes in candidates]
+    singles = [("node", op, [n]) for op, nodes in rejected.items() if len(nodes) > 1 for n in nodes]
+    outcomes += _differing([simulate(model, result, kind, op, nodes) for kind, op, nodes in singles[:MAX_SINGLE_NODES]])
     outcomes = [w for w in outcomes if w.gain > 0 or (result.delegation_fails and not w.delegation_fails)]
-    outcomes.sort(key=lambda w: (-w.gain, w.partitions_delegated, len(w.nodes), w.op, w.nodes))
+    order = {"rewrite": 0, "op_type": 1, "node": 2}
+    outcomes.sort(key=lambda w: (-w.gain, w.partitions_delegated, order[w.kind], len(w.nodes), w.op, w.nodes))
     return outcomes
 
 
+def _differing(singles: list[WhatIf]) -> list[WhatIf]:
+    """The single-node outcomes of the op types whose nodes do not all gain the same."""
+    by_type: dict[str, list[WhatIf]] = defaultdict(list)
+    for w in singles:
+        by_type[w.op].append(w)
+    return [w for ws in by_type.values() if len({(w.gain, w.partitions_delegated) for w in ws}) > 1 for w in ws]
+
+
+def rewrite_reach(model, result) -> dict[str, list[tuple[int, int]]]:
+    """Rewrite name -> the rejected nodes that `gpucompat fix` (its default, signature-keeping
+    rewrites) replaces: the ops of each match, and the candidates a match makes matchable (a
+    DEQUANTIZE reading a DENSIFY that is folded first reads a constant then)."""
+    from gpucompat.rewrites import select
+    from gpucompat.rewrites.engine import Match, RewriteContext
+
+    ctx = RewriteContext(result.profile, result.options)
+    rejected = {(o.subgraph, o.index) for o in result.ops if not o.verdict.ok}
+    reach: dict[str, list[tuple[int, int]]] = {}
+    for rw in select():
+        covered: set[int] = set()  # id() of the ops the rewrite replaces
+        for g in model.graphs:
+            pending = list(rw.candidates(g, ctx))
+            for op in pending:
+                m = rw.check(op, ctx)
+                if isinstance(m, Match):
+                    covered.update(id(x) for x in m.ops or [m.anchor])
+                elif _fed_by(op, covered) and not ctx.verdict(op).ok:
+                    covered.add(id(op))
+        nodes = sorted((g.index, i) for g in model.graphs for i, op in enumerate(g.ops)
+                       if id(op) in covered and (g.index, i) in rejected)
+        if nodes:
+            reach[rw.name] = nodes
+    return reach
+
+
+def _fed_by(op, covered: set[int]) -> bool:
+    """True when every non-constant input of `op` comes from an op in `covered` (and one does)."""
+    producers = [t.producer for t in op.present_inputs if not t.is_constant]
+    return bool(producers) and all(p is not None and id(p) in covered for p in producers)
+
+
 def simulate(model, result, kind: str, op: str, nodes: list[tuple[int, int]]) -> WhatIf:
-    """Partition every subgraph again with `nodes` accepted."""
+    """Partition every subgraph again with `nodes` taken by the GPU."""
     accepted = set(nodes)
     verdicts = defaultdict(dict)
     for o in result.ops:
@@ -73,10 +124,9 @@ def simulate(model, result, kind: str, op: str, nodes: list[tuple[int, int]]) ->
     for g, base in zip(model.graphs, result.subgraphs):
         if base.gate or base.topology_problem or not g.ops:
             continue
-        ok = {i for i, v in verdicts[g.index].items()
-              if (g.index, i) in accepted or v.ok or v.layer in DELEGATION_BREAKING}
-        fp16 = {i for i, o in enumerate(g.ops)
-                if result.profile.fp16_dequantize_helper and is_fp16_constant_dequantize(o)}
+        fp16 = set(base.fp16_dequantize)
+        ok = partition_supported([verdicts[g.index][i] for i in range(len(g.ops))], fp16)
+        ok |= {i for i in range(len(g.ops)) if (g.index, i) in accepted}
         sr = SubgraphResult(g.index, g.name, len(g.ops))
         sr.subsets = node_subsets(g, ok)
         chosen = choose_nodes(g, sr, ok, fp16, result.profile, result.options)
@@ -84,12 +134,7 @@ def simulate(model, result, kind: str, op: str, nodes: list[tuple[int, int]]) ->
                      and verdicts[g.index][i].layer in DELEGATION_BREAKING for i in chosen)
         gpu += len(chosen)
         kernels += len(sr.delegated)
-        total += len(node_subsets(g, chosen)) if chosen else 0
+        total += len(after_replace(g, chosen, fp16)) if chosen else 0
     if fails:
         gpu = kernels = total = 0
     return WhatIf(kind, op, nodes, gpu, result.ops_total, kernels, total, fails, gpu - result.ops_gpu)
-
-
-def _helper_node(model, result, o) -> bool:
-    """A constant-FP16 DEQUANTIZE: "rejected" only as the FP16 partition helper's bookkeeping."""
-    return result.profile.fp16_dequantize_helper and is_fp16_constant_dequantize(model.graphs[o.subgraph].ops[o.index])

@@ -30,8 +30,8 @@ def confirm(
     config: ConfigFile = None,
 ) -> None:
     """Compile each model with LiteRT's own GPU accelerator and show, beside the litert-mldrift
-    prediction: whether it compiles and why not, GPU ops per subgraph, full delegation, the op
-    types the runtime rejects with its reasons, and the dynamic-tensor gate."""
+    prediction: whether it compiles and why not, GPU ops and partitions per subgraph, full
+    delegation, the op types the runtime rejects with its reasons, and the dynamic-tensor gate."""
     from gpucompat import config as configs
     from gpucompat.discover import model_paths
 

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, Format
+from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, FailOn, Format
 from gpucompat.errors import GpucompatError
 
 
@@ -20,12 +20,17 @@ def diff(
     max_delegated_partitions: Annotated[int | None, typer.Option(help="Partitions delegated (default 1).")] = None,
     no_quant: Annotated[bool | None, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = None,
     output_format: Annotated[Format, typer.Option("--format", help="terminal or json.")] = Format.terminal,
+    fail_on: Annotated[FailOn, typer.Option(help="Lowest severity of a new finding that is a regression.")] = FailOn.error,
+    cost_threshold: Annotated[float | None, typer.Option(
+        min=0.0, help="Relative growth of a cost (padding waste, bytes moved) that is a regression, "
+                      "e.g. 0.1 for 10%; by default costs are printed only.")] = None,
     config: ConfigFile = None,
 ) -> None:
-    """Compare two versions of a model under one profile: ops moved to the CPU, partitions,
-    padding waste, reshape and boundary bytes, new findings. Exit 1 when something got worse."""
+    """Compare two versions of a model under one profile. Exit 1 on a regression: ops moving to
+    the CPU, a delegated partition lost or split, delegation starting to fail, a new finding at or
+    above --fail-on, or a cost growing past --cost-threshold. Other changes are printed."""
     from gpucompat import config as configs
-    from gpucompat.analyses.model_diff import diff_records, new_findings
+    from gpucompat.analyses.model_diff import diff_records, failing_findings, new_findings
     from gpucompat.pipeline import Task, check_one
     from gpucompat.rules import registry
 
@@ -39,21 +44,23 @@ def diff(
     for rec in recs:
         if rec["error"]:
             raise GpucompatError(f"{rec['path']}: {rec['error']}")
-    changes = diff_records(*recs)
+    changes = diff_records(*recs, cost_threshold=cost_threshold)
     added = new_findings(*recs)
-    regression = any(c.regression for c in changes)
+    failing = failing_findings(added, fail_on.value)
+    regression = any(c.regression for c in changes) or bool(failing)
     if output_format is Format.json:
         typer.echo(json.dumps({"old": old, "new": new, "profile": profile, "regression": regression,
                                "changes": [{"measure": c.measure, "old": c.old, "new": c.new, "worse": c.worse,
                                             "regression": c.regression}
                                            for c in changes],
-                               "new_findings": added}, indent=2))
+                               "new_findings": [{**f, "regression": f in failing} for f in added]}, indent=2))
     else:
         typer.echo(f"{old} -> {new}  [{profile}]")
         for c in changes:
             typer.echo(f"  {c.describe()}")
         for f in added:
-            typer.echo(f"  new finding {f['code']} {f['severity']}: {f['message']}")
+            mark = " (regression)" if f in failing else ""
+            typer.echo(f"  new finding {f['code']} {f['severity']}{mark}: {f['message']}")
         if not changes and not added:
             typer.echo("  no change")
     raise typer.Exit(EXIT_FINDINGS if regression else EXIT_CLEAN)

@@ -1,10 +1,11 @@
 """The runtime's delegation and the `litert-mldrift` prediction, stated in the same terms, and
 where they differ.
 
-Compared: does the model compile with the GPU accelerator, GPU ops per subgraph, full delegation
+Compared: does the model compile with the GPU accelerator, GPU ops per subgraph, the partitions
+each delegated subgraph is split into ("yielding N partitions", CPU and GPU), full delegation
 (every op on the GPU), the op types the runtime lists as unsupported, and the dynamic-tensor
-gate. When the runtime does not compile the model, only the first two and the gate count: the
-app gets no GPU at all, whatever was logged before the failure.
+gate. When the runtime does not compile the model, only the ops, the partitions and the gate
+count: the app gets no GPU at all, whatever was logged before the failure.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ class Delegation:
 
     compiles: bool
     gpu_ops: dict[int, int]  # subgraph -> ops on the GPU (subgraphs without any are left out)
+    partitions: dict[int, int]  # subgraph -> partitions after delegation, for the subgraphs with GPU ops
     fully_delegated: bool
     rejected: dict[str, list[str]]  # op type (custom code for custom ops) -> reasons
     dynamic_gate: bool
@@ -43,21 +45,29 @@ class Confirmation:
 
 def predicted(result: ModelResult) -> Delegation:
     """The prediction in the runtime's terms. Listed as unsupported are the ops refused at
-    partitioning (the runtime prints its list from IsSupported), except in subgraphs the FP16
-    helper takes whole (then no list is printed)."""
+    partitioning (the runtime prints its list from IsSupported) and, with an empty reason, the
+    FP16 helper's constant DEQUANTIZE nodes, except in subgraphs the FP16 helper takes whole
+    (then no list is printed)."""
     gpu: dict[int, int] = {}
     for o in result.ops:
         if o.placement == "gpu":
             gpu[o.subgraph] = gpu.get(o.subgraph, 0) + 1
-    whole = {s.index for s in result.subgraphs if s.full_fp16_override}
+    partitions = {s.index: s.partitions_after_replace for s in result.subgraphs if s.index in gpu}
+    listing = {s.index: set(s.fp16_dequantize) for s in result.subgraphs if not s.full_fp16_override}
     rejected: dict[str, list[str]] = {}
     for o in result.ops:
-        if not o.verdict.ok and o.verdict.layer == "partition" and o.subgraph not in whole:
-            reasons = rejected.setdefault(o.op, [])
+        if o.subgraph not in listing:
+            continue
+        if o.index in listing[o.subgraph]:
+            message = ""
+        elif not o.verdict.ok and o.verdict.layer == "partition":
             message = o.verdict.runtime_message if o.verdict.runtime_message is not None else o.verdict.reason
-            if message not in reasons:
-                reasons.append(message)
-    return Delegation(result.failure is None, gpu, result.fully_delegated, rejected,
+        else:
+            continue
+        reasons = rejected.setdefault(o.op, [])
+        if message not in reasons:
+            reasons.append(message)
+    return Delegation(result.failure is None, gpu, partitions, result.fully_delegated, rejected,
                       any(s.gate for s in result.subgraphs), result.failure)
 
 
@@ -66,9 +76,11 @@ def observed(report: RuntimeReport, ops_per_subgraph: list[int]) -> Delegation:
     facts = report.facts
     total = sum(ops_per_subgraph)
     if not report.compiled:
-        return Delegation(False, {}, False, facts.rejected, facts.dynamic_gate, _failure(report))
+        return Delegation(False, {}, {}, False, facts.rejected, facts.dynamic_gate, _failure(report))
     gpu = {s: n for s, n in facts.gpu_ops.items() if n}
-    return Delegation(True, gpu, total > 0 and sum(gpu.values()) == total, facts.rejected, facts.dynamic_gate)
+    partitions = {s: n for s, n in facts.partitions.items() if s in gpu}
+    return Delegation(True, gpu, partitions, total > 0 and sum(gpu.values()) == total, facts.rejected,
+                      facts.dynamic_gate)
 
 
 def _failure(report: RuntimeReport) -> str:
@@ -91,6 +103,8 @@ def disagreements(real: Delegation, ours: Delegation) -> list[str]:
         found.append(f"compiles: runtime {yes_no(real.compiles)}, predicted {yes_no(ours.compiles)}")
     if real.gpu_ops != ours.gpu_ops:
         found.append(f"GPU ops per subgraph: runtime {real.gpu_ops}, predicted {ours.gpu_ops}")
+    if real.partitions != ours.partitions:
+        found.append(f"partitions per subgraph: runtime {real.partitions}, predicted {ours.partitions}")
     if real.fully_delegated != ours.fully_delegated:
         found.append(f"fully delegated: runtime {yes_no(real.fully_delegated)}, "
                      f"predicted {yes_no(ours.fully_delegated)}")
@@ -136,6 +150,7 @@ def record(c: Confirmation) -> dict:
 def _side(d: Delegation) -> dict:
     out = asdict(d)
     out["gpu_ops"] = _keyed(d.gpu_ops)
+    out["partitions"] = _keyed(d.partitions)
     out["rejected"] = {k: d.rejected[k] for k in sorted(d.rejected)}
     return out
 

@@ -48,6 +48,7 @@ class LogFacts:
 
     gpu_ops: dict[int, int] = field(default_factory=dict)  # subgraph -> nodes the GPU delegate replaced
     ops_seen: dict[int, int] = field(default_factory=dict)  # subgraph -> nodes it looked at
+    partitions: dict[int, int] = field(default_factory=dict)  # subgraph -> "yielding N partitions" (CPU and GPU)
     cpu_delegate_ops: dict[int, int] = field(default_factory=dict)  # subgraph -> nodes XNNPACK replaced
     delegate: str | None = None  # the GPU delegate's name in the "Replacing" lines
     rejected: dict[str, list[str]] = field(default_factory=dict)  # op type -> its reasons
@@ -103,7 +104,7 @@ def parse(lines: list[str]) -> LogFacts:
 
 
 def _replacing(facts: LogFacts, m: re.Match) -> None:
-    replaced, total, delegate, _, subgraph = m.groups()
+    replaced, total, delegate, partitions, subgraph = m.groups()
     if delegate == XNNPACK:
         facts.cpu_delegate_ops.setdefault(int(subgraph), int(replaced))
         return
@@ -111,6 +112,7 @@ def _replacing(facts: LogFacts, m: re.Match) -> None:
     if int(subgraph) not in facts.gpu_ops:
         facts.gpu_ops[int(subgraph)] = int(replaced)
         facts.ops_seen[int(subgraph)] = int(total)
+        facts.partitions[int(subgraph)] = int(partitions)
 
 
 def _strip_prefix(line: str) -> str:

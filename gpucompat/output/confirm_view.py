@@ -35,6 +35,7 @@ def terminal(results: list) -> str:
             table.add_column(name)
         rows = [("compiles", _yes(real.compiles), _yes(ours.compiles)),
                 ("GPU ops per subgraph", _counts(real.gpu_ops), _counts(ours.gpu_ops)),
+                ("partitions per subgraph", _counts(real.partitions), _counts(ours.partitions)),
                 ("fully delegated", _yes(real.fully_delegated), _yes(ours.fully_delegated)),
                 ("rejected op types", ", ".join(sorted(real.rejected)) or "-", ", ".join(sorted(ours.rejected)) or "-"),
                 ("dynamic-tensor gate", _yes(real.dynamic_gate), _yes(ours.dynamic_gate))]
@@ -58,7 +59,8 @@ def terminal(results: list) -> str:
 
 def _topic(label: str) -> str:
     """The words a disagreement about this row starts with (gpucompat.confirm.compare.disagreements)."""
-    return {"GPU ops per subgraph": "GPU ops", "rejected op types": "rejected op"}.get(label, label)
+    return {"GPU ops per subgraph": "GPU ops", "partitions per subgraph": "partitions",
+            "rejected op types": "rejected op"}.get(label, label)
 
 
 def _counts(per_subgraph: dict[int, int]) -> str:

@@ -32,7 +32,7 @@ def _model_view(rec: dict) -> dict:
         "rec": rec,
         "headline": html_view.headline(rec),
         "strips": [{"subgraph": sg, "runs": html_view.strip_runs(rec, sg["index"])} for sg in rec["subgraphs"]],
-        "kinds": [html_view.op_kind(o, rec["subgraphs"][o["subgraph"]]["node_subsets"]) for o in rec["ops"]],
+        "kinds": [html_view.op_kind(o) for o in rec["ops"]],
         "tensors": [html_view.op_tensors(o) for o in rec["ops"]],
         "padding": [padding.get((o["subgraph"], o["index"])) for o in rec["ops"]] if padding else None,
         "what_if": sorted(rec.get("what_if") or [], key=lambda w: -w["gain"]),

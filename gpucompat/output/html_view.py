@@ -12,15 +12,13 @@ from markupsafe import Markup, escape
 GPU, SPARE, CPU = "gpu", "spare", "cpu"  # spare: supported, but in a partition the runtime did not delegate
 
 
-def op_kind(op: dict, subsets: list[dict]) -> str:
-    """gpu (delegated), spare (accepted by the delegate, left on the CPU by the partition choice
-    or a failed delegation) or cpu (rejected)."""
+def op_kind(op: dict) -> str:
+    """gpu (delegated), spare (accepted by the delegate, left on the CPU by the partition choice,
+    a failed delegation, or as a constant fp16 DEQUANTIZE of a partly delegated graph) or cpu
+    (rejected)."""
     if op["placement"] == "gpu":
         return GPU
-    part = op["partition"]
-    if op["supported"] and part is not None and subsets[part]["type"] == "gpu":
-        return SPARE
-    return CPU
+    return SPARE if op["supported"] else CPU
 
 
 def strip_runs(rec: dict, subgraph: int) -> list[dict]:
@@ -31,7 +29,7 @@ def strip_runs(rec: dict, subgraph: int) -> list[dict]:
     for op in rec["ops"]:
         if op["subgraph"] != subgraph:
             continue
-        kind = op_kind(op, subsets)
+        kind = op_kind(op)
         last = runs[-1] if runs else None
         if last and last["partition"] == op["partition"] and last["kind"] == kind:
             last["last"] = op["index"]

@@ -47,6 +47,7 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None) ->
             {"index": s.index, "name": s.name, "ops_total": s.ops_total, "replaced": s.replaced,
              "partitions_after_replace": s.partitions_after_replace, "gate": s.gate,
              "topology_problem": s.topology_problem, "fp16_full_delegation": s.full_fp16_override,
+             "fp16_dequantize": s.fp16_dequantize,
              "node_subsets": [{"index": i, "type": "gpu" if sub.delegated_type else "cpu",
                                "delegated": i in s.delegated, "nodes": sub.nodes,
                                "input_tensors": sub.input_tensors, "output_tensors": sub.output_tensors}

@@ -16,11 +16,14 @@ What differs from the classic delegate (gpu-current), all observed:
   delegate") instead of leaving it on the CPU.
 """
 
+from dataclasses import replace
+
 from gpucompat.ir import dtypes
 from gpucompat.ir.opcodes import BUILTIN as B
 from gpucompat.rules import predicates as p
 from gpucompat.rules.context import Context
 from gpucompat.rules.profile import Check, OpSupport, Profile
+from gpucompat.rules.profiles.gpu_current import MAX_POOL_ARGMAX, MAX_UNPOOLING, TRANSPOSE_CONV_BIAS
 from gpucompat.rules.verdict import ACCEPT, Verdict, reject
 
 
@@ -202,13 +205,23 @@ OPS: dict[int, OpSupport] = {
 # LOG_SOFTMAX, SHAPE, WHILE, IF.
 
 # Custom ops the LiteRT runtime registers (observed: a model with any other custom op fails to
-# load, "Encountered unresolved custom op"). None of them is taken by the GPU in our models.
+# load, "Encountered unresolved custom op"). The GPU takes MediaPipe's three (written as MediaPipe
+# writes them, the parameters in custom_options) with the classic parsers' checks.
 REGISTERED_CUSTOM_OPS = frozenset({
     "Convolution2DTransposeBias", "MaxPoolingWithArgmax2D", "MaxUnpooling2D", "Resampler",
     "TFLite_Detection_PostProcess", "Mfcc", "AudioSpectrogram"})
 
 CUSTOM_OPS: dict[str, OpSupport] = {
-    # observed: "CUSTOM Resampler: Expected 2 runtime input tensor(s), but node has 1 runtime input(s)."
+    # observed on the op as MediaPipe writes it (input, weights, bias; TfLiteTransposeConvParams in
+    # custom_options): taken; the classic parser's checks and messages, "Unable to retrieve
+    # custom_initial_data.", "Incorrect stride values: ...", "Requested index goes beyond array size: 1 vs 1"
+    "Convolution2DTransposeBias": TRANSPOSE_CONV_BIAS,
+    # observed: MaxPoolingWithArgmax2D -> MaxUnpooling2D (TfLitePoolParams in custom_options) taken
+    # whole; relabelled one-input ops without parameters are refused
+    "MaxPoolingWithArgmax2D": MAX_POOL_ARGMAX,
+    "MaxUnpooling2D": replace(MAX_UNPOOLING, backends=None),  # the classic OpenGL gap is not ML Drift's
+    # observed: taken with its data and warp inputs; relabelled with one input:
+    # "CUSTOM Resampler: Expected 2 runtime input tensor(s), but node has 1 runtime input(s)."
     "Resampler": entry(None, p.io_counts(2)),
 }
 
