@@ -14,6 +14,9 @@ from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_ref
 from modelgen import builder, const, convert_fn, tf
 
 
+pytestmark = pytest.mark.opencl
+
+
 @builder("k_conv_runtime_weights")
 def k_conv_runtime_weights() -> bytes:
     t = tf()

@@ -14,6 +14,9 @@ from gpucompat.opencl.runtime import Runtime
 from modelgen import builder, const, convert_fn, tf
 
 
+pytestmark = pytest.mark.opencl
+
+
 def _dw(t, x, channels: int, size: int, seed: int, stride: int = 1, padding: str = "SAME", dilation: int = 1,
         multiplier: int = 1):
     w = const([size, size, channels, multiplier], seed)

@@ -18,7 +18,7 @@ from gpucompat.opencl.device import choose
 from gpucompat.opencl.hybrid import HybridRunner
 from gpucompat.opencl.runtime import Runtime
 
-pytestmark = pytest.mark.fidelity
+pytestmark = [pytest.mark.fidelity, pytest.mark.opencl]
 
 # (batch, inputs, units) beyond the generated models: units 1 (every gate but the first past the
 # end), 5 (the forget gate partly past the end), 6 (the output gate wholly past the end), 8.

@@ -24,6 +24,9 @@ from gpucompat.opencl.runtime import Runtime
 PRECISIONS = list(TOLERANCE)
 
 
+pytestmark = pytest.mark.opencl
+
+
 @pytest.fixture(scope="module")
 def runtimes():
     device = choose()
