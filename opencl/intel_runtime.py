@@ -22,6 +22,7 @@ from importlib import metadata
 
 LIBRARY = "libintelocl.so"
 SYSTEM_VENDORS = "/etc/OpenCL/vendors"
+_loader_started = False  # the ICD loader reads its vendors once per process, at the first query
 
 
 def installed_file(distribution: str, name: str) -> str | None:
@@ -57,9 +58,12 @@ def _names_intel(icd: str) -> bool:
 def registered():
     """Within the block, the ICD loader's first platform query also finds Intel's CPU runtime when
     its wheel is installed and nothing registered it already (an oneAPI install does); otherwise
-    nothing changes. The environment is as before afterwards."""
-    library = installed_file("intel-opencl-rt", LIBRARY)
-    vendors = _vendor_files()
+    nothing changes (nor after the first block in a process: the loader has read its vendors). The
+    environment is as before afterwards."""
+    global _loader_started
+    first, _loader_started = not _loader_started, True
+    library = installed_file("intel-opencl-rt", LIBRARY) if first else None
+    vendors = _vendor_files() if library else []
     if library is None or any(_names_intel(v) for v in vendors):
         yield
         return

@@ -77,6 +77,8 @@ def test_the_probe_answer_is_kept_per_device_and_driver_settings(monkeypatch, tm
     pocl = next((d for d in device.all_devices() if device.kind(d) == "PoCL"), None)
     if pocl is None:
         pytest.skip("PoCL is not installed (it is a dependency on x86-64 Linux only)")
+    for k in POCL_FAILS:
+        monkeypatch.delenv(k, raising=False)  # PoCL as installed, then made to fail
     first, again = probe(pocl, str(tmp_path)), probe(pocl, str(tmp_path))
     assert first.works and not first.cached and again.works and again.cached
     monkeypatch.setenv(*next(iter(POCL_FAILS.items())))
