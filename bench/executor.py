@@ -165,13 +165,13 @@ def main() -> None:
     present = [name_of(d) for d in all_devices()]
     devices = [spec for spec in args.devices.split(",") if any(spec.lower() in n.lower() for n in present)]
     print(f"devices: {', '.join(devices)} of {'; '.join(present)}")
-    models = ([(os.path.basename(p), open(p, "rb").read()) for p in args.models.split(",")] if args.models
-              else generated_models(args))
+    models = ([(os.path.basename(p).removesuffix(".tflite"), open(p, "rb").read()) for p in args.models.split(",")]
+              if args.models else generated_models(args))
     print(f"{'model':<40}{'device':>10}{'ref 1t ms':>10}{'ref 2t ms':>10}{'exec ms':>10}{'x 1t':>7}{'x 2t':>7}"
           f"{'cold s':>8}{'warm s':>8}{'warm/cold':>10}{'max err / max|ref|':>20}")
     profiles = {}
     for name, data in models:
-        path = os.path.join(work, name if name.endswith(".tflite") else f"{name}.tflite")
+        path = os.path.join(work, f"{name}.tflite")
         with open(path, "wb") as f:
             f.write(data)
         feeds = random_feeds(data, args.runs)
