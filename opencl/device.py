@@ -19,6 +19,8 @@ import warnings
 from dataclasses import dataclass, field
 
 from gpucompat.errors import GpucompatError
+from gpucompat.opencl import intel_runtime
+from gpucompat.opencl.cache import default_dir
 
 
 class CLError(GpucompatError):
@@ -172,8 +174,6 @@ def name_of(device) -> str:
 def all_devices() -> list:
     """Every OpenCL device on every platform (Intel's CPU runtime included when its wheel is
     installed), in the order of KINDS."""
-    from gpucompat.opencl import intel_runtime
-
     _fork_guard()
     pcl = cl()
     try:
@@ -197,6 +197,7 @@ class NoWorkingDevice(CLError):
         super().__init__(f"{self.HEADLINE}: {'; '.join(failures)} ({self.HINT})")
 
     def lines(self) -> list[str]:
+        """The headline, one indented line per device, the hint."""
         return [f"{self.HEADLINE}:", *(f"  {f}" for f in self.failures), self.HINT]
 
 
@@ -214,7 +215,7 @@ def _pick(devices: list, spec: str):
 def first_working(devices: list, cache_dir: str | None) -> tuple[object, list[str]]:
     """The first of `devices` whose probe passes, and "name: why" for each one passed over before
     it; NoWorkingDevice when none passes."""
-    from gpucompat.opencl.probe import probe
+    from gpucompat.opencl.probe import probe  # probe.py builds on this module
 
     failures = []
     for d in devices:
@@ -229,12 +230,11 @@ def choose(spec: str | None = None, cache_dir: str | None = None) -> Device:
     """Open the device named by `spec` (an index into `all_devices()` or part of its name), or when
     `spec` is None the first candidate whose probe passes (probe answers kept in `cache_dir`,
     default the program cache directory)."""
-    from gpucompat.opencl.cache import default_dir
-
     devices = all_devices()
     if not devices:
-        raise CLError("no OpenCL device found (pocl-binary-distribution, and intel-opencl-rt on x86-64 Linux, "
-                      "provide CPU devices: reinstall gpucompat)")
+        raise CLError("no OpenCL device found (on x86-64 Linux gpucompat's dependencies pocl-binary-distribution and "
+                      "intel-opencl-rt provide CPU devices; elsewhere install an OpenCL driver, e.g. Debian's "
+                      "pocl-opencl-icd)")
     passed_over: list[str] = []
     if spec is None:
         picked, passed_over = first_working(devices, default_dir() if cache_dir is None else cache_dir)
