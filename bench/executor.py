@@ -119,6 +119,12 @@ def kernel_ms(runner, feeds: list[np.ndarray]) -> dict[str, float]:
     return {f"{k} ({n})": ms for k, (ms, n) in sorted(by_family.items(), key=lambda kv: -kv[1][0])}
 
 
+def read(path: str) -> bytes:
+    """A file's bytes."""
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def generated_models(args) -> list[tuple[str, bytes]]:
     """The MobileNetV2s the size, input and alpha options ask for, by name."""
     found = []
@@ -165,8 +171,8 @@ def main() -> None:
     present = [name_of(d) for d in all_devices()]
     devices = [spec for spec in args.devices.split(",") if any(spec.lower() in n.lower() for n in present)]
     print(f"devices: {', '.join(devices)} of {'; '.join(present)}")
-    models = ([(os.path.basename(p).removesuffix(".tflite"), open(p, "rb").read()) for p in args.models.split(",")]
-              if args.models else generated_models(args))
+    models = [(os.path.basename(p).removesuffix(".tflite"), read(p)) for p in args.models.split(",")] if args.models \
+        else generated_models(args)
     print(f"{'model':<40}{'device':>10}{'ref 1t ms':>10}{'ref 2t ms':>10}{'exec ms':>10}{'x 1t':>7}{'x 2t':>7}"
           f"{'cold s':>8}{'warm s':>8}{'warm/cold':>10}{'max err / max|ref|':>20}")
     profiles = {}
