@@ -192,7 +192,8 @@ def main() -> None:
     print("\nkernel time by family (ms, each launch at its fastest of 5 runs)")
     for (name, device), families in profiles.items():
         total = sum(families.values())
-        print(f"{name} on {device}: {total:.2f} ms in kernels: " + ", ".join(f"{k} {v:.2f}" for k, v in families.items()))
+        kernels = ", ".join(f"{k} {v:.2f}" for k, v in families.items())
+        print(f"{name} on {device}: {total:.2f} ms in kernels: {kernels}")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import re
 import sys
@@ -73,7 +74,8 @@ def describe(error: Exception, what: str) -> CLError:
     if "BUILD_PROGRAM_FAILURE" in text:
         errors = [_SOURCE_PLACE.sub("", line.split("error:", 1)[1].strip())
                   for line in text.splitlines() if "error:" in line]
-        return CLError(f"{what}: the OpenCL compiler rejected the kernel: {'; '.join(errors) or _first_log_line(text)}")
+        reasons = "; ".join(errors) or _first_log_line(text)
+        return CLError(f"{what}: the OpenCL compiler rejected the kernel: {reasons}")
     return CLError(f"{what}: {text.splitlines()[0] if text else type(error).__name__}")
 
 
@@ -246,4 +248,5 @@ def choose(spec: str | None = None, cache_dir: str | None = None) -> Device:
         queue = pcl.CommandQueue(ctx, properties=pcl.command_queue_properties.PROFILING_ENABLE)
     except pcl.Error as e:
         raise describe(e, f"opening OpenCL device {picked.name}") from None
+    logging.getLogger(__name__).info("OpenCL device: %s", name_of(picked))
     return Device(picked, ctx, queue, passed_over)

@@ -8,7 +8,6 @@ import pytest
 
 from cli import gpucompat
 
-
 pytestmark = pytest.mark.opencl
 
 

@@ -9,14 +9,12 @@ import pytest
 
 from cli import gpucompat
 from gpucompat.fixing import run
-from gpucompat.fixing.verify import (ExecutorRun, NotRun, executor_tolerance, tolerance_of, verify,
-                                     verify_everywhere)
+from gpucompat.fixing.verify import ExecutorRun, NotRun, executor_tolerance, tolerance_of, verify, verify_everywhere
 from gpucompat.opencl import device, ops
 from gpucompat.opencl.device import CLError
 from gpucompat.opencl.ops import elementwise
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
-
 
 pytestmark = pytest.mark.opencl
 
