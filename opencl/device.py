@@ -248,5 +248,8 @@ def choose(spec: str | None = None, cache_dir: str | None = None) -> Device:
         queue = pcl.CommandQueue(ctx, properties=pcl.command_queue_properties.PROFILING_ENABLE)
     except pcl.Error as e:
         raise describe(e, f"opening OpenCL device {picked.name}") from None
-    logging.getLogger(__name__).info("OpenCL device: %s", name_of(picked))
+    log = logging.getLogger(__name__)
+    for failure in passed_over:
+        log.info("OpenCL device passed over: %s", failure)
+    log.info("OpenCL device: %s", name_of(picked))
     return Device(picked, ctx, queue, passed_over)
