@@ -103,10 +103,14 @@ def test_verify_runs_on_the_next_device_when_pocl_rejects_every_kernel(models, m
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # a fresh probe, not an answer kept earlier
     for k, v in POCL_FAILS.items():
         monkeypatch.setenv(k, v)
+    monkeypatch.setenv("GPUCOMPAT_DEBUG", "1")
     r = gpucompat("verify", models.path("conv_relu"), "--runs", "3", "--format", "json", "--cache-dir", "")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["passed"] and doc["device"].startswith("Intel(R) OpenCL"), doc["device"]
+    pocl = next(device.name_of(d) for d in device.all_devices() if device.kind(d) == "PoCL")
+    assert (f"[gpucompat] OpenCL device passed over: {pocl} (PoCL): the probe kernel: "
+            "the OpenCL compiler rejected the kernel: ") in r.stderr
 
 
 def test_doctor_names_the_device_verify_uses_and_why_pocl_was_passed_over(monkeypatch, tmp_path):
