@@ -74,18 +74,16 @@ def test_when_no_candidate_works_each_gets_a_line_with_its_reason(monkeypatch, t
 
 
 def test_the_probe_answer_is_kept_per_device_and_driver_settings(monkeypatch, tmp_path):
-    pocl = next((d for d in device.all_devices() if device.kind(d) == "PoCL"), None)
-    if pocl is None:
-        pytest.skip("PoCL is not installed (it is a dependency on x86-64 Linux only)")
-    for k in POCL_FAILS:
-        monkeypatch.delenv(k, raising=False)  # PoCL as installed, then made to fail
-    first, again = probe(pocl, str(tmp_path)), probe(pocl, str(tmp_path))
-    assert first.works and not first.cached and again.works and again.cached
-    monkeypatch.setenv(*next(iter(POCL_FAILS.items())))
-    failing = probe(pocl, str(tmp_path))
-    assert not failing.works and not failing.cached
-    assert "the OpenCL compiler rejected the kernel" in failing.why and "__OPENCL_VERSION__" in failing.why
-    assert probe(pocl, str(tmp_path)).cached
+    """A second probe of the same device is a file read; any POCL_* / CL_CONFIG_* setting (which
+    changes what a driver's compiler does) makes a new probe. (PoCL did not always see a setting
+    changed inside a running process, so PoCL made to fail is shown in child processes below.)"""
+    first = device.all_devices()[0]
+    fresh, kept = probe(first, str(tmp_path)), probe(first, str(tmp_path))
+    assert not fresh.cached and kept.cached and kept.works == fresh.works and kept.why == fresh.why
+    monkeypatch.setenv("POCL_GPUCOMPAT_TEST_SETTING", "1")
+    assert not probe(first, str(tmp_path)).cached
+    assert probe(first, str(tmp_path)).cached
+    assert len(list(tmp_path.glob("*/probe-*.json"))) == 2
 
 
 def test_intel_runtime_from_its_wheel_is_a_candidate_and_the_environment_is_left_alone():
