@@ -15,6 +15,7 @@ from gpucompat.commands.check import check
 from gpucompat.commands.common import EXIT_ERROR
 from gpucompat.commands.confirm import confirm
 from gpucompat.commands.diff import diff
+from gpucompat.commands.doctor import doctor
 from gpucompat.commands.fix import fix
 from gpucompat.commands.opcode import opcode
 from gpucompat.commands.report import report
@@ -55,6 +56,7 @@ app.command()(report)
 app.command()(fix)
 app.command()(verify)
 app.command()(confirm)
+app.command()(doctor)
 
 
 def main() -> None:
@@ -65,7 +67,8 @@ def main() -> None:
     except typer.Exit as e:
         code = e.exit_code
     except GpucompatError as e:
-        typer.echo(f"gpucompat: {printable(str(e))}", err=True)  # names from the model are untrusted
+        first, *more = (printable(line) for line in e.lines())  # names from the model are untrusted
+        typer.echo("\n".join([f"gpucompat: {first}", *more]), err=True)
         code = EXIT_ERROR
     except (typer.Abort, KeyboardInterrupt):
         typer.echo("gpucompat: aborted", err=True)

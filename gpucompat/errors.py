@@ -4,6 +4,11 @@
 class GpucompatError(Exception):
     """Base class: a problem the user can act on; its text is printed as one line."""
 
+    def lines(self) -> list[str]:
+        """The message as the command line prints it: one line, unless an error about several
+        things (each of several devices) gives one line to each."""
+        return [str(self)]
+
 
 class ModelError(GpucompatError):
     """A model file that cannot be read or is not a valid TFLite model."""

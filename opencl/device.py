@@ -1,8 +1,11 @@
-"""The OpenCL device: discovery, context and queue, program building, and the one place that turns
-OpenCL failures into clear messages.
+"""The OpenCL device: discovery, choice, context and queue, program building, and the one place
+that turns OpenCL failures into clear messages.
 
-Discovery prefers a real GPU's driver and falls back to PoCL's CPU device (the embedded default,
-from the pocl-binary-distribution wheel); `choose(spec)` picks a device by name or index.
+Candidates in order: a real GPU's driver, PoCL's CPU device (the pocl-binary-distribution wheel),
+Intel's CPU runtime (the intel-opencl-rt wheel, registered by intel_runtime.py), any other device.
+`choose()` opens the first whose probe (probe.py) passes, so a driver that lists a device but
+cannot build kernels (PoCL 3.0 on a CPU its LLVM 14 does not know) is passed over;
+`choose(spec)` opens the device named by index or name, unprobed.
 """
 
 from __future__ import annotations
@@ -13,9 +16,12 @@ import logging
 import os
 import re
 import sys
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 
 from gpucompat.errors import GpucompatError
+from gpucompat.opencl import intel_runtime
+from gpucompat.opencl.cache import default_dir
 
 
 class CLError(GpucompatError):
@@ -32,6 +38,16 @@ def cl():
 
 # "/tmp/...cl:168:5 <Spelling=...>: " in front of a compiler message (a temporary file's name)
 _SOURCE_PLACE = re.compile(r"^\S*\.cl:\d+:\d+(?: <Spelling=[^>]*>)?:\s*")
+
+
+@contextlib.contextmanager
+def compiler_output_quiet():
+    """Keep pyopencl's "CompilerWarning: Non-empty compiler output" off the user's screen: Intel's
+    runtime reports every successful build ("Compilation started ... Done."); a failed build arrives
+    as an exception with its log."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cl().CompilerWarning)
+        yield
 
 
 @contextlib.contextmanager
@@ -58,9 +74,25 @@ def describe(error: Exception, what: str) -> CLError:
     if "BUILD_PROGRAM_FAILURE" in text:
         errors = [_SOURCE_PLACE.sub("", line.split("error:", 1)[1].strip())
                   for line in text.splitlines() if "error:" in line]
-        reasons = "; ".join(errors) or "no error in the build log"
+        reasons = "; ".join(errors) or _first_log_line(text)
         return CLError(f"{what}: the OpenCL compiler rejected the kernel: {reasons}")
     return CLError(f"{what}: {text.splitlines()[0] if text else type(error).__name__}")
+
+
+def _first_log_line(text: str) -> str:
+    """The first line of a build log that is the driver's own ("Invalid build option: ..."), not
+    pyopencl's frame around it."""
+    frame = ("clBuildProgram failed", "Build on ", "(options:", "(source saved as")
+    lines = [line.strip() for line in text.splitlines()]
+    return next((line for line in lines if line and not line.startswith(frame)), "no error in the build log")
+
+
+def device_key(device) -> str:
+    """Cache key part naming a device and its driver: a compiled binary (and a probe answer) holds
+    only there."""
+    d = device
+    ident = "|".join([d.platform.name, d.platform.version, d.name, d.driver_version, d.version])
+    return hashlib.sha256(ident.encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -70,24 +102,23 @@ class Device:
     device: object
     context: object
     queue: object
+    passed_over: list[str] = field(default_factory=list)  # "name: why" of candidates tried before it
 
     @property
     def name(self) -> str:
         """Platform and device name ("Portable Computing Language / pthread-AMD EPYC")."""
-        return f"{self.device.platform.name} / {self.device.name}"
+        return name_of(self.device)
 
     @property
     def key(self) -> str:
         """Cache key part naming the device and its driver: a compiled binary is only valid there."""
-        d = self.device
-        ident = "|".join([d.platform.name, d.platform.version, d.name, d.driver_version, d.version])
-        return hashlib.sha256(ident.encode()).hexdigest()[:16]
+        return device_key(self.device)
 
     def build(self, source: str, options: list[str], what: str):
         """Compile `source`; a CLError with the build log when it does not compile."""
         pcl = cl()
         try:
-            with native_stderr_silenced():
+            with native_stderr_silenced(), compiler_output_quiet():
                 return pcl.Program(self.context, source).build(options=options, cache_dir=False)
         except pcl.Error as e:
             raise describe(e, what) from None
@@ -96,7 +127,8 @@ class Device:
         """A program from a binary compiled earlier on this device (see ProgramCache)."""
         pcl = cl()
         try:
-            return pcl.Program(self.context, [self.device], [binary]).build()
+            with compiler_output_quiet():
+                return pcl.Program(self.context, [self.device], [binary]).build()
         except pcl.Error as e:
             raise describe(e, what) from None
 
@@ -120,38 +152,104 @@ def _fork_guard() -> None:
     _STARTED_IN = os.getpid()
 
 
+# Candidate kinds in the order they are tried.
+KINDS = ("GPU driver", "PoCL", "Intel CPU runtime", "other device")
+
+
+def kind(device) -> str:
+    """Which of KINDS a device is."""
+    pcl = cl()
+    if device.type & pcl.device_type.GPU:
+        return KINDS[0]
+    if device.platform.name == "Portable Computing Language":
+        return KINDS[1]
+    if device.platform.name.startswith("Intel(R) OpenCL") and device.type & pcl.device_type.CPU:
+        return KINDS[2]
+    return KINDS[3]
+
+
+def name_of(device) -> str:
+    """Platform and device name ("Portable Computing Language / pthread-AMD EPYC")."""
+    return f"{device.platform.name} / {device.name}"
+
+
 def all_devices() -> list:
-    """Every OpenCL device on every platform, GPUs first (the delegate's target when present)."""
+    """Every OpenCL device on every platform (Intel's CPU runtime included when its wheel is
+    installed), in the order of KINDS."""
     _fork_guard()
     pcl = cl()
     try:
-        devices = [d for p in pcl.get_platforms() for d in p.get_devices()]
+        with intel_runtime.registered():
+            platforms = pcl.get_platforms()
+        devices = [d for p in platforms for d in p.get_devices()]
     except pcl.Error as e:
         raise describe(e, "listing OpenCL devices") from None
-    return sorted(devices, key=lambda d: not d.type & pcl.device_type.GPU)
+    return sorted(devices, key=lambda d: KINDS.index(kind(d)))
 
 
-def choose(spec: str | None = None) -> Device:
-    """Open the device named by `spec` (an index into `all_devices()` or part of its name); the first
-    GPU, else the first device (PoCL's CPU device) when `spec` is None."""
+class NoWorkingDevice(CLError):
+    """Every candidate failed its probe: the reason of each (one line apiece on the terminal)."""
+
+    HEADLINE = "no OpenCL device can run the executor's kernels"
+    HINT = ("gpucompat doctor lists every device; on x86-64 Linux `pip install intel-opencl-rt intel-cmplr-lib-rt` "
+            "adds Intel's CPU runtime")
+
+    def __init__(self, failures: list[str]):
+        self.failures = failures
+        super().__init__(f"{self.HEADLINE}: {'; '.join(failures)} ({self.HINT})")
+
+    def lines(self) -> list[str]:
+        """The headline, one indented line per device, the hint."""
+        return [f"{self.HEADLINE}:", *(f"  {f}" for f in self.failures), self.HINT]
+
+
+def _pick(devices: list, spec: str):
+    """The device `spec` names: an index into `devices` or part of a platform / device name."""
+    if spec.isdigit() and int(spec) < len(devices):
+        return devices[int(spec)]
+    matches = [d for d in devices if spec.lower() in f"{d.platform.name} {d.name}".lower()]
+    if not matches:
+        names = "; ".join(f"{i}: {name_of(d)}" for i, d in enumerate(devices))
+        raise CLError(f"no OpenCL device matches {spec!r} (devices: {names})")
+    return matches[0]
+
+
+def first_working(devices: list, cache_dir: str | None) -> tuple[object, list[str]]:
+    """The first of `devices` whose probe passes, and "name: why" for each one passed over before
+    it; NoWorkingDevice when none passes."""
+    from gpucompat.opencl.probe import probe  # probe.py builds on this module
+
+    failures = []
+    for d in devices:
+        result = probe(d, cache_dir)
+        if result.works:
+            return d, failures
+        failures.append(f"{name_of(d)} ({kind(d)}): {result.why}")
+    raise NoWorkingDevice(failures)
+
+
+def choose(spec: str | None = None, cache_dir: str | None = None) -> Device:
+    """Open the device named by `spec` (an index into `all_devices()` or part of its name), or when
+    `spec` is None the first candidate whose probe passes (probe answers kept in `cache_dir`,
+    default the program cache directory)."""
     devices = all_devices()
     if not devices:
-        raise CLError("no OpenCL device found (is pocl-binary-distribution installed?)")
+        raise CLError("no OpenCL device found (on x86-64 Linux gpucompat's dependencies pocl-binary-distribution and "
+                      "intel-opencl-rt provide CPU devices; elsewhere install an OpenCL driver, e.g. Debian's "
+                      "pocl-opencl-icd)")
+    passed_over: list[str] = []
     if spec is None:
-        picked = devices[0]
-    elif spec.isdigit() and int(spec) < len(devices):
-        picked = devices[int(spec)]
+        picked, passed_over = first_working(devices, default_dir() if cache_dir is None else cache_dir)
     else:
-        matches = [d for d in devices if spec.lower() in f"{d.platform.name} {d.name}".lower()]
-        if not matches:
-            names = "; ".join(f"{i}: {d.platform.name} / {d.name}" for i, d in enumerate(devices))
-            raise CLError(f"no OpenCL device matches {spec!r} (devices: {names})")
-        picked = matches[0]
+        picked = _pick(devices, spec)
     pcl = cl()
     try:
         ctx = pcl.Context([picked])
         queue = pcl.CommandQueue(ctx, properties=pcl.command_queue_properties.PROFILING_ENABLE)
     except pcl.Error as e:
         raise describe(e, f"opening OpenCL device {picked.name}") from None
-    logging.getLogger(__name__).info("OpenCL device: %s / %s", picked.platform.name, picked.name)
-    return Device(picked, ctx, queue)
+    log = logging.getLogger(__name__)
+    for failure in passed_over:
+        log.info("OpenCL device passed over: %s", failure)
+    log.info("OpenCL device: %s", name_of(picked))
+    return Device(picked, ctx, queue, passed_over)

@@ -40,6 +40,7 @@ def test_fix_proves_and_writes(models, tmp_path):
     assert dry["output"] is None and dry["verification"] is None and dry["applied"] == doc["applied"]
 
 
+@pytest.mark.opencl
 def test_verify_runs_on_the_executor_and_stays_callable(models):
     doc = gpucompat.verify(models.path("two_gathers"), runs=2)
     assert doc["passed"] is True and doc["runs"] == 2

@@ -4,6 +4,8 @@ and a bad key is exit 2 naming it."""
 import json
 import shutil
 
+import pytest
+
 from cli import gpucompat
 
 
@@ -74,6 +76,7 @@ def test_fix_reads_the_shared_keys_and_its_own_table(models, tmp_path):
     assert "substitute-gather" in [a["rewrite"] for a in doc["applied"]]  # the flag replaces the file's skip
 
 
+@pytest.mark.opencl
 def test_verify_reads_its_table(models, tmp_path):
     model = project(tmp_path, models, "[tool.gpucompat.verify]\nruns = 2\nprecision = 'fp16'")
     doc = json.loads(gpucompat("verify", model, "--format", "json").stdout)

@@ -3,9 +3,12 @@ command's output); a level that is not a number is exit 2 naming the variable.""
 
 import json
 
+import pytest
+
 from cli import gpucompat
 
 
+@pytest.mark.opencl
 def test_level_3_names_every_program_build_on_stderr(models, monkeypatch):
     monkeypatch.setenv("GPUCOMPAT_DEBUG", "3")
     r = gpucompat("verify", models.path("two_gathers"), "--runs", "1", "--cache-dir", "", "--format", "json")

@@ -13,6 +13,8 @@ from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_ref
 from modelgen import builder, const, convert_fn, tf
 from test_executor_kernels import compare_all_gpu, runtimes, seeded_inputs  # noqa: F401  (fixture)
 
+pytestmark = pytest.mark.opencl
+
 
 @builder("k_conv_runtime_weights")
 def k_conv_runtime_weights() -> bytes:

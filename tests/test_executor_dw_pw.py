@@ -13,6 +13,8 @@ from gpucompat.opencl.runtime import Runtime
 from modelgen import builder, const, convert_fn, tf
 from test_executor_kernels import compare_all_gpu, runtimes  # noqa: F401  (fixture)
 
+pytestmark = pytest.mark.opencl
+
 
 def _dw(t, x, channels: int, size: int, seed: int, stride: int = 1, padding: str = "SAME", dilation: int = 1,
         multiplier: int = 1):

@@ -10,6 +10,7 @@ input, but ADD's other operand comes from op 7, which runs after op 6, so it sta
 """
 
 import numpy as np
+import pytest
 
 import models_kernels  # noqa: F401  (registers builders)
 from gpucompat import ir
@@ -19,6 +20,8 @@ from gpucompat.opencl.hybrid import HybridRunner
 from gpucompat.opencl.ops import linkable, producer
 from gpucompat.opencl.runtime import Runtime
 from test_executor_kernels import seeded_inputs
+
+pytestmark = pytest.mark.opencl
 
 
 def plan(models):

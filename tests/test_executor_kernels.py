@@ -18,6 +18,9 @@ FAMILIES = ["k_conv", "k_depthwise", "k_elementwise", "k_pool", "k_reduce", "k_m
             "k_fusion", "k_tconv_bias"]
 
 
+pytestmark = pytest.mark.opencl
+
+
 @pytest.fixture(scope="module")
 def runtimes():
     device = choose()

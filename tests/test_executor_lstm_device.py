@@ -18,7 +18,7 @@ from gpucompat.opencl.runtime import Runtime
 from models_executor_extra import LSTM_BASIC_SHAPES, basic_lstm
 from test_executor_kernels import seeded_inputs
 
-pytestmark = pytest.mark.fidelity
+pytestmark = [pytest.mark.fidelity, pytest.mark.opencl]
 
 # (batch, inputs, units) beyond the generated models: units 1 (every gate but the first past the
 # end), 5 (the forget gate partly past the end), 6 (the output gate wholly past the end), 8.

@@ -26,6 +26,8 @@ from gpucompat.rules.profile import Options
 from gpucompat.verify.run import Settings, placements_by_subgraph, verify_model
 from test_executor_kernels import compare_all_gpu, seeded_inputs
 
+pytestmark = pytest.mark.opencl
+
 
 @pytest.fixture(scope="module")
 def runtimes():

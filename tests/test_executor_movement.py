@@ -21,6 +21,9 @@ MOVEMENT = {"CONCATENATION", "RESHAPE", "TRANSPOSE", "SLICE", "STRIDED_SLICE", "
 GRIDS = {"mv_4d": MOVEMENT, "mv_low_rank": MOVEMENT - {"DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "PADV2"}}
 
 
+pytestmark = pytest.mark.opencl
+
+
 @pytest.fixture(scope="module")
 def device():
     return choose()

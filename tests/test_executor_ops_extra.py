@@ -23,6 +23,9 @@ from test_executor_kernels import TOLERANCE, compare_all_gpu, seeded_inputs
 PRECISIONS = list(TOLERANCE)
 
 
+pytestmark = pytest.mark.opencl
+
+
 @pytest.fixture(scope="module")
 def runtimes():
     device = choose()

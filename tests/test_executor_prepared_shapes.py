@@ -5,6 +5,7 @@ delegate is built on the prepared graph."""
 import json
 
 import numpy as np
+import pytest
 
 from cli import gpucompat
 from gpucompat import ir
@@ -13,6 +14,8 @@ from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_ref
 from gpucompat.opencl.runtime import Runtime
 from gpucompat.verify.run import placements
 from test_executor_kernels import seeded_inputs
+
+pytestmark = pytest.mark.opencl
 
 
 def test_verify_runs_the_space_to_batch_model_that_fix_folds(models):

@@ -15,6 +15,9 @@ from test_executor_kernels import compare_all_gpu, runtimes  # noqa: F401  (fixt
 POINTWISE_OUTPUTS = (1, 3, 4, 8, 12, 16, 17, 20, 33)
 
 
+pytestmark = pytest.mark.opencl
+
+
 @builder("k_pointwise")
 def k_pointwise() -> bytes:
     """1x1 convolutions: every output count of POINTWISE_OUTPUTS from 5 and 20 input channels on

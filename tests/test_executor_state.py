@@ -8,6 +8,8 @@ import pytest
 
 from cli import gpucompat
 
+pytestmark = pytest.mark.opencl
+
 
 @pytest.mark.parametrize("profile, gpu_ops", [("gpu-current", 1), ("gpu-2019", 0)])
 def test_verify_carries_lstm_state_across_runs_like_the_reference(models, profile, gpu_ops):

@@ -16,6 +16,8 @@ from gpucompat.opencl.ops import elementwise
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
 
+pytestmark = pytest.mark.opencl
+
 
 def test_fix_json_lists_both_backends_and_the_executor_runs_the_fixed_model(models, tmp_path):
     out = tmp_path / "fixed.tflite"

@@ -18,7 +18,7 @@ from gpucompat.verify.compare import DEFAULT_TOLERANCE, Tolerance, failing
 from gpucompat.verify.run import Settings, open_runtime, placements_by_subgraph
 from models_fp16 import scaled_input
 
-pytestmark = pytest.mark.fidelity
+pytestmark = [pytest.mark.fidelity, pytest.mark.opencl]
 
 SCALES = (1, 10, 100, 1000)
 MODELS = ("fp16_layernorm", "fp16_layernorm_scaled", "fp16_vit_encoder", "fp16_bert_encoder",

@@ -70,6 +70,7 @@ def test_check_inputs_judges_exp_logits_and_the_scaled_layernorm(models, tmp_pat
     assert _findings(scaled, "--inputs", _npz(models, "fp16_layernorm_scaled", 1000, tmp_path)) == []
 
 
+@pytest.mark.opencl
 def test_verify_fp16_fails_the_encoder_at_1000_fix_rewrites_it_and_the_fix_passes(models, tmp_path):
     path = models.path("fp16_vit_encoder")
     big, small = _npz(models, "fp16_vit_encoder", 1000, tmp_path), _npz(models, "fp16_vit_encoder", 10, tmp_path)
@@ -90,6 +91,7 @@ def test_verify_fp16_fails_the_encoder_at_1000_fix_rewrites_it_and_the_fix_passe
     assert _findings(fixed, "--inputs", big) == []
 
 
+@pytest.mark.opencl
 def test_executor_fp16_rounds_fused_intermediates_like_half(models, tmp_path):
     """The fused x * 1000 + 1 -> RELU -> * 0.001 chain at |x| ~ 100: the executor's fp16 output is
     numpy's float16 arithmetic step by step, inf where the intermediate passes 65504."""
@@ -165,6 +167,7 @@ def _write(path, data: bytes) -> str:
     return str(path)
 
 
+@pytest.mark.opencl
 def test_a_cpu_computed_variance_entering_the_gpu_is_an_overflow_too(models, tmp_path):
     """gpu-2020 keeps the BERT-like encoder's MEAN on the CPU and takes the ADD(eps) after it: at
     |x| ~ 1000 the variance it hands over is past 65504, stored as inf on the GPU."""

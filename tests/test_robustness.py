@@ -85,6 +85,7 @@ def test_empty_operand_without_data_still_loads():
     assert [op.name for op in ir.from_bytes(data).graphs[0].ops] == ["RESHAPE"]
 
 
+@pytest.mark.opencl
 def test_declared_output_shape_the_reference_does_not_compute(tmp_path):
     """fuzz seed 0 case 916: a MEAN over H and W whose options lost keep_dims still declares
     [1,1,1,4]; the reference interpreter computes [1,4], and verify's comparison raised ValueError
@@ -162,6 +163,7 @@ def test_full_disk_keeps_the_previous_output(tmp_path):
 
 # ------------------------------------------------------------ concurrency
 
+@pytest.mark.opencl
 def test_two_verify_processes_share_the_program_cache(tmp_path):
     """Two verify runs of one model start together on one empty cache directory: both pass, the
     cache ends with one complete file and no temporary, and a third run starts from it."""

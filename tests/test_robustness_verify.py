@@ -50,6 +50,7 @@ def test_invalid_execution_order_is_refused_before_anything_runs(tmp_path, loop,
     _one_error_line(r, path, "execution order is invalid", where)
 
 
+@pytest.mark.opencl
 def test_zero_element_tensor_is_one_line(tmp_path):
     """Case 2430: a tensor without elements; OpenCL has no empty buffers, and pyopencl's LogicError
     (INVALID_BUFFER_SIZE) was an internal error. (The case's conv output declared (1, 4, 4, 0) is
@@ -63,6 +64,7 @@ def test_zero_element_tensor_is_one_line(tmp_path):
     _one_error_line(r, path, "tensor#0 'x' has no elements")
 
 
+@pytest.mark.opencl
 def test_a_declared_shape_the_runtime_prepares_differently_runs_on_the_prepared_one(tmp_path):
     """The conv's output is declared (1, 4, 4, 0); its filter has 2 output channels, so the runtime
     prepares (1, 4, 4, 2), and the executor runs on that shape like the delegate (shapes.py)."""
@@ -77,6 +79,7 @@ def test_a_declared_shape_the_runtime_prepares_differently_runs_on_the_prepared_
     assert r.returncode == 0 and "PASSED" in r.stdout, (r.stdout, r.stderr)
 
 
+@pytest.mark.opencl
 def test_cumsum_without_its_options_runs_with_zero_params(tmp_path):
     """Case 5019: CUMSUM without its options table crashed the lowering (AttributeError on
     `exclusive`); the runtime parses it into zero-initialised params (inclusive, forward), and the
@@ -89,6 +92,7 @@ def test_cumsum_without_its_options_runs_with_zero_params(tmp_path):
     assert r.returncode == 0 and "PASSED" in r.stdout, (r.returncode, r.stdout, r.stderr)
 
 
+@pytest.mark.opencl
 def test_output_name_that_is_not_utf8(tmp_path):
     """Case 1993: the reference interpreter's Python API decodes names strictly
     (UnicodeDecodeError); the run goes on, and the name shows escaped, never as a raw newline or
@@ -104,6 +108,7 @@ def test_output_name_that_is_not_utf8(tmp_path):
     assert "\ufffd\ufffdy\\n[red]z:" in line
 
 
+@pytest.mark.opencl
 def test_a_chain_longer_than_a_kernel_takes_runs(tmp_path):
     """Cases 4883 and 8811: a chain of thousands of elementwise ops fused into one kernel nested
     its value past the compiler's 256 brackets (7 lines of build log, exit 2). 300 ADDs: above

@@ -1,0 +1,148 @@
+"""Which OpenCL device the executor runs on: the first candidate (GPU driver, PoCL, Intel's CPU
+runtime, any other) whose probe kernel builds and runs right, the answer kept per device and
+driver, and one line per candidate when none works.
+
+PoCL is made to fail as it fails on CPUs its LLVM 14 does not know (AMD Zen 5: every kernel
+rejected by the compiler): POCL_EXTRA_BUILD_FLAGS adds options to every PoCL build, and redefining
+a predefined macro under -Werror is a compiler error. Intel's runtime is made to fail by naming a
+target architecture it does not know (CL_CONFIG_CPU_TARGET_ARCH): it then will not open its device.
+"""
+
+import json
+import os
+import platform
+import sys
+from importlib import metadata
+from types import SimpleNamespace
+
+import pytest
+
+from cli import gpucompat
+from gpucompat.opencl import device
+from gpucompat.opencl.probe import probe
+
+POCL_FAILS = {"POCL_EXTRA_BUILD_FLAGS": "-Werror -D__OPENCL_VERSION__=1"}
+INTEL_FAILS = {"CL_CONFIG_CPU_TARGET_ARCH": "nosuchcpu"}
+ON_X86_64_LINUX = sys.platform == "linux" and platform.machine() == "x86_64"
+
+pytestmark = pytest.mark.opencl
+
+
+def fake_gpu(name: str) -> SimpleNamespace:
+    """A GPU driver that lists a device it cannot open (a stand-in: pyopencl refuses to make a
+    context on it, as a broken driver refuses with DEVICE_NOT_AVAILABLE)."""
+    return SimpleNamespace(platform=SimpleNamespace(name="Fake GPU Platform", version="OpenCL 3.0 fake"),
+                           name=name, driver_version="0.0", version="OpenCL 3.0",
+                           type=device.cl().device_type.GPU)
+
+
+def kinds() -> list[str]:
+    return [device.kind(d) for d in device.all_devices()]
+
+
+def require_a_candidate_after_pocl() -> None:
+    """The fallback tests need PoCL and a working CPU device after it (Intel's runtime is a
+    dependency on x86-64 Linux)."""
+    if "PoCL" in kinds() and "Intel CPU runtime" in kinds():
+        return
+    why = "these tests need PoCL and Intel's CPU runtime (pip install intel-opencl-rt intel-cmplr-lib-rt)"
+    if ON_X86_64_LINUX or os.environ.get("GPUCOMPAT_REQUIRE_OPENCL"):
+        pytest.fail(f"both are dependencies here: {why}", pytrace=False)
+    pytest.skip(why)
+
+
+def test_a_candidate_that_fails_its_probe_is_passed_over_for_the_next(monkeypatch, tmp_path):
+    real = device.all_devices()
+    monkeypatch.setattr(device, "all_devices", lambda: [fake_gpu("fake0"), *real])
+    chosen = device.choose(cache_dir=str(tmp_path))
+    working = [d for d in real if probe(d, str(tmp_path)).works]
+    assert chosen.name == device.name_of(working[0])
+    assert chosen.passed_over[0].startswith("Fake GPU Platform / fake0 (GPU driver): the probe kernel: ")
+
+
+def test_when_no_candidate_works_each_gets_a_line_with_its_reason(monkeypatch, tmp_path):
+    monkeypatch.setattr(device, "all_devices", lambda: [fake_gpu("fake0"), fake_gpu("fake1")])
+    with pytest.raises(device.NoWorkingDevice) as raised:
+        device.choose(cache_dir=str(tmp_path))
+    lines = raised.value.lines()
+    assert lines[0] == "no OpenCL device can run the executor's kernels:"
+    assert [line.split(": the probe kernel: ")[0] for line in lines[1:3]] == [
+        "  Fake GPU Platform / fake0 (GPU driver)", "  Fake GPU Platform / fake1 (GPU driver)"]
+    assert lines[3] == ("gpucompat doctor lists every device; on x86-64 Linux `pip install intel-opencl-rt "
+                        "intel-cmplr-lib-rt` adds Intel's CPU runtime")
+    assert "\n" not in str(raised.value)  # one line where a report quotes it (fix's "not run: ...")
+
+
+def test_the_probe_answer_is_kept_per_device_and_driver_settings(monkeypatch, tmp_path):
+    """A second probe of the same device is a file read; any POCL_* / CL_CONFIG_* setting (which
+    changes what a driver's compiler does) makes a new probe. (PoCL did not always see a setting
+    changed inside a running process, so PoCL made to fail is shown in child processes below.)"""
+    first = device.all_devices()[0]
+    fresh, kept = probe(first, str(tmp_path)), probe(first, str(tmp_path))
+    assert not fresh.cached and kept.cached and kept.works == fresh.works and kept.why == fresh.why
+    monkeypatch.setenv("POCL_GPUCOMPAT_TEST_SETTING", "1")
+    assert not probe(first, str(tmp_path)).cached
+    assert probe(first, str(tmp_path)).cached
+    assert len(list(tmp_path.glob("*/probe-*.json"))) == 2
+
+
+def test_intel_runtime_from_its_wheel_is_a_candidate_and_the_environment_is_left_alone():
+    if not list(metadata.distributions(name="intel-opencl-rt")):
+        if ON_X86_64_LINUX:
+            pytest.fail("intel-opencl-rt is a dependency on x86-64 Linux but is not installed", pytrace=False)
+        pytest.skip("intel-opencl-rt has wheels for x86-64 Linux only")
+    before = os.environ.get("OCL_ICD_VENDORS")
+    assert "Intel CPU runtime" in kinds()
+    assert os.environ.get("OCL_ICD_VENDORS") == before
+
+
+def test_verify_runs_on_the_next_device_when_pocl_rejects_every_kernel(models, monkeypatch, tmp_path):
+    require_a_candidate_after_pocl()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # a fresh probe, not an answer kept earlier
+    for k, v in POCL_FAILS.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setenv("GPUCOMPAT_DEBUG", "1")
+    r = gpucompat("verify", models.path("conv_relu"), "--runs", "3", "--format", "json", "--cache-dir", "")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["passed"] and doc["device"].startswith("Intel(R) OpenCL"), doc["device"]
+    pocl = next(device.name_of(d) for d in device.all_devices() if device.kind(d) == "PoCL")
+    assert (f"[gpucompat] OpenCL device passed over: {pocl} (PoCL): the probe kernel: "
+            "the OpenCL compiler rejected the kernel: ") in r.stderr
+
+
+def test_doctor_names_the_device_verify_uses_and_why_pocl_was_passed_over(monkeypatch, tmp_path):
+    require_a_candidate_after_pocl()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    for k, v in POCL_FAILS.items():
+        monkeypatch.setenv(k, v)
+    r = gpucompat("doctor", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    pocl = next(d for d in doc["opencl"]["devices"] if d["kind"] == "PoCL")
+    intel = next(d for d in doc["opencl"]["devices"] if d["kind"] == "Intel CPU runtime")
+    assert not pocl["works"] and "the OpenCL compiler rejected the kernel" in pocl["why"]
+    assert intel["works"] and doc["opencl"]["verify_device"] == intel["name"] and doc["verify_can_run"]
+    assert doc["program_cache"]["directory"] == os.path.join(str(tmp_path), "gpucompat", "programs")
+    text = gpucompat("doctor").stdout
+    assert f"verify uses: {intel['name']}" in text
+    assert f"passed over: {pocl['why']}" in text and "probe passed (kept from an earlier run)" in text
+
+
+def test_with_no_working_device_verify_says_why_for_each_candidate_and_exits_2(models, monkeypatch, tmp_path):
+    require_a_candidate_after_pocl()
+    if set(kinds()) != {"PoCL", "Intel CPU runtime"}:
+        pytest.skip("another OpenCL driver is installed, which these settings do not make fail")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    for k, v in {**POCL_FAILS, **INTEL_FAILS}.items():
+        monkeypatch.setenv(k, v)
+    r = gpucompat("verify", models.path("conv_relu"), "--runs", "1", "--cache-dir", "")
+    assert r.returncode == 2 and r.stdout == ""
+    lines = r.stderr.splitlines()
+    names = [device.name_of(d) for d in device.all_devices()]
+    assert lines[0] == "gpucompat: no OpenCL device can run the executor's kernels:"
+    assert lines[1].startswith(f"  {names[0]} (PoCL): the probe kernel: the OpenCL compiler rejected the kernel: ")
+    assert lines[1].endswith("'__OPENCL_VERSION__' macro redefined")
+    assert lines[2] == f"  {names[1]} (Intel CPU runtime): the probe kernel: Context failed: DEVICE_NOT_AVAILABLE"
+    assert lines[3].startswith("gpucompat doctor lists every device") and len(lines) == 4
+    assert gpucompat("doctor").returncode == 1

@@ -1,0 +1,38 @@
+"""`gpucompat doctor`'s account of the Vulkan driver `confirm` would load: the set-up named by
+$GPUCOMPAT_VULKAN_DIR/env.sh, each driver file with its library, and how to get one when none is
+there. (The OpenCL half is in tests/test_device_choice.py.)"""
+
+import json
+
+from cli import gpucompat
+
+
+def vulkan_setup(tmp_path, monkeypatch, library: str) -> str:
+    """A set-up directory whose env.sh names one Vulkan driver file pointing at `library`."""
+    icd = tmp_path / "lvp_icd.json"
+    icd.write_text(json.dumps({"file_format_version": "1.0.0", "ICD": {"library_path": library, "api_version": "1.3"}}))
+    (tmp_path / "env.sh").write_text(f"export VK_ICD_FILENAMES={icd} VK_DRIVER_FILES={icd}\n")
+    monkeypatch.setenv("GPUCOMPAT_VULKAN_DIR", str(tmp_path))
+    return str(icd)
+
+
+def test_a_driver_whose_library_is_missing_is_no_driver_and_doctor_says_how_to_get_one(tmp_path, monkeypatch):
+    icd = vulkan_setup(tmp_path, monkeypatch, str(tmp_path / "libvulkan_lvp.so"))
+    doc = json.loads(gpucompat("doctor", "--format", "json").stdout)
+    vk = doc["vulkan"]
+    assert vk["setup"] == f"the Vulkan driver set up in {tmp_path}"
+    assert vk["drivers"] == [{"file": icd, "library": str(tmp_path / "libvulkan_lvp.so"), "library_present": False}]
+    assert not vk["available"] and "Mesa >= 23 lavapipe" in vk["how_to_get_one"]
+    text = gpucompat("doctor").stdout
+    assert f"{icd}: {tmp_path / 'libvulkan_lvp.so'} (missing)" in text
+    assert "no Vulkan driver found: " in text
+
+
+def test_a_driver_whose_library_is_there_is_listed_as_available(tmp_path, monkeypatch):
+    library = tmp_path / "libvulkan_lvp.so"
+    library.write_bytes(b"\x7fELF")
+    vulkan_setup(tmp_path, monkeypatch, str(library))
+    doc = json.loads(gpucompat("doctor", "--format", "json").stdout)
+    assert doc["vulkan"]["available"] and doc["vulkan"]["drivers"][0]["library_present"]
+    assert set(doc) == {"python", "packages", "opencl", "program_cache", "vulkan", "verify_can_run"}
+    assert doc["packages"]["pyopencl"] and doc["packages"]["ai-edge-litert"]
