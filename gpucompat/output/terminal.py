@@ -73,6 +73,14 @@ def _render_model(console: Console, rec: dict) -> None:
             nodes = ", ".join(f"{g}:{i}" for g, i in u["nodes"][:8]) + (" ..." if len(u["nodes"]) > 8 else "")
             _row(table, f"#{u['opcode']}", u["op"], str(u["count"]), u["layer"], u["reason"], nodes)
         _print(console, table)
+    if rec.get("wrong"):
+        _print(console, Text(f"  {s['ops_wrong']} delegated op(s) compute wrong values on the GPU", style="bold red"))
+        table = Table(title="ops the GPU takes and computes wrongly", title_justify="left", show_edge=False)
+        for col in ("code", "node", "what was observed"):
+            table.add_column(col)
+        for w in rec["wrong"]:
+            _row(table, w["code"], ", ".join(f"{g}:{i}" for g, i in w["nodes"]), w["message"])
+        _print(console, table)
     _render_costs(console, rec)
     baselined = 0
     for f in rec["findings"]:
