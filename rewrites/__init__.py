@@ -7,6 +7,7 @@ from __future__ import annotations
 from gpucompat.errors import GpucompatError
 from gpucompat.rewrites.engine import Rewrite
 from gpucompat.rewrites.cleanup import Cleanup
+from gpucompat.rewrites.explicit_rank4 import ExplicitRank4
 from gpucompat.rewrites.fold_constants import FoldConstants
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
 from gpucompat.rewrites.rgb_to_rgba import RgbToRgba
@@ -18,7 +19,7 @@ from gpucompat.rewrites.substitute_mirror_pad import SubstituteMirrorPad
 from gpucompat.rewrites.substitute_split import SubstituteSplit
 
 REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
-    (Cleanup, FoldConstants, FoldSpaceToBatch, RgbToRgba, SubstituteBroadcastTo, SubstituteGather,
+    (Cleanup, ExplicitRank4, FoldConstants, FoldSpaceToBatch, RgbToRgba, SubstituteBroadcastTo, SubstituteGather,
      SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit),
     key=lambda r: (r.priority, r.name)))
 

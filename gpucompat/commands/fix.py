@@ -27,6 +27,7 @@ def fix(
     no_quant: Annotated[bool, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; verify and write nothing.")] = False,
     no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip the numerical verification.")] = False,
+    verify_on: Annotated[str | None, typer.Option(help="Also verify on litert-gpu: LiteRT's real GPU accelerator (automatic with --profile litert-mldrift; 'not run' without a Vulkan device).")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Allow writing over the input model.")] = False,
     output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.terminal,
     fail_on: Annotated[FailOn, typer.Option(help="Exit 1 when findings of this severity remain after the fix.")] = FailOn.never,
@@ -38,6 +39,8 @@ def fix(
     from gpucompat.rules.lint import SEVERITIES, run_all
     from gpucompat.rules.profile import Options
 
+    if verify_on not in (None, "litert-gpu"):
+        raise GpucompatError("--verify-on must be litert-gpu")
     if output is None and not dry_run:
         if not in_place:
             raise GpucompatError("fix needs --output/-o (or --in-place to overwrite the model, or --dry-run)")
@@ -50,7 +53,7 @@ def fix(
     result = run.fix_file(path, chosen, prof, options)
     status = EXIT_CLEAN
     if not dry_run:
-        if not no_verify and run.verify_fix(result) is not None and not result.verification.ok:
+        if not no_verify and run.verify_fix(result, verify_on == "litert-gpu") is not None and not result.verification.ok:
             result.failing_rewrites = run.blame(result, chosen, prof, options)
             status = EXIT_FINDINGS
         elif output is not None and (result.changed or output != path):

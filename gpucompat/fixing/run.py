@@ -14,10 +14,12 @@ from gpucompat.ir.reader import read_bytes
 from gpucompat.ir.writer import write_atomic
 from gpucompat.check import ModelResult, check_model
 from gpucompat.fixing.runtime_version import raise_min_runtime_version
-from gpucompat.fixing.verify import Verifications, verify_everywhere
+from gpucompat.fixing.verify import Verifications, verify, verify_everywhere
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
 from gpucompat.rules.profile import Options, Profile
+
+ACCELERATOR_PROFILE = "litert-mldrift"  # the profile of LiteRT's GPU accelerator: fixes for it are verified there
 
 
 @dataclass
@@ -66,12 +68,17 @@ def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Opti
     return Fix(path, original, fixed, trace, before, after)
 
 
-def verify_fix(fix: Fix) -> Verifications | None:
+def verify_fix(fix: Fix, on_accelerator: bool = False) -> Verifications | None:
     """Run the numerical comparison on every backend when something changed, the executor placing
-    ops as the fix's profile and options do; the result is kept on `fix`."""
+    ops as the fix's profile and options do; also on LiteRT's real GPU accelerator when asked, or
+    when the fix aims at it (profile litert-mldrift); the result is kept on `fix`."""
     if fix.changed:
         fix.verification = verify_everywhere(fix.original, fix.fixed, fix.trace.safeties(),
                                              fix.after.profile.name, fix.after.options)
+        if on_accelerator or fix.after.profile.name == ACCELERATOR_PROFILE:
+            from gpucompat.fixing import on_accelerator as litert
+
+            fix.verification.results.append(verify(fix.original, fix.fixed, fix.trace.safeties(), litert.backend()))
     return fix.verification
 
 
