@@ -36,8 +36,8 @@ def _overrides(specs: list[str]) -> dict:
 def verify(
     model: Annotated[str, typer.Argument(help="The .tflite model to run.")],
     runs: Annotated[int | None, typer.Option(help="Number of runs with seeded random inputs (default 50; 3 on litert-gpu).")] = None,
-    backend: Annotated[str, typer.Option(help="Test backend: opencl (hybrid execution on the included executor) or litert-gpu (LiteRT's real GPU accelerator in fp32, fully delegated models only).")] = "opencl",
-    precision: Annotated[str, typer.Option(help="Executor precision: fp32, or fp16 (half storage, float arithmetic).")] = "fp32",
+    backend: Annotated[str, typer.Option(help="Test backend: opencl (hybrid execution on the included executor) or litert-gpu (LiteRT's real GPU accelerator; ops it does not take run on LiteRT's CPU).")] = "opencl",
+    precision: Annotated[str, typer.Option(help="Precision: fp32, or fp16 (executor: half storage, float arithmetic; litert-gpu: the accelerator's default).")] = "fp32",
     device: Annotated[str | None, typer.Option(help="OpenCL device: index or part of its name (default: a GPU, else PoCL).")] = None,
     cache_dir: Annotated[str | None, typer.Option(help="Compiled-program cache directory (default: the user cache directory; '' disables).")] = None,
     profile: Annotated[str, typer.Option(help="Delegate profile deciding which ops run on the GPU.")] = "gpu-current",
@@ -61,8 +61,6 @@ def verify(
         raise GpucompatError(f"--precision must be one of {', '.join(PRECISIONS)}")
     if backend not in BACKENDS:
         raise GpucompatError(f"--backend must be one of {', '.join(BACKENDS)}")
-    if backend == "litert-gpu" and precision != "fp32":
-        raise GpucompatError("--backend litert-gpu runs in fp32 only (enforce_f32)")
     settings = Settings(runs=runs if runs is not None else BACKENDS[backend], backend=backend, precision=precision, device=device, cache_dir=cache_dir, profile=profile,
                         atol=atol, rtol=rtol, overrides=_overrides(output_tolerance or []), localize=localize,
                         against=against, seed=seed)
