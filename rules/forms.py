@@ -91,8 +91,8 @@ def _binary(op: Op) -> str | None:
 
 def _spread(shape: Sequence[int], out: Sequence[int]) -> str:
     """", spread" when a runtime operand is broadcast along an output axis other than the last
-    (the channels): observed wrong at rank 4 too ([1,1,1,1] with a constant [2,4,8,16]), while
-    broadcasting along the channels only is right."""
+    (the channels): a [1,1,1,1] operand with a constant [2,4,8,16] is computed wrongly, with a
+    constant [1,1,1,4] right."""
     padded = (1,) * (len(out) - len(shape)) + tuple(shape)
     return ", spread" if any(x == 1 and o > 1 for x, o in zip(padded[:-1], tuple(out)[:-1])) else ""
 

@@ -50,6 +50,7 @@ class Form:
     inputs: list
     draw: str = "normal"
     ids: int = 0
+    retype: str | None = None  # the op the converter wrote for it becomes this one (EMBEDDING_LOOKUP)
     key: str | None = None  # filled from the converted model
     result: dict = field(default_factory=dict)  # precision -> {"cosine", "max_error", "wrong"}
 
@@ -144,9 +145,18 @@ def _reduction_forms() -> list[Form]:
     ]
 
 
+def _lookup_forms() -> list[Form]:
+    """EMBEDDING_LOOKUP, which TensorFlow 2.21's converter never writes (tf.nn.embedding_lookup
+    becomes GATHER): the converter's GATHER of a constant table by runtime ids, retyped in the
+    file (EMBEDDING_LOOKUP reads ids first, then the table). A rank-3 table aborts the process
+    (model_builder_helper.cc:329 "Check failed: dims->size == 2"), so only rank 2 is here."""
+    return [Form(f"lookup_{rows}x{cols}", lambda t, i, s=(rows, cols): t.gather(const(list(s), 10), i) * 1.0,
+                 [([5], I32)], "ids", rows, "EMBEDDING_LOOKUP") for rows, cols in ((32, 16), (1000, 64))]
+
+
 def forms() -> list[Form]:
     """Every form of the grid, in batches' order."""
-    return [*_binary_forms(), *_table_forms(), *_movement_forms(), *_reduction_forms()]
+    return [*_binary_forms(), *_table_forms(), *_movement_forms(), *_reduction_forms(), *_lookup_forms()]
 
 
 def convert(batch: list[Form]) -> bytes:
@@ -166,6 +176,25 @@ def convert(batch: list[Form]) -> bytes:
     module = Module()
     conv = t.lite.TFLiteConverter.from_concrete_functions([module.__call__.get_concrete_function()], module)
     return conv.convert()
+
+
+def _retyped(data: bytes, batch: list[Form]) -> bytes:
+    """The converted model with each `retype` form's GATHER turned into that op, reading (ids, table)."""
+    from gpucompat import ir
+    from gpucompat.ir import build
+
+    wanted = {f.name: f.retype for f in batch if f.retype}
+    if not wanted:
+        return data
+    model = ir.from_bytes(data)
+    graph = model.graphs[0]
+    for t in graph.inputs:
+        if _form_name(t) in wanted:
+            (op,) = [o for o in t.consumers if o.name == "GATHER"]
+            build.retype(op, wanted[_form_name(t)])
+            op.inputs = [op.inputs[1], op.inputs[0]]
+    graph.link()
+    return ir.to_bytes(model)
 
 
 def _form_name(t) -> str:
@@ -190,7 +219,7 @@ def run_batch(batch: list[Form], path: str, seed: int = 0) -> None:
     from gpucompat.opencl.hybrid import reference_interpreter, run_reference
     from gpucompat.rules.forms import form_of
 
-    data = convert(batch)
+    data = _retyped(convert(batch), batch)
     with open(path, "wb") as fh:
         fh.write(data)
     graph = ir.from_bytes(data, path).graphs[0]

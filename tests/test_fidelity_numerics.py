@@ -56,6 +56,12 @@ def test_the_grid_finds_both_kinds(grid):
     assert by_name["sum_long_big"].result["fp16"]["wrong"] and not by_name["sum_long_big"].result["fp32"]["wrong"]
 
 
+def test_embedding_lookup_of_a_rank_2_table_is_delegated_and_right(grid):
+    """Its batch ran fully delegated (a batch must), and the values are the CPU's."""
+    lookups = [f for f in grid if f.key == "EMBEDDING_LOOKUP rank 2"]
+    assert len(lookups) == 2 and not any(r["wrong"] for f in lookups for r in f.result.values())
+
+
 def test_a_form_alone_computes_as_in_the_batch(grid, tmp_path):
     """Batching keeps forms independent: two wrong and two right forms, each in a model of its
     own, get the verdicts they got among the others."""
