@@ -126,6 +126,8 @@ ONE_OP = {
     "one_hot": lambda t: (lambda i: t.one_hot(i, 8), [([1, 4], I32)]),
     "rank5_relu": lambda t: (t.nn.relu, [([1, 2, 2, 2, 4], F)]),
     "rank0": lambda t: (lambda a: a * 2.0 + 1.0, [([], F)]),
+    "rank0_rt_tensor": lambda t: (lambda a, s: a + s, [X4, ([], F)]),
+    "rank0_rt_rank0": lambda t: (lambda a, s: a * s, [([], F), ([], F)]),
     "rank1": lambda t: (lambda a: a * 2.0 + 1.0, [([8], F)]),
     "mul_int": lambda t: (lambda a: a * 2, [([1, 4, 4, 8], I32)]),
     "add_int": lambda t: (lambda a, b: a + b, [([1, 4, 4, 8], I32), ([1, 4, 4, 8], I32)]),

@@ -36,7 +36,7 @@ def _chain() -> bytes:
 
 @builder("wrongform_partly")
 def _partly() -> bytes:
-    """The wrong rank-3 PAD beside an op the accelerator does not take (a runtime rank-0 ADD of a
-    runtime tensor): the model runs partly delegated."""
+    """The wrong rank-3 PAD, then an op the accelerator does not take (ADD of the result and a
+    runtime rank-0 tensor): the model runs partly delegated."""
     t = tf()
     return convert_fn(lambda a, s: t.pad(a, [[0, 0], [2, 2], [0, 0]]) + s, [([8, 16, 4], F), ([], F)])

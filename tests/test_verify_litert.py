@@ -59,7 +59,7 @@ def test_localize_names_the_wrong_op(models, precision):
 
 @pytest.mark.fidelity
 def test_a_partly_delegated_model(models):
-    """A runtime rank-0 operand of a runtime ADD is not delegated; the wrong PAD before it is."""
+    """ADD of a runtime rank-0 tensor is not delegated; the wrong PAD before it is."""
     r = _verify(models.path("wrongform_partly"), "--runs", "1", "--localize", "--format", "json")
     assert r.returncode == 1, r.stderr
     doc = json.loads(r.stdout)

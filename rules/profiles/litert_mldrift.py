@@ -106,7 +106,21 @@ _IDENTICAL = _restated(p.identical_inputs)
 # observed: SIGN_BIT on ADD prints "Unsupported fused activation: 5", on SUB and CONV_2D the enum name.
 _ACT_ADD = _restated(p.fused_activation(), "Unsupported fused activation: 5")
 _ACT = _restated(p.fused_activation(), "TfLiteFusedActivation.kTfLiteActSignBit")
-_TWO_ARG = entry(None, p.operands(), _ACT, _IDENTICAL)
+
+
+def _no_runtime_scalar_with_tensor(op, ctx: Context) -> Verdict:
+    """observed (numerics calibration grid, docs/fidelity.md): a runtime rank-0 operand with a
+    runtime operand of higher rank is refused at partitioning; with a constant, or with another
+    rank-0 runtime operand, it is taken."""
+    runtime = p.runtime_inputs(op, ctx)
+    if len(runtime) == 2 and min(t.rank for t in runtime) == 0 and max(t.rank for t in runtime) > 0:
+        scalar = next(t for t in runtime if t.rank == 0)
+        return reject("a runtime rank-0 operand with a runtime tensor of higher rank", "partition",
+                      f'Tensor "{scalar.name}" has bad input dims size: 0.')
+    return ACCEPT
+
+
+_TWO_ARG = entry(None, p.operands(), _ACT, _IDENTICAL, _no_runtime_scalar_with_tensor)
 _ONE_ARG = entry(None, p.io_counts(1, const=0))
 _ONE_ARG_V2 = entry(2, p.io_counts(1, const=0))  # observed cap 2
 
@@ -118,8 +132,8 @@ OPS: dict[int, OpSupport] = {
     **{B[n]: _ONE_ARG_V2 for n in ("RSQRT", "TANH", "LOGISTIC")},
     B["RELU"]: entry(2), B["RELU6"]: entry(2),
     # elementwise, two arguments, numpy broadcasting (observed [2,1,3]*[1,4,1], [2,4,4,8]-[1,4,1,8])
-    B["ADD"]: entry(None, p.operands(), _ACT_ADD),
-    B["MUL"]: entry(None, p.operands(), _ACT),
+    B["ADD"]: entry(None, p.operands(), _ACT_ADD, _no_runtime_scalar_with_tensor),
+    B["MUL"]: entry(None, p.operands(), _ACT, _no_runtime_scalar_with_tensor),
     B["SUB"]: entry(2, *_TWO_ARG.checks),
     **{B[n]: _TWO_ARG for n in ("DIV", "POW", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "FLOOR_DIV",
                                 "FLOOR_MOD", "ATAN2")},
