@@ -10,6 +10,7 @@ CPU kernels crash the process on it: an invalid model, not a delegate fact)."""
 import numpy as np
 
 from gpucompat import ir
+from gpucompat.ir import build
 from gpucompat.ir import opcodes
 from gpucompat.ir.nodes import OpCode
 from modelgen import builder, const, convert_fn, tf
@@ -102,6 +103,7 @@ ONE_OP = {
     "gather_rt": lambda t: (lambda a, i: t.gather(a, i, axis=1), [X4, ([3], I32)]),
     "gather_nd": lambda t: (lambda a: t.gather_nd(a, [[0, 1], [0, 2]]), [X4]),
     "embedding": lambda t: (lambda i: t.nn.embedding_lookup(const([10, 8]), i), [([4], I32)]),
+    "embedding3": lambda t: (lambda i: t.nn.embedding_lookup(const([10, 2, 8]), i), [([4], I32)]),
     "resize_bil": lambda t: (lambda a: t.image.resize(a, [16, 16]), [X4]),
     "resize_bil_ac": lambda t: (lambda a: t.compat.v1.image.resize_bilinear(a, [16, 16], align_corners=True), [X4]),
     "resize_nn": lambda t: (lambda a: t.image.resize(a, [16, 16], method="nearest"), [X4]),
@@ -199,7 +201,17 @@ def _custom(code: str, keep_options: bool = False):
     return change
 
 
+def _as_lookup(op):
+    """GATHER(table, ids) -> EMBEDDING_LOOKUP(ids, table): TensorFlow 2.21's converter never
+    writes EMBEDDING_LOOKUP (tf.nn.embedding_lookup becomes GATHER)."""
+    build.retype(op, "EMBEDDING_LOOKUP")
+    op.inputs = [op.inputs[1], op.inputs[0]]
+    op.graph.link()
+
+
 EDITS = {
+    "embedding_lookup": ("embedding", _as_lookup),
+    "embedding_lookup_rank3": ("embedding3", _as_lookup),
     "sub_sign_bit": ("sub_rt", _option("fusedActivationFunction", 5)),
     "d2s_block1": ("d2s", _option("blockSize", 1)),
     # the runtime registers these custom codes (the model loads); the GPU takes none of them

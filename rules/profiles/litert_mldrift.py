@@ -82,6 +82,16 @@ def _unclamped_slice(op, ctx: Context) -> Verdict:
     return ACCEPT
 
 
+def _lookup_table_rank_2(op, ctx: Context) -> Verdict:
+    """EMBEDDING_LOOKUP is taken with a rank-2 table (observed, and computed right: the numerics
+    calibration grid); with a rank-3 table it passes partitioning and the model builder aborts
+    the process: "model_builder_helper.cc:329] Check failed: dims->size == 2 (3 vs. 2)"."""
+    table = op.input(1)
+    if table is None or table.rank == 2:
+        return ACCEPT
+    return reject(f"the table has rank {table.rank}, not 2", "parse", "Check failed: dims->size == 2")
+
+
 def _one_hot_last_axis(op, ctx: Context) -> Verdict:
     """ONE_HOT only along the last output axis; observed: axis 0 on [1, 4] indices is refused
     with "OneHot axis must be -1 or the last dimension." (tests/models_ops.py ops_one_hot_axis0),
@@ -154,6 +164,7 @@ OPS: dict[int, OpSupport] = {
     **{B[n]: entry() for n in ("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ANY",
                                "REDUCE_ALL", "ARG_MAX", "CUMSUM")},
     B["TOPK_V2"]: entry(1),
+    B["EMBEDDING_LOOKUP"]: entry(None, _lookup_table_rank_2),
     # layout (observed)
     B["CONCATENATION"]: entry(6),
     **{B[n]: entry() for n in ("PACK", "UNPACK", "SPLIT", "SPLIT_V", "TILE", "SLICE", "REVERSE_V2",
