@@ -49,9 +49,8 @@ class ExplicitRank4(Rewrite):
         out = op.outputs[0]
         if out.is_dynamic or any(t.is_dynamic for t in op.present_inputs) or out.rank >= 4:
             return f"{out.name!r} is dynamic or already rank 4"
-        graph, model = op.graph, op.graph.model
-        marks = len(graph.tensors), len(model.buffers)
         r = Replacement(op, [op], ctx=ctx)
+        marks = r.marks()
         at4 = self._plan(op, r)
         new_form = form_of(at4)
         verdict = calibration.observed(new_form)
@@ -61,9 +60,7 @@ class ExplicitRank4(Rewrite):
         elif ctx.rejects(at4):
             why = f"the profile rejects the rank-4 {op.name}: {ctx.verdict(at4).reason}"
         if why:
-            del graph.tensors[marks[0]:]
-            if model.fb.buffers is not None:
-                del model.fb.buffers[marks[1]:]
+            r.forget(marks)
             return why
         return r
 
@@ -88,10 +85,7 @@ class ExplicitRank4(Rewrite):
         return at4
 
     def rewrite(self, match: Replacement, ctx: RewriteContext) -> None:
-        graph = match.graph
-        at = graph.op_index(match.anchor)
-        graph.ops[at:at + 1] = match.new
-        graph.link()
+        match.splice()
 
 
 def _ones(rank: int) -> tuple[int, ...]:

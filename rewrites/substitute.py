@@ -85,6 +85,25 @@ class Replacement(Match):
         return self.emit("STRIDED_SLICE", [x, self.const("begin", begin), self.const("end", end),
                                            self.const("strides", step)], out or shape, fb.StridedSliceOptionsT())
 
+    def marks(self) -> tuple[int, int]:
+        """How many tensors and buffers the model has now (what `forget` goes back to)."""
+        return len(self.graph.tensors), len(self.graph.model.buffers)
+
+    def forget(self, marks: tuple[int, int]) -> None:
+        """Drop the tensors and buffers made since `marks`: a refusal leaves the graph as it was."""
+        del self.graph.tensors[marks[0]:]
+        if self.graph.model.fb.buffers is not None:
+            del self.graph.model.fb.buffers[marks[1]:]
+
+    def splice(self) -> None:
+        """Put the new ops where the anchor was, and move the rewired tensors' readers."""
+        graph = self.graph
+        at = graph.op_index(self.anchor)
+        graph.ops[at:at + 1] = self.new
+        graph.link()
+        for old, new in self.rewire:
+            graph.replace_uses(old, new)
+
     def reshape(self, x: Tensor, out: Tensor | Sequence[int]) -> Tensor:
         """RESHAPE x into the tensor `out`, or into a new tensor of shape `out`."""
         from ai_edge_litert import schema_py_generated as fb
@@ -116,24 +135,16 @@ class Substitution(Rewrite):
     def check(self, op: Op, ctx: RewriteContext) -> Replacement | str | None:
         if not ctx.rejects(op):
             return None
-        graph, model = op.graph, op.graph.model
-        marks = len(graph.tensors), len(model.buffers)
         r = Replacement(op, [op], ctx=ctx)
+        marks = r.marks()
         why = _static_float(op, self.data(op)) or self.plan(op, r, ctx) or refused(r, ctx)
         if why:
-            del graph.tensors[marks[0]:]  # a refusal leaves the graph as it was
-            if model.fb.buffers is not None:
-                del model.fb.buffers[marks[1]:]
+            r.forget(marks)
             return why
         return r
 
     def rewrite(self, match: Replacement, ctx: RewriteContext) -> None:
-        graph = match.graph
-        at = graph.op_index(match.anchor)
-        graph.ops[at:at + 1] = match.new
-        graph.link()
-        for old, new in match.rewire:
-            graph.replace_uses(old, new)
+        match.splice()
 
 
 def _static_float(op: Op, data: Tensor | None) -> str | None:
