@@ -164,16 +164,16 @@ def _render_comparison(console: Console, comparison: list[dict]) -> None:
 
 def _render_summary(console: Console, models: list[dict]) -> None:
     table = Table(title=f"{len(models)} models", title_justify="left")
-    for col in ("model", "ops on GPU", "delegated partitions", "findings"):
+    for col in ("model", "ops on GPU", "computed wrongly", "delegated partitions", "findings"):
         table.add_column(col)
     for rec in models:
         if rec["error"]:
-            _row(table, rec["path"], "-", "-", f"error: {rec['error']}")
+            _row(table, rec["path"], "-", "-", "-", f"error: {rec['error']}")
             continue
         s = rec["summary"]
         open_findings = [f for f in rec["findings"] if not f.get("baselined")]
         _row(table, rec["path"], f"{s['ops_gpu']}/{s['ops_total']} ({_pct(s['ops_gpu'], s['ops_total'])})",
-                      str(s["partitions_delegated"]), str(len(open_findings)))
+                      str(s.get("ops_wrong", 0)), str(s["partitions_delegated"]), str(len(open_findings)))
     _print(console, table)
 
 

@@ -13,9 +13,12 @@ WRONG_DOC = """\
 ## What it finds
 An op that LiteRT's GPU accelerator delegates and then computes wrongly, with no error, in a form
 the numerics calibration grid measured wrong at fp32 (and so at its fp16 default too): a
-binary elementwise op (ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM) of rank below 4 with a constant
-operand of the same or a higher rank, or with a runtime rank-0 operand; a PAD or PADV2 of a
-rank-3 tensor. Raised under the profiles the calibration stands for (litert-mldrift).
+binary elementwise op (ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM) below rank 4 whose constant operand
+has a higher rank than the runtime one, or the same rank without being a per-channel vector
+(1 x ... x 1 x C); a runtime rank-0 operand with a constant tensor (and, at rank 4, a runtime
+[1,1,1,1] with a constant that is more than channels); a PAD or PADV2 of a rank-3 tensor. The
+forms are keyed as rules/forms.py describes; the message names the form and the measurement.
+Raised under the profiles the calibration stands for (litert-mldrift).
 
 ## Why it matters on the GPU
 The model runs, fully delegated, and returns numbers far from the CPU's (cosines down to 0 on
@@ -23,8 +26,9 @@ the grid); nothing in the runtime's log says so. Rank-4 forms and constants of l
 the runtime operand (per-channel biases, suffix broadcasts) are computed right.
 
 ## Example
-ADD of a [85, 16] tensor and a constant [1, 85, 16]: cosine 0.1 against the CPU. PAD of a
-[16, 32, 1] tensor on axis 1: cosine 0.01. The same ops at rank 4 are exact.
+ADD of a [85, 16] tensor and a constant [1, 85, 16]: cosine 0.18 against the CPU. MUL of
+[512, 1024] by a constant [1, 1, 1024]: cosine 0.003. PAD of a [16, 32, 1] tensor on axis 1:
+cosine 0.01. The same ops at rank 4 are exact.
 
 ## How to fix
 `gpucompat fix --profile litert-mldrift` (rewrite explicit-rank-4) runs the op at rank 4 between
@@ -46,8 +50,8 @@ An op that LiteRT's GPU accelerator computes right in fp32 but wrongly at its de
 axes (1024 or more elements into each output) whose totals pass 65504, fp16's largest value.
 
 ## Why it matters on the GPU
-The accelerator's default is fp16; a total past 65504 is off by thousands (10677 on a SUM over
-[1, 112, 112, 32] with values 5-7) or infinite. The grid measures it with values that reach that
+The accelerator's default is fp16; a total past 65504 is off by thousands (13% of the largest
+total on a SUM over [1, 112, 112, 32] with values 5-7) or infinite. The grid measures it with values that reach that
 size: with small values the same op is right, so read the evidence against your data.
 
 ## Example
