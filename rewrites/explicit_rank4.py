@@ -22,51 +22,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpucompat.ir import Op, build
-from gpucompat.rewrites.engine import Rewrite, RewriteContext
+from gpucompat.ir import Op
+from gpucompat.rewrites.calibrated import CalibratedRewrite, reshaped
 from gpucompat.rewrites.matching import of_type
 from gpucompat.rewrites.substitute import Replacement
-from gpucompat.rules import calibration
-from gpucompat.rules.forms import BINARY, form_of, is_constant
+from gpucompat.rules.forms import BINARY, is_constant
 
 PADDED = ("PAD", "PADV2")
 
 
-class ExplicitRank4(Rewrite):
+class ExplicitRank4(CalibratedRewrite):
     name = "explicit-rank-4"
     safety = "exact"
     priority = 35  # after the substitutions, whose output it may fix
     summary = "an op in a form the real accelerator computes wrongly runs at rank 4 between RESHAPEs"
+    what = "rank-4"
 
     def candidates(self, graph, ctx):
         return of_type(graph, *BINARY, *PADDED)
 
-    def check(self, op: Op, ctx: RewriteContext) -> Replacement | str | None:
-        record = calibration.load()
-        seen = calibration.observed(form_of(op))
-        if ctx.profile.name not in record["profiles"] or seen is None or not seen["fp32"]["wrong"]:
-            return None
+    def plan(self, op: Op, r: Replacement) -> Op | str:
+        """RESHAPE in (a constant gets a rank-4 copy), the op at rank 4, RESHAPE out."""
         out = op.outputs[0]
         if out.is_dynamic or any(t.is_dynamic for t in op.present_inputs) or out.rank >= 4:
             return f"{out.name!r} is dynamic or already rank 4"
-        r = Replacement(op, [op], ctx=ctx)
-        marks = r.marks()
-        at4 = self._plan(op, r)
-        new_form = form_of(at4)
-        verdict = calibration.observed(new_form)
-        why = None
-        if verdict is None or verdict["fp32"]["wrong"] or verdict["fp16"]["wrong"]:
-            why = f"its rank-4 form [{new_form}] is not one the accelerator was measured to compute right"
-        elif ctx.rejects(at4):
-            why = f"the profile rejects the rank-4 {op.name}: {ctx.verdict(at4).reason}"
-        if why:
-            r.forget(marks)
-            return why
-        return r
-
-    def _plan(self, op: Op, r: Replacement) -> Op:
-        """Fill `r` with RESHAPE in, the op at rank 4, RESHAPE out; return the rank-4 op."""
-        out = op.outputs[0]
         inputs = []
         for i, t in enumerate(op.inputs):
             if t is None or (op.name in PADDED and i > 0):
@@ -78,14 +57,7 @@ class ExplicitRank4(Rewrite):
         if op.name in PADDED:
             pads = op.input(1).data()
             inputs[1] = r.const("paddings", np.vstack([np.zeros((4 - out.rank, 2), pads.dtype), pads]))
-        y4 = build.tensor(op.graph, f"{out.name}/rank4", _ones(out.rank) + out.shape, out.dtype)
-        at4 = build.operator(op.graph, op.name, inputs, [y4], op.options, op.version)
-        r.new.append(at4)
-        r.reshape(y4, out)
-        return at4
-
-    def rewrite(self, match: Replacement, ctx: RewriteContext) -> None:
-        match.splice()
+        return reshaped(op, r, inputs, _ones(out.rank) + out.shape, "rank4")
 
 
 def _ones(rank: int) -> tuple[int, ...]:
@@ -95,4 +67,3 @@ def _ones(rank: int) -> tuple[int, ...]:
 def _lead(value: np.ndarray, rank: int) -> np.ndarray:
     """`value` with leading 1s up to `rank` dimensions."""
     return value.reshape((1,) * (rank - value.ndim) + value.shape)
-

@@ -9,7 +9,7 @@ Examples of keys:
     "ADD runtime rank 2 + constant rank 3 (same)"    the constant has the output's shape
     "MUL runtime rank 2 + constant rank 3 (channel)" the constant is 1 x ... x 1 x C
     "ADD runtime rank 3 (same, leading 1) + ..."     a rank-2/3 runtime operand of shape [1, ...]
-    "ADD runtime rank 4 (single, spread) + ..."      a runtime operand broadcast along non-channel axes
+    "ADD runtime rank 4 (single, spread on axes 2) + ..."  broadcast along a non-channel axis
     "PAD rank 3 on axes 1"                           pads only axis 1 of a rank-3 tensor
     "SUM rank 4 over long axes"                      1024 or more elements per output
 """
@@ -90,11 +90,12 @@ def _binary(op: Op) -> str | None:
 
 
 def _spread(shape: Sequence[int], out: Sequence[int]) -> str:
-    """", spread" when a runtime operand is broadcast along an output axis other than the last
-    (the channels): a [1,1,1,1] operand with a constant [2,4,8,16] is computed wrongly, with a
-    constant [1,1,1,4] right."""
+    """", spread on axes 0,1" when a runtime operand is broadcast along output axes other than the
+    last (the channels): a [1,1,1,1] operand with a constant [2,4,8,16] is computed wrongly, with
+    a constant [1,1,1,4] or [1,1,1024,1] right."""
     padded = (1,) * (len(out) - len(shape)) + tuple(shape)
-    return ", spread" if any(x == 1 and o > 1 for x, o in zip(padded[:-1], tuple(out)[:-1])) else ""
+    axes = [str(i) for i, (x, o) in enumerate(zip(padded[:-1], tuple(out)[:-1])) if x == 1 and o > 1]
+    return f", spread on axes {','.join(axes)}" if axes else ""
 
 
 LONG_REDUCTION = 1024  # elements reduced into each output from which a reduction is "long"

@@ -14,6 +14,7 @@ FORMS = {
     "mul_channel_rank3": (lambda t: lambda a: a * const([1, 1, 1024], 2), [([512, 1024], F)]),
     "add_scalar_arange": (lambda t: lambda a: a + np.arange(4, dtype=F), [([], F)]),
     "add_same_2d": (lambda t: lambda a: a + const([4096, 256], 3), [([4096, 256], F)]),
+    "mul_scalar_table": (lambda t: lambda a: a * const([64, 16], 4), [([], F)]),
     "pad4_mid": (lambda t: lambda a: t.pad(a, [[0, 0], [0, 0], [16, 16], [0, 0]]), [([1, 16, 32, 1], F)]),
     "add_same_4d": (lambda t: lambda a: a + const([1, 8, 85, 16], 3), [([1, 8, 85, 16], F)]),
 }

@@ -77,7 +77,8 @@ def _binary_forms() -> list[Form]:
             forms.append(Form(f"{low}_r{r}_r{r}ch", lambda t, a, b, f=f: f(t, a, b), [(RANK_SHAPES[r], F), (channel, F)], draw))
         for shape, other in (([1, 8, 16], [1, 8, 16]), ([1, 8, 16], [1, 8, 1]), ([1, 16], [1, 16]),
                              ([1, 8, 16], [1, 1, 8, 16]), ([1, 8], [8, 8]), ([1, 1, 1, 1], [1, 1, 1, 4]),
-                             ([1, 1, 1, 1], [2, 4, 8, 16]), ([1, 1, 1, 16], [1, 1, 8, 16])):
+                             ([1, 1, 1, 1], [2, 4, 8, 16]), ([1, 1, 1, 16], [1, 1, 8, 16]), ([1, 1, 1, 1], [1, 1, 64, 1]),
+                             ([1, 1, 1, 1], [1, 4, 8, 16]), ([1, 1, 1, 1], [1, 1, 1, 4096])):
             forms.append(Form(f"{low}_lead1_{'x'.join(map(str, shape))}_c{'x'.join(map(str, other))}",
                               lambda t, a, s=other, f=f, c=c: f(t, a, c(s)), [(shape, F)]))
         if op in ("SUB", "DIV"):  # the constant first

@@ -14,7 +14,7 @@ import models_wrongform  # noqa: F401  (registers the builders)
 from cli import gpucompat
 
 WRONG = ["wrongform_pad3_mid", "wrongform_add_mixed_rank", "wrongform_mul_channel_rank3",
-         "wrongform_add_scalar_arange", "wrongform_add_same_2d"]
+         "wrongform_add_scalar_arange", "wrongform_add_same_2d", "wrongform_mul_scalar_table"]
 RIGHT = ["wrongform_pad4_mid", "wrongform_add_same_4d"]
 FIXABLE = WRONG
 
@@ -64,7 +64,8 @@ def test_fix_runs_the_op_at_rank_4_unchanged_on_the_reference(models, tmp_path, 
     out = tmp_path / "fixed.tflite"
     r = gpucompat("fix", models.path(name), "--profile", "litert-mldrift", "-o", str(out), "--format", "json")
     assert r.returncode == 0, r.stderr
-    assert [a["rewrite"] for a in json.loads(r.stdout)["applied"]] == ["explicit-rank-4"]
+    assert [a["rewrite"] for a in json.loads(r.stdout)["applied"]] == [
+        "scalar-to-channels" if "scalar" in name else "explicit-rank-4"]
     assert not [f for f in _check(str(out))["findings"] if f["code"] == "PREC403"]
     from ai_edge_litert.interpreter import Interpreter
 

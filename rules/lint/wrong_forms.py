@@ -16,7 +16,7 @@ the numerics calibration grid measured wrong at fp32 (and so at its fp16 default
 binary elementwise op (ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM) below rank 4 whose constant operand
 has a higher rank than the runtime one, or the same rank without being a per-channel vector
 (1 x ... x 1 x C); a runtime rank-0 operand with a constant tensor (and, at rank 4, a runtime
-[1,1,1,1] with a constant that is more than channels); a PAD or PADV2 of a rank-3 tensor. The
+[1,1,1,1] with a constant of batch above 1); a PAD or PADV2 of a rank-3 tensor. The
 forms are keyed as rules/forms.py describes; the message names the form and the measurement.
 Raised under the profiles the calibration stands for (litert-mldrift).
 
@@ -31,8 +31,9 @@ ADD of a [85, 16] tensor and a constant [1, 85, 16]: cosine 0.18 against the CPU
 cosine 0.01. The same ops at rank 4 are exact.
 
 ## How to fix
-`gpucompat fix --profile litert-mldrift` (rewrite explicit-rank-4) runs the op at rank 4 between
-two RESHAPEs, with its constant stored at rank 4. Check with `gpucompat verify MODEL --backend
+`gpucompat fix --profile litert-mldrift` runs the op at rank 4 between two RESHAPEs, with its
+constant stored at rank 4 (rewrite explicit-rank-4), or, for a runtime scalar with a constant
+tensor, as [1,1,1,1] with the constant laid out along the channels (scalar-to-channels). Check with `gpucompat verify MODEL --backend
 litert-gpu`. A RESHAPE written in the model source does not help: the converter folds it back.
 
 ## Fix safety
