@@ -11,7 +11,7 @@ from gpucompat.rewrites.explicit_rank4 import ExplicitRank4
 from gpucompat.rewrites.fold_constants import FoldConstants
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
 from gpucompat.rewrites.rgb_to_rgba import RgbToRgba
-from gpucompat.rewrites.scalar_to_channels import ScalarToChannels
+from gpucompat.rewrites.flat_constant import FlatConstant
 from gpucompat.rewrites.substitute import FAMILY as SUBSTITUTE
 from gpucompat.rewrites.substitute_broadcast_to import SubstituteBroadcastTo
 from gpucompat.rewrites.substitute_gather import SubstituteGather
@@ -20,7 +20,7 @@ from gpucompat.rewrites.substitute_mirror_pad import SubstituteMirrorPad
 from gpucompat.rewrites.substitute_split import SubstituteSplit
 
 REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
-    (Cleanup, ExplicitRank4, FoldConstants, FoldSpaceToBatch, RgbToRgba, ScalarToChannels, SubstituteBroadcastTo,
+    (Cleanup, ExplicitRank4, FoldConstants, FoldSpaceToBatch, RgbToRgba, FlatConstant, SubstituteBroadcastTo,
      SubstituteGather, SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit),
     key=lambda r: (r.priority, r.name)))
 

@@ -65,7 +65,7 @@ def test_fix_runs_the_op_at_rank_4_unchanged_on_the_reference(models, tmp_path, 
     r = gpucompat("fix", models.path(name), "--profile", "litert-mldrift", "-o", str(out), "--format", "json")
     assert r.returncode == 0, r.stderr
     assert [a["rewrite"] for a in json.loads(r.stdout)["applied"]] == [
-        "scalar-to-channels" if "scalar" in name else "explicit-rank-4"]
+        "flat-constant" if "scalar" in name else "explicit-rank-4"]
     assert not [f for f in _check(str(out))["findings"] if f["code"] == "PREC403"]
     from ai_edge_litert.interpreter import Interpreter
 

@@ -32,8 +32,8 @@ cosine 0.01. The same ops at rank 4 are exact.
 
 ## How to fix
 `gpucompat fix --profile litert-mldrift` runs the op at rank 4 between two RESHAPEs, with its
-constant stored at rank 4 (rewrite explicit-rank-4), or, for a runtime scalar with a constant
-tensor, as [1,1,1,1] with the constant laid out along the channels (scalar-to-channels). Check with `gpucompat verify MODEL --backend
+constant stored at rank 4 (rewrite explicit-rank-4), or, for a runtime scalar or per-channel
+vector with a constant tensor, against the constant laid out flat (flat-constant). Check with `gpucompat verify MODEL --backend
 litert-gpu`. A RESHAPE written in the model source does not help: the converter folds it back.
 
 ## Fix safety
