@@ -42,10 +42,13 @@ def with_probes(data: bytes) -> tuple[bytes, list[ir.Tensor]]:
 
 def first_divergent_op(data: bytes, feeds: list[np.ndarray], settings) -> dict | None:
     """{"index", "op", "tensor", "placement", "max_abs_error"} of the first op whose output on the
-    accelerator diverges beyond the tolerance, None when none does."""
+    accelerator diverges beyond the tolerance, None when none does. The placement is the
+    litert-mldrift prediction (the accelerator's own account is not read at inference)."""
     from gpucompat.confirm.infer import run_on_accelerator
     from gpucompat.opencl.hybrid import reference_interpreter, run_reference
+    from gpucompat.confirm.compare import PROFILE
     from gpucompat.verify.compare import failing
+    from gpucompat.verify.run import placements
 
     probed, probes = with_probes(data)
     graph = probes[0].graph if probes else None
@@ -61,12 +64,13 @@ def first_divergent_op(data: bytes, feeds: list[np.ndarray], settings) -> dict |
     reference = reference_interpreter(data, "the model", preserve=True, xnnpack=False)
     run_reference(reference, feeds)
     tol = settings.tolerance(-1, "")
+    where = placements(ir.from_bytes(data), PROFILE)
     for t, g in zip(probes, got):
         want = reference.get_tensor(t.index).astype(np.float64)
         g = np.asarray(g, np.float64).reshape(want.shape)
         if failing(g, want, tol).any():
             op = t.producer
             error = float(np.max(np.abs(g - want)))
-            return {"index": op.index, "op": op.name, "tensor": t.name, "placement": "gpu",
+            return {"index": op.index, "op": op.name, "tensor": t.name, "placement": where[op.index],
                     "max_abs_error": None if np.isnan(error) else error}
     return None

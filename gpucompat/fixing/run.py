@@ -13,13 +13,12 @@ from gpucompat.ir.buffers import check_metadata_references, compact_buffers
 from gpucompat.ir.reader import read_bytes
 from gpucompat.ir.writer import write_atomic
 from gpucompat.check import ModelResult, check_model
+from gpucompat.confirm.compare import PROFILE as ACCELERATOR_PROFILE
 from gpucompat.fixing.runtime_version import raise_min_runtime_version
 from gpucompat.fixing.verify import Verifications, verify, verify_everywhere
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
 from gpucompat.rules.profile import Options, Profile
-
-ACCELERATOR_PROFILE = "litert-mldrift"  # the profile of LiteRT's GPU accelerator: fixes for it are verified there
 
 
 @dataclass
