@@ -8,6 +8,8 @@ from gpucompat.errors import GpucompatError
 from gpucompat.rewrites.cleanup import Cleanup
 from gpucompat.rewrites.drop_unit_axis import DropUnitAxis
 from gpucompat.rewrites.engine import Rewrite
+from gpucompat.rewrites.explicit_rank4 import ExplicitRank4
+from gpucompat.rewrites.flat_constant import FlatConstant
 from gpucompat.rewrites.fold_constants import FoldConstants
 from gpucompat.rewrites.fold_quantized_weights import FoldQuantizedWeights
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
@@ -23,9 +25,9 @@ from gpucompat.rewrites.substitute_mirror_pad import SubstituteMirrorPad
 from gpucompat.rewrites.substitute_split import SubstituteSplit
 
 REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
-    (Cleanup, DropUnitAxis, FoldConstants, FoldQuantizedWeights, FoldSpaceToBatch, Fp16SafeLayerNorm, FreezeShapes,
-     RgbToRgba, SubstituteBatchMatmul, SubstituteBroadcastTo, SubstituteGather, SubstituteL2Normalization,
-     SubstituteMirrorPad, SubstituteSplit),
+    (Cleanup, DropUnitAxis, ExplicitRank4, FlatConstant, FoldConstants, FoldQuantizedWeights, FoldSpaceToBatch,
+     Fp16SafeLayerNorm, FreezeShapes, RgbToRgba, SubstituteBatchMatmul, SubstituteBroadcastTo, SubstituteGather,
+     SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit),
     key=lambda r: (r.priority, r.name)))
 
 

@@ -85,6 +85,23 @@ class Replacement(Match):
         return self.emit("STRIDED_SLICE", [x, self.const("begin", begin), self.const("end", end),
                                            self.const("strides", step)], out or shape, fb.StridedSliceOptionsT())
 
+    def marks(self) -> tuple[int, int]:
+        """How many tensors and buffers the model has now (what `forget` goes back to)."""
+        return len(self.graph.tensors), len(self.graph.model.buffers)
+
+    def forget(self, marks: tuple[int, int]) -> None:
+        """Drop the tensors and buffers made since `marks`: a refusal leaves the graph as it was."""
+        del self.graph.tensors[marks[0]:]
+        if self.graph.model.fb.buffers is not None:
+            del self.graph.model.fb.buffers[marks[1]:]
+
+    def splice(self) -> None:
+        """Put the new ops where the anchor was, and move the rewired tensors' readers."""
+        graph = self.graph
+        graph.replace_op(self.anchor, self.new)
+        for old, new in self.rewire:
+            graph.replace_uses(old, new)
+
     def reshape(self, x: Tensor, out: Tensor | Sequence[int]) -> Tensor:
         """RESHAPE x into the tensor `out`, or into a new tensor of shape `out`."""
         from ai_edge_litert import schema_py_generated as fb
@@ -119,10 +136,7 @@ class Substitution(Rewrite):
         return planned(op, [op], ctx, lambda r: _static_float(op, self.data(op)) or self.plan(op, r, ctx))
 
     def rewrite(self, match: Replacement, ctx: RewriteContext) -> None:
-        graph = match.graph
-        graph.replace_op(match.anchor, match.new)
-        for old, new in match.rewire:
-            graph.replace_uses(old, new)
+        match.splice()
 
 
 def planned(anchor: Op, replaced: list[Op], ctx: RewriteContext,
@@ -130,14 +144,11 @@ def planned(anchor: Op, replaced: list[Op], ctx: RewriteContext,
     """The Replacement of `replaced` (anchored at `anchor`) that `plan` fills, or why there is
     none: `plan`'s reason, or the profile's for a replacement op it rejects. A refusal removes the
     tensors and buffers the plan made, leaving the graph as it was."""
-    graph, model = anchor.graph, anchor.graph.model
-    marks = len(graph.tensors), len(model.buffers)
     r = Replacement(anchor, replaced, ctx=ctx)
+    marks = r.marks()
     why = plan(r) or refused(r, ctx)
     if why:
-        del graph.tensors[marks[0]:]
-        if model.fb.buffers is not None:
-            del model.fb.buffers[marks[1]:]
+        r.forget(marks)
         return why
     return r
 

@@ -105,6 +105,7 @@ ONE_OP = {
     "gather_rt": lambda t: (lambda a, i: t.gather(a, i, axis=1), [X4, ([3], I32)]),
     "gather_nd": lambda t: (lambda a: t.gather_nd(a, [[0, 1], [0, 2]]), [X4]),
     "embedding": lambda t: (lambda i: t.nn.embedding_lookup(const([10, 8]), i), [([4], I32)]),
+    "embedding3": lambda t: (lambda i: t.nn.embedding_lookup(const([10, 2, 8]), i), [([4], I32)]),
     "resize_bil": lambda t: (lambda a: t.image.resize(a, [16, 16]), [X4]),
     "resize_bil_ac": lambda t: (lambda a: t.compat.v1.image.resize_bilinear(a, [16, 16], align_corners=True), [X4]),
     "resize_nn": lambda t: (lambda a: t.image.resize(a, [16, 16], method="nearest"), [X4]),
@@ -129,6 +130,8 @@ ONE_OP = {
     "one_hot": lambda t: (lambda i: t.one_hot(i, 8), [([1, 4], I32)]),
     "rank5_relu": lambda t: (t.nn.relu, [([1, 2, 2, 2, 4], F)]),
     "rank0": lambda t: (lambda a: a * 2.0 + 1.0, [([], F)]),
+    "rank0_rt_tensor": lambda t: (lambda a, s: a + s, [X4, ([], F)]),
+    "rank0_rt_rank0": lambda t: (lambda a, s: a * s, [([], F), ([], F)]),
     "rank1": lambda t: (lambda a: a * 2.0 + 1.0, [([8], F)]),
     "mul_int": lambda t: (lambda a: a * 2, [([1, 4, 4, 8], I32)]),
     "add_int": lambda t: (lambda a, b: a + b, [([1, 4, 4, 8], I32), ([1, 4, 4, 8], I32)]),
@@ -257,7 +260,16 @@ def _resampler(op):
     _custom("Resampler")(op)
 
 
+def _as_lookup(op):
+    """GATHER(table, ids) -> EMBEDDING_LOOKUP(ids, table): TensorFlow 2.21's converter never
+    writes EMBEDDING_LOOKUP (tf.nn.embedding_lookup becomes GATHER)."""
+    build.retype(op, "EMBEDDING_LOOKUP")
+    op.set_inputs([op.inputs[1], op.inputs[0]])
+
+
 EDITS = {
+    "embedding_lookup": ("embedding", _as_lookup),
+    "embedding_lookup_rank3": ("embedding3", _as_lookup),
     "sub_sign_bit": ("sub_rt", _option("fusedActivationFunction", 5)),
     "d2s_block1": ("d2s", _option("blockSize", 1)),
     # MediaPipe's transposed convolution with bias, written as MediaPipe writes it

@@ -46,6 +46,7 @@ def fix(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; verify and write nothing.")] = False,
     inputs: Annotated[str | None, typer.Option(help="Verify on these inputs instead of seeded random ones: a .npz with one array per input, keyed by name or index, first axis = samples.")] = None,
     no_verify: Annotated[bool | None, typer.Option("--no-verify", help="Skip the numerical verification.")] = None,
+    verify_on: Annotated[str | None, typer.Option(help="Also verify on litert-gpu: LiteRT's real GPU accelerator (automatic with --profile litert-mldrift; 'not run' without a Vulkan device).")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Allow writing over the input model.")] = False,
     output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.terminal,
     fail_on: Annotated[FailOn | None, typer.Option(help="Exit 1 when findings of this severity remain after the fix (default never).")] = None,
@@ -61,6 +62,8 @@ def fix(
     from gpucompat.rules.lint import SEVERITIES, run_all
     from gpucompat.rules.profile import Options
 
+    if verify_on not in (None, "litert-gpu"):
+        raise GpucompatError("--verify-on must be litert-gpu")
     if output is None and not dry_run:
         if not in_place:
             raise GpucompatError("fix needs --output/-o (or --in-place to overwrite the model, or --dry-run)")
@@ -80,7 +83,10 @@ def fix(
 
         result.samples = load_samples(inputs, ir.from_bytes(result.original, path).graphs[0].inputs)
     status = EXIT_CLEAN
-    if not dry_run and not run.prove_and_write(result, chosen, output, in_place, not cfg.pick("no_verify", no_verify, False)):
+    if verify_on not in (None, "litert-gpu"):
+        raise GpucompatError(f"--verify-on must be litert-gpu, not {verify_on!r}")
+    if not dry_run and not run.prove_and_write(result, chosen, output, in_place, not cfg.pick("no_verify", no_verify, False),
+                                               on_accelerator=verify_on == "litert-gpu"):
         status = EXIT_FINDINGS
     if status == EXIT_CLEAN and level != "never":
         threshold = SEVERITIES.index(level)

@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import tempfile
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,13 +24,21 @@ from gpucompat.errors import GpucompatError
 TIMEOUT_S = 600.0
 
 
+@dataclass
+class AcceleratorRun:
+    """Every run's outputs, and whether the accelerator took every op (else LiteRT's CPU ran the rest)."""
+
+    outputs: list[list[np.ndarray]]
+    fully_accelerated: bool
+
+
 def run_on_accelerator(path: str, runs: list[list[np.ndarray]], input_indices: list[int],
-                       output_indices: list[int], timeout_s: float = TIMEOUT_S,
-                       precision: str = "fp32") -> list[list[np.ndarray]]:
-    """Outputs (in `output_indices` order) of every run of `path` on the accelerator at `precision`
-    (fp32: enforce_f32; fp16: the accelerator's default); a one-line
-    GpucompatError when there is no Vulkan device, the model is not fully accelerated, or the
-    child fails or runs past `timeout_s`."""
+                       output_indices: list[int], timeout_s: float = TIMEOUT_S, precision: str = "fp32",
+                       partly: bool = False) -> AcceleratorRun:
+    """The outputs (in `output_indices` order) of every run of `path` on the accelerator, at
+    `precision` (fp32, or fp16: the accelerator's default); a one-line GpucompatError when there
+    is no Vulkan device, the child fails or runs past `timeout_s`, or the model is not fully
+    accelerated and `partly` does not allow the rest on LiteRT's CPU."""
     launch = launcher()
     with tempfile.TemporaryDirectory(prefix="gpucompat-litert-") as tmp:
         inputs, outputs = os.path.join(tmp, "inputs.npz"), os.path.join(tmp, "outputs.npz")
@@ -53,7 +62,8 @@ def run_on_accelerator(path: str, runs: list[list[np.ndarray]], input_indices: l
             status = json.loads(str(got["status"]))
             if status["error"]:
                 raise GpucompatError(f"{path}: LiteRT's GPU accelerator cannot run it: {status['error']}")
-            if not status["fully_accelerated"]:
+            if not status["fully_accelerated"] and not partly:
                 raise GpucompatError(f"{path}: LiteRT's GPU accelerator does not take every op (see `gpucompat "
                                      "confirm`); --backend litert-gpu verifies fully delegated models only")
-            return [[got[f"run{r}_t{t}"] for t in output_indices] for r in range(len(runs))]
+            return AcceleratorRun([[got[f"run{r}_t{t}"] for t in output_indices] for r in range(len(runs))],
+                                  status["fully_accelerated"])

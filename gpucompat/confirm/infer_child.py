@@ -1,12 +1,14 @@
-"""Run in a child process: inference on LiteRT's GPU accelerator, for `verify --backend litert-gpu`.
-Standard library, numpy and ai_edge_litert only (the parent may run it with another Python than its own).
+"""Run in a child process: inference on LiteRT's GPU accelerator, in fp32 or at its default
+precision (fp16), for `verify --backend litert-gpu` and the numerics calibration grid. Standard
+library, numpy and ai_edge_litert only (the parent may run it with another Python than its own).
 
 Usage: infer_child.py MODEL INPUTS.npz OUTPUTS.npz [fp32|fp16]. INPUTS.npz holds `run<R>_t<T>`: the value of
 input tensor T (the tensor's index in the main subgraph) for run R. OUTPUTS.npz receives
 `run<R>_t<T>` for every output tensor T, and `status` a JSON text: {"fully_accelerated": bool,
 "error": str|null}. The model is compiled on the GPU accelerator only, so nothing falls back to
-the CPU unnoticed: with `enforce_f32` (GpuOptions) for fp32, at the accelerator's default precision
-(fp16) for fp16.
+the CPU unnoticed; when the accelerator does not take every op, it is compiled again with the CPU
+accelerator for the rest and `fully_accelerated` is false. fp32 sets `enforce_f32` (GpuOptions),
+fp16 leaves the accelerator's default.
 """
 
 import json
@@ -24,12 +26,15 @@ def main(model_path: str, inputs_path: str, outputs_path: str, precision: str = 
 
     results: dict[str, np.ndarray] = {}
     status = {"fully_accelerated": False, "error": None}
+    gpu = GpuOptions(enforce_f32=precision == "fp32")
     try:
-        gpu_options = GpuOptions(enforce_f32=precision == "fp32")
-        model = CompiledModel.from_file(model_path, options=Options(HardwareAccelerator.GPU, gpu_options=gpu_options))
-        status["fully_accelerated"] = bool(model.is_fully_accelerated())
-        if status["fully_accelerated"]:
-            results = _run_all(model, np.load(inputs_path))
+        try:
+            model = CompiledModel.from_file(model_path, options=Options(HardwareAccelerator.GPU, gpu_options=gpu))
+            status["fully_accelerated"] = bool(model.is_fully_accelerated())
+        except Exception:  # some op not accelerated: the rest on the CPU
+            both = HardwareAccelerator.GPU | HardwareAccelerator.CPU
+            model = CompiledModel.from_file(model_path, options=Options(both, gpu_options=gpu))
+        results = _run_all(model, np.load(inputs_path))
     except Exception as e:  # the runtime's own text is the answer
         status["error"] = " ".join(str(e).split()) or type(e).__name__
     np.savez(outputs_path, status=np.array(json.dumps(status)), **results)

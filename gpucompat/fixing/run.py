@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpucompat import ir
+from gpucompat.confirm.compare import PROFILE as ACCELERATOR_PROFILE
 from gpucompat.fixing.runtime_version import raise_min_runtime_version
-from gpucompat.fixing.verify import Verifications, verify_everywhere
+from gpucompat.fixing.verify import Verifications, verify, verify_everywhere
 from gpucompat.ir.buffers import check_metadata_references, compact_buffers
 from gpucompat.ir.reader import read_bytes
 from gpucompat.ir.writer import write_atomic
@@ -67,12 +68,17 @@ def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Opti
     return Fix(path, original, fixed, trace, before, after)
 
 
-def verify_fix(fix: Fix) -> Verifications | None:
+def verify_fix(fix: Fix, on_accelerator: bool = False) -> Verifications | None:
     """Run the numerical comparison on every backend when something changed, the executor placing
-    ops as the fix's profile and options do; the result is kept on `fix`."""
+    ops as the fix's profile and options do; also on LiteRT's real GPU accelerator when asked, or
+    when the fix aims at it (profile litert-mldrift); the result is kept on `fix`."""
     if fix.changed:
         fix.verification = verify_everywhere(fix.original, fix.fixed, fix.trace.safeties(),
                                              fix.after.profile.name, fix.after.options, fix.samples)
+        if on_accelerator or fix.after.profile.name == ACCELERATOR_PROFILE:
+            from gpucompat.fixing import on_accelerator as litert
+
+            fix.verification.results.append(verify(fix.original, fix.fixed, fix.trace.safeties(), litert.backend()))
     return fix.verification
 
 
@@ -83,10 +89,11 @@ def write_fix(fix: Fix, output: str, in_place: bool) -> None:
 
 
 def prove_and_write(fix: Fix, rewrites: list[Rewrite], output: str | None, in_place: bool,
-                    verify: bool = True) -> bool:
-    """Verify the fix (unless `verify` is False) and write it to `output` when it holds; after a
-    failed verification name the rewrites to blame and write nothing. True when the fix holds."""
-    if verify and verify_fix(fix) is not None and not fix.verification.ok:
+                    verify: bool = True, on_accelerator: bool = False) -> bool:
+    """Verify the fix (unless `verify` is False; also on LiteRT's GPU accelerator when
+    `on_accelerator`) and write it to `output` when it holds; after a failed verification name the
+    rewrites to blame and write nothing. True when the fix holds."""
+    if verify and verify_fix(fix, on_accelerator) is not None and not fix.verification.ok:
         fix.failing_rewrites = blame(fix, rewrites, fix.after.profile, fix.after.options)
         return False
     if output is not None and (fix.changed or output != fix.path):

@@ -11,6 +11,7 @@ from gpucompat.analyses.boundaries import PRECISION_DEFAULTS
 from gpucompat.analyses.channel_padding import STORED_BYTES
 from gpucompat.placement import ModelResult
 from gpucompat.rules.lint import Finding
+from gpucompat.rules.lint.wrong_forms import CODES as WRONG_CODES
 
 SCHEMA_VERSION = 1
 
@@ -42,6 +43,7 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None) ->
             "partitions_total": result.partitions_total, "partitions_delegated": result.partitions_delegated,
             "fully_delegated": result.fully_delegated, "delegation_fails": result.delegation_fails,
             "failure": result.failure, "backend_used": result.backend_used,
+            "ops_wrong": len({n for f in findings if f.code in WRONG_CODES for n in f.nodes}),
         },
         "subgraphs": [
             {"index": s.index, "name": s.name, "ops_total": s.ops_total, "replaced": s.replaced,
@@ -55,6 +57,8 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None) ->
             for s in result.subgraphs
         ],
         "unsupported": unsupported_groups(result),
+        "wrong": [{"code": f.code, "nodes": [list(n) for n in f.nodes], "message": f.message}
+                  for f in findings if f.code in WRONG_CODES],
         "ops": [{"subgraph": o.subgraph, "index": o.index, "op": o.op, "opcode": o.opcode,
                  "custom_code": o.custom_code, "version": o.version, "placement": o.placement,
                  "partition": o.partition, "supported": o.verdict.ok,
@@ -118,7 +122,7 @@ NO_ANALYSES = {"channel_padding": None, "hotspots": [], "boundaries": None, "wha
 def error_record(path: str, profile: str, message: str) -> dict:
     """The record of a model that could not be checked."""
     return {"path": path, "profile": profile, "error": message, "summary": None, "subgraphs": [],
-            "unsupported": [], "ops": [], "findings": [], **NO_ANALYSES}
+            "unsupported": [], "wrong": [], "ops": [], "findings": [], **NO_ANALYSES}
 
 
 def comparison(models: list[dict]) -> list[dict]:

@@ -73,6 +73,14 @@ def _render_model(console: Console, rec: dict) -> None:
             nodes = ", ".join(f"{g}:{i}" for g, i in u["nodes"][:8]) + (" ..." if len(u["nodes"]) > 8 else "")
             _row(table, f"#{u['opcode']}", u["op"], str(u["count"]), u["layer"], u["reason"], nodes)
         _print(console, table)
+    if rec.get("wrong"):
+        _print(console, Text(f"  {s['ops_wrong']} delegated op(s) compute wrong values on the GPU", style="bold red"))
+        table = Table(title="ops the GPU takes and computes wrongly", title_justify="left", show_edge=False)
+        for col in ("code", "node", "what was observed"):
+            table.add_column(col)
+        for w in rec["wrong"]:
+            _row(table, w["code"], ", ".join(f"{g}:{i}" for g, i in w["nodes"]), w["message"])
+        _print(console, table)
     _render_costs(console, rec)
     baselined = 0
     for f in rec["findings"]:
@@ -156,16 +164,16 @@ def _render_comparison(console: Console, comparison: list[dict]) -> None:
 
 def _render_summary(console: Console, models: list[dict]) -> None:
     table = Table(title=f"{len(models)} models", title_justify="left")
-    for col in ("model", "ops on GPU", "delegated partitions", "findings"):
+    for col in ("model", "ops on GPU", "computed wrongly", "delegated partitions", "findings"):
         table.add_column(col)
     for rec in models:
         if rec["error"]:
-            _row(table, rec["path"], "-", "-", f"error: {rec['error']}")
+            _row(table, rec["path"], "-", "-", "-", f"error: {rec['error']}")
             continue
         s = rec["summary"]
         open_findings = [f for f in rec["findings"] if not f.get("baselined")]
         _row(table, rec["path"], f"{s['ops_gpu']}/{s['ops_total']} ({_pct(s['ops_gpu'], s['ops_total'])})",
-                      str(s["partitions_delegated"]), str(len(open_findings)))
+                      str(s.get("ops_wrong", 0)), str(s["partitions_delegated"]), str(len(open_findings)))
     _print(console, table)
 
 

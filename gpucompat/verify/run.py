@@ -143,7 +143,8 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     runtime = None
     if settings.backend == "litert-gpu":
         device, init_s, run_test, timed = _on_accelerator(path, graph, all_feeds, settings.precision)
-        where = ["gpu"] * len(where)  # the accelerator took every op, or it refused above
+        if "partly" not in device:
+            where = ["gpu"] * len(where)  # the accelerator took every op
     else:
         runtime = open_runtime(settings, data) if "gpu" in where else None
         try:
@@ -177,21 +178,27 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
         from gpucompat.verify.localize import first_divergent_op
 
         result.first_divergent_op = first_divergent_op(model, data, by_subgraph, runtime, first_bad, settings)
+    elif settings.localize and first_bad is not None and settings.backend == "litert-gpu" and not settings.against:
+        from gpucompat.confirm.localize import first_divergent_op as on_accelerator
+
+        result.first_divergent_op = on_accelerator(data, first_bad, settings)
     return result
 
 
 def _on_accelerator(path: str, graph: ir.Graph, all_feeds: list[list[np.ndarray]], precision: str):
-    """Every run on LiteRT's GPU accelerator in one child process, up front, at `precision` (fp16:
-    the accelerator's default): (device, seconds the child took, a function handing out each run's
-    outputs in turn, False: no per-run latency)."""
+    """Every run on LiteRT's GPU accelerator in one child process, up front: (device, seconds the
+    child took, a function handing out each run's outputs in turn, False: no per-run latency).
+    A model the accelerator does not take whole runs its other ops on LiteRT's CPU."""
     from gpucompat.confirm.infer import run_on_accelerator
     from gpucompat.confirm.runner import launcher
 
     t0 = time.perf_counter()
-    results = iter(run_on_accelerator(path, all_feeds, [t.index for t in graph.inputs],
-                                      [t.index for t in graph.outputs], precision=precision))
-    mode = precision if precision == "fp32" else "default precision (fp16)"
-    device = f"LiteRT GPU accelerator, {mode} ({launcher().driver})"
+    run = run_on_accelerator(path, all_feeds, [t.index for t in graph.inputs], [t.index for t in graph.outputs],
+                             precision=precision, partly=True)
+    results = iter(run.outputs)
+    kind = "fp32" if precision == "fp32" else "fp16 (its default precision)"
+    whole = "" if run.fully_accelerated else ", partly delegated: the other ops on LiteRT's CPU"
+    device = f"LiteRT GPU accelerator, {kind}{whole} ({launcher().driver})"
     return device, time.perf_counter() - t0, lambda feeds: next(results), False
 
 

@@ -1,8 +1,9 @@
 """Lint rules: stable codes over a check result and its analyses, ruff style.
 
 Families, one module each: GPU0xx support (support.py), PRT1xx partitioning (partitioning.py),
-PERF2xx cost (cost.py), IO3xx inputs and outputs (io.py), PREC4xx precision (precision.py), HYG5xx
-model hygiene (hygiene.py). Each rule's docs live in its module with the same headings: What it
+PERF2xx cost (cost.py), IO3xx inputs and outputs (io.py), PREC4xx precision (precision.py; the
+delegated-but-wrong forms the real accelerator was measured on: wrong_forms.py), HYG5xx model
+hygiene (hygiene.py). Each rule's docs live in its module with the same headings: What it
 finds, Why it matters on the GPU, Example, How to fix, Fix safety, References. Codes never change
 meaning; a retired code is never reused."""
 
@@ -48,10 +49,10 @@ class Finding:
 
 def all_rules() -> list[Rule]:
     """Every rule, by code."""
-    from gpucompat.rules.lint import cost, hygiene, io, partitioning, precision, support
+    from gpucompat.rules.lint import cost, hygiene, io, partitioning, precision, support, wrong_forms
 
-    return sorted([*support.RULES, *partitioning.RULES, *cost.RULES, *io.RULES, *precision.RULES, *hygiene.RULES],
-                  key=lambda r: r.code)
+    return sorted([*support.RULES, *partitioning.RULES, *cost.RULES, *io.RULES, *precision.RULES,
+                   *wrong_forms.RULES, *hygiene.RULES], key=lambda r: r.code)
 
 
 def find_rule(code_or_name: str) -> Rule | None:

@@ -114,6 +114,16 @@ def _unclamped_slice(op, ctx: Context) -> Verdict:
     return ACCEPT
 
 
+def _lookup_table_rank_2(op, ctx: Context) -> Verdict:
+    """EMBEDDING_LOOKUP is taken with a rank-2 table (observed, and computed right: the numerics
+    calibration grid); with a rank-3 table it passes partitioning and the model builder aborts
+    the process: "model_builder_helper.cc:329] Check failed: dims->size == 2 (3 vs. 2)"."""
+    table = op.input(1)
+    if table is None or table.rank == 2:
+        return ACCEPT
+    return reject(f"the table has rank {table.rank}, not 2", "parse", "Check failed: dims->size == 2")
+
+
 def _one_hot_last_axis(op, ctx: Context) -> Verdict:
     """ONE_HOT only along the last output axis; observed: axis 0 on [1, 4] indices is refused
     with "OneHot axis must be -1 or the last dimension." (tests/models_ops.py ops_one_hot_axis0),
@@ -138,7 +148,21 @@ _IDENTICAL = _restated(p.identical_inputs)
 # observed: SIGN_BIT on ADD prints "Unsupported fused activation: 5", on SUB and CONV_2D the enum name.
 _ACT_ADD = _restated(p.fused_activation(), "Unsupported fused activation: 5")
 _ACT = _restated(p.fused_activation(), "TfLiteFusedActivation.kTfLiteActSignBit")
-_TWO_ARG = entry(None, p.operands(), _ACT, _IDENTICAL)
+
+
+def _no_runtime_scalar_with_tensor(op, ctx: Context) -> Verdict:
+    """observed (numerics calibration grid, docs/fidelity.md): a runtime rank-0 operand with a
+    runtime operand of higher rank is refused at partitioning; with a constant, or with another
+    rank-0 runtime operand, it is taken."""
+    runtime = p.runtime_inputs(op, ctx)
+    if len(runtime) == 2 and min(t.rank for t in runtime) == 0 and max(t.rank for t in runtime) > 0:
+        scalar = next(t for t in runtime if t.rank == 0)
+        return reject("a runtime rank-0 operand with a runtime tensor of higher rank", "partition",
+                      f'Tensor "{scalar.name}" has bad input dims size: 0.')
+    return ACCEPT
+
+
+_TWO_ARG = entry(None, p.operands(), _ACT, _IDENTICAL, _no_runtime_scalar_with_tensor)
 _ONE_ARG = entry(None, p.io_counts(1, const=0))
 _ONE_ARG_V2 = entry(2, p.io_counts(1, const=0))  # observed cap 2
 
@@ -150,8 +174,8 @@ OPS: dict[int, OpSupport] = {
     **{B[n]: _ONE_ARG_V2 for n in ("RSQRT", "TANH", "LOGISTIC")},
     B["RELU"]: entry(2), B["RELU6"]: entry(2),
     # elementwise, two arguments, numpy broadcasting (observed [2,1,3]*[1,4,1], [2,4,4,8]-[1,4,1,8])
-    B["ADD"]: entry(None, p.operands(), _ACT_ADD),
-    B["MUL"]: entry(None, p.operands(), _ACT),
+    B["ADD"]: entry(None, p.operands(), _ACT_ADD, _no_runtime_scalar_with_tensor),
+    B["MUL"]: entry(None, p.operands(), _ACT, _no_runtime_scalar_with_tensor),
     B["SUB"]: entry(2, *_TWO_ARG.checks),
     **{B[n]: _TWO_ARG for n in ("DIV", "POW", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "FLOOR_DIV",
                                 "FLOOR_MOD", "ATAN2")},
@@ -172,6 +196,7 @@ OPS: dict[int, OpSupport] = {
     **{B[n]: entry() for n in ("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ANY",
                                "REDUCE_ALL", "ARG_MAX", "CUMSUM")},
     B["TOPK_V2"]: entry(1),
+    B["EMBEDDING_LOOKUP"]: entry(None, _lookup_table_rank_2),
     # layout (observed)
     B["CONCATENATION"]: entry(6),
     **{B[n]: entry() for n in ("PACK", "UNPACK", "SPLIT", "SPLIT_V", "TILE", "SLICE", "REVERSE_V2",

@@ -1,0 +1,65 @@
+"""What the rewrites for forms the real accelerator computes wrongly share (explicit-rank-4,
+scalar-to-channels): they act only where the numerics calibration (rules/calibration/) records
+the op's form wrong under the chosen profile, and only when the form they make is recorded right;
+the op runs at another shape between two RESHAPEs, the last writing the op's own output tensor."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Sequence
+
+from gpucompat.ir import Op, Tensor, build
+from gpucompat.rewrites.engine import Rewrite, RewriteContext
+from gpucompat.rewrites.substitute import Replacement
+from gpucompat.rules import calibration
+from gpucompat.rules.forms import form_of
+
+
+class CalibratedRewrite(Rewrite):
+    """Subclasses say what the op becomes (`plan`) and name the new form in refusals (`what`)."""
+
+    what: str
+
+    @abstractmethod
+    def plan(self, op: Op, r: Replacement) -> Op | str | None:
+        """Fill `r` and return the op at its new shape; a reason when the op cannot be planned,
+        None when the pattern does not apply to it."""
+
+    def check(self, op: Op, ctx: RewriteContext) -> Replacement | str | None:
+        seen = calibration.observed(form_of(op))
+        if ctx.profile.name not in calibration.load()["profiles"] or seen is None or not seen["fp32"]["wrong"]:
+            return None
+        r = Replacement(op, [op], ctx=ctx)
+        marks = r.marks()
+        new = self.plan(op, r)
+        why = _not_measured_right(new, self.what, ctx) if isinstance(new, Op) else new
+        if why or new is None:
+            r.forget(marks)
+            return why
+        return r
+
+    def rewrite(self, match: Replacement, ctx: RewriteContext) -> None:
+        match.splice()
+
+
+def reshaped(op: Op, r: Replacement, inputs: Sequence[Tensor | None], shape: Sequence[int], label: str) -> Op:
+    """Append to `r` the op on `inputs` writing a new tensor of `shape`, and a RESHAPE of it into
+    the op's own output; return the new op."""
+    out = op.outputs[0]
+    y = build.tensor(op.graph, f"{out.name}/{label}", shape, out.dtype)
+    new = build.operator(op.graph, op.name, inputs, [y], op.options, op.version)
+    r.new.append(new)
+    r.reshape(y, out)
+    return new
+
+
+def _not_measured_right(new: Op, what: str, ctx: RewriteContext) -> str | None:
+    """Why `new` will not do: its form is not recorded right at both precisions, or the profile
+    rejects it."""
+    key = form_of(new)
+    seen = calibration.observed(key)
+    if seen is None or seen["fp32"]["wrong"] or seen["fp16"]["wrong"]:
+        return f"its {what} form [{key}] is not one the accelerator was measured to compute right"
+    if ctx.rejects(new):
+        return f"the profile rejects the {what} {new.name}: {ctx.verdict(new).reason}"
+    return None
