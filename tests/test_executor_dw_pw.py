@@ -9,7 +9,7 @@ from test_executor_kernels import compare_all_gpu, runtimes  # noqa: F401  (fixt
 from gpucompat import ir
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.fusion import kernel_ops
-from gpucompat.opencl.hybrid import HybridRunner
+from gpucompat.verify.hybrid import HybridRunner
 from gpucompat.opencl.runtime import Runtime
 from modelgen import builder, const, convert_fn, tf
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from gpucompat import ir, rewrites
-from gpucompat.fixing.verify import verify
+from gpucompat.verify.fix_proof import verify
 from gpucompat.rewrites.engine import RewriteContext, apply
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options

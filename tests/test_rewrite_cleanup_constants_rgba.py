@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from gpucompat import ir
-from gpucompat.fixing.verify import verify
+from gpucompat.verify.fix_proof import verify
 from gpucompat.ir import build
 from gpucompat.ir.opcodes import BUILTIN
 from gpucompat.rewrites.cleanup import Cleanup

@@ -6,7 +6,7 @@ from ai_edge_litert import schema_py_generated as fb
 
 from gpucompat import ir
 from gpucompat.check import check_model
-from gpucompat.fixing.verify import verify
+from gpucompat.verify.fix_proof import verify
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options

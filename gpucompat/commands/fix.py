@@ -27,6 +27,7 @@ def fix(
     no_quant: Annotated[bool, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; verify and write nothing.")] = False,
     no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip the numerical verification.")] = False,
+    inputs: Annotated[str | None, typer.Option("--inputs", help="Verify on these input samples: a .npz file with one array per input, keyed by input name or index, the first axis counting samples (default: two seeded random sets).")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Allow writing over the input model.")] = False,
     output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.terminal,
     fail_on: Annotated[FailOn, typer.Option(help="Exit 1 when findings of this severity remain after the fix.")] = FailOn.never,
@@ -50,8 +51,8 @@ def fix(
     result = run.fix_file(path, chosen, prof, options)
     status = EXIT_CLEAN
     if not dry_run:
-        if not no_verify and run.verify_fix(result) is not None and not result.verification.ok:
-            result.failing_rewrites = run.blame(result, chosen, prof, options)
+        if not no_verify and run.verify_fix(result, inputs) is not None and not result.verification.ok:
+            result.failing_rewrites = run.blame(result, chosen, prof, options, inputs)
             status = EXIT_FINDINGS
         elif output is not None and (result.changed or output != path):
             run.write_fix(result, output, in_place)

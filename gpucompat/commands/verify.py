@@ -18,7 +18,7 @@ BACKENDS = {"opencl": 50, "litert-gpu": 3}
 
 
 def _overrides(specs: list[str]) -> dict:
-    from gpucompat.verify.compare import Tolerance
+    from gpucompat.verify.tolerance import Tolerance
 
     out = {}
     for spec in specs:
@@ -35,14 +35,15 @@ def _overrides(specs: list[str]) -> dict:
 
 def verify(
     model: Annotated[str, typer.Argument(help="The .tflite model to run.")],
-    runs: Annotated[int | None, typer.Option(help="Number of runs with seeded random inputs (default 50; 3 on litert-gpu).")] = None,
+    runs: Annotated[int | None, typer.Option(help="Number of runs (default 50 seeded random input sets, 3 on litert-gpu; with --inputs, every sample).")] = None,
+    inputs: Annotated[str | None, typer.Option("--inputs", help="Input samples instead of random ones: a .npz file with one array per input, keyed by input name or index, the first axis counting samples.")] = None,
     backend: Annotated[str, typer.Option(help="Test backend: opencl (hybrid execution on the included executor) or litert-gpu (LiteRT's real GPU accelerator in fp32, fully delegated models only).")] = "opencl",
     precision: Annotated[str, typer.Option(help="Executor precision: fp32, or fp16 (half storage, float arithmetic).")] = "fp32",
     device: Annotated[str | None, typer.Option(help="OpenCL device: index or part of its name (default: a GPU, else PoCL).")] = None,
     cache_dir: Annotated[str | None, typer.Option(help="Compiled-program cache directory (default: the user cache directory; '' disables).")] = None,
     profile: Annotated[str, typer.Option(help="Delegate profile deciding which ops run on the GPU.")] = "gpu-current",
-    atol: Annotated[float | None, typer.Option(help="Absolute tolerance (default per precision: fp32 1e-5, fp16 1e-2).")] = None,
-    rtol: Annotated[float | None, typer.Option(help="Relative tolerance (default per precision: fp32 1e-5, fp16 1e-2).")] = None,
+    atol: Annotated[float | None, typer.Option(help="Absolute tolerance: an element passes within atol + rtol x the output's largest |reference| (default per precision: fp32 1e-5, fp16 1e-3).")] = None,
+    rtol: Annotated[float | None, typer.Option(help="Tolerance relative to the output's largest |reference| (default per precision: fp32 1e-3, fp16 3e-2).")] = None,
     output_tolerance: Annotated[list[str] | None, typer.Option(help="Per-output override NAME_OR_INDEX=ATOL,RTOL (repeatable).")] = None,
     localize: Annotated[bool, typer.Option("--localize", help="On failure, name the first op whose output diverges.")] = False,
     against: Annotated[str | None, typer.Option(help="Compare with this original model instead of MODEL on the reference interpreter.")] = None,
@@ -55,7 +56,7 @@ def verify(
     its outputs with the reference interpreter. Exit 0 pass, 1 fail, 2 error."""
     from gpucompat.opencl.runtime import PRECISIONS
     from gpucompat.verify.budget import parse_size
-    from gpucompat.verify.run import Settings, verify_model
+    from gpucompat.verify.session import Settings, verify_model
 
     if precision not in PRECISIONS:
         raise GpucompatError(f"--precision must be one of {', '.join(PRECISIONS)}")
@@ -63,14 +64,15 @@ def verify(
         raise GpucompatError(f"--backend must be one of {', '.join(BACKENDS)}")
     if backend == "litert-gpu" and precision != "fp32":
         raise GpucompatError("--backend litert-gpu runs in fp32 only (enforce_f32)")
-    settings = Settings(runs=runs if runs is not None else BACKENDS[backend], backend=backend, precision=precision, device=device, cache_dir=cache_dir, profile=profile,
+    default_runs = None if inputs else BACKENDS[backend]
+    settings = Settings(runs=runs if runs is not None else default_runs, inputs=inputs, backend=backend, precision=precision, device=device, cache_dir=cache_dir, profile=profile,
                         atol=atol, rtol=rtol, overrides=_overrides(output_tolerance or []), localize=localize,
                         against=against, seed=seed)
     if max_memory is not None:
         settings.max_memory = parse_size(max_memory)
     result = verify_model(model, settings)
     doc = result.record()
-    protect = tuple(p for p in (model, against) if p)
+    protect = tuple(p for p in (model, against, inputs) if p)
     if output_format is Format.json:
         write_text(json.dumps(doc, indent=2) + "\n", output, protect)
     else:

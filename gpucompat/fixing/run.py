@@ -14,7 +14,7 @@ from gpucompat.ir.reader import read_bytes
 from gpucompat.ir.writer import write_atomic
 from gpucompat.check import ModelResult, check_model
 from gpucompat.fixing.runtime_version import raise_min_runtime_version
-from gpucompat.fixing.verify import Verifications, verify_everywhere
+from gpucompat.verify.fix_proof import Verifications, verify_everywhere
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
 from gpucompat.rules.profile import Options, Profile
@@ -66,12 +66,13 @@ def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Opti
     return Fix(path, original, fixed, trace, before, after)
 
 
-def verify_fix(fix: Fix) -> Verifications | None:
+def verify_fix(fix: Fix, samples: str | None = None) -> Verifications | None:
     """Run the numerical comparison on every backend when something changed, the executor placing
-    ops as the fix's profile and options do; the result is kept on `fix`."""
+    ops as the fix's profile and options do, on seeded inputs or the .npz `samples`; the result
+    is kept on `fix`."""
     if fix.changed:
         fix.verification = verify_everywhere(fix.original, fix.fixed, fix.trace.safeties(),
-                                             fix.after.profile.name, fix.after.options)
+                                             fix.after.profile.name, fix.after.options, samples)
     return fix.verification
 
 
@@ -81,7 +82,8 @@ def write_fix(fix: Fix, output: str, in_place: bool) -> None:
     fix.output = output
 
 
-def blame(fix: Fix, rewrites: list[Rewrite], profile: Profile, options: Options) -> list[str]:
+def blame(fix: Fix, rewrites: list[Rewrite], profile: Profile, options: Options,
+          samples: str | None = None) -> list[str]:
     """After a failed verification: the applied rewrites that fail it when applied alone."""
     names = list(dict.fromkeys(e.rewrite for e in fix.trace.applied))
     guilty = []
@@ -89,6 +91,6 @@ def blame(fix: Fix, rewrites: list[Rewrite], profile: Profile, options: Options)
         model = ir.from_bytes(fix.original, fix.path)
         trace = rewrite_model(model, [rw], profile, options)
         if trace.applied and not verify_everywhere(fix.original, ir.to_bytes(model), trace.safeties(),
-                                                   profile.name, options).ok:
+                                                   profile.name, options, samples).ok:
             guilty.append(rw.name)
     return guilty or names
