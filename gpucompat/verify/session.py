@@ -16,7 +16,7 @@ from gpucompat import ir
 from gpucompat.errors import GpucompatError
 from gpucompat.verify import budget, inputs, tolerance
 from gpucompat.verify.comparison import OutputStats, ShapeMismatch
-from gpucompat.verify.float_reference import with_float_weights
+from gpucompat.verify.reference_model import reference_model
 from gpucompat.verify.interpreter import reference_interpreter, run_reference
 from gpucompat.verify.placements import placements_by_subgraph
 from gpucompat.verify.tolerance import Tolerance, max_abs_error
@@ -111,9 +111,13 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     budget.enforce(path, budget.estimate(model, by_subgraph, settings.precision, original), settings.max_memory)
     graph = model.graphs[0]
     all_feeds = _feeds(graph, settings)
-    ref_bytes, hybrid = with_float_weights(ref_bytes)
-    reference = reference_interpreter(ref_bytes, ref_path)
     where = [p for ps in by_subgraph.values() for p in ps]
+    if settings.backend == "litert-gpu":  # the accelerator takes every op, or refuses the model
+        ref_where = {i: ["gpu"] * len(g.ops) for i, g in enumerate((original or model).graphs)}
+    else:
+        ref_where = placements_by_subgraph(original, settings.profile) if original is not None else by_subgraph
+    ref_bytes, changes = reference_model(ref_bytes, ref_where)
+    reference = reference_interpreter(ref_bytes, ref_path)
     runtime = None
     if settings.backend == "litert-gpu":
         device, init_s, run_test, timed = _on_accelerator(path, graph, all_feeds)
@@ -149,8 +153,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     noise = _noise_floor(ref_bytes, ref_path, graph, outputs, all_feeds[0], first_ref)
     result = VerifyResult(path, settings, device, outputs, ref_ms, test_ms, init_s * 1e3, where.count("gpu"),
                           len(where), runs=len(all_feeds), noise_kernels=noise,
-                          reference_kind=f"float, weights dequantized ({hybrid} hybrid-quantized ops)" if hybrid
-                          else "as stored")
+                          reference_kind="; ".join(changes) or "as stored")
     if settings.localize and first_bad is not None and runtime is not None and not settings.against:
         from gpucompat.verify.localize import first_divergent_op
 
