@@ -161,7 +161,7 @@ def backends(profile: str = "gpu-current", options=None) -> list[Backend]:
     """Backends that verify a fix: the reference interpreter first, then the OpenCL executor."""
     return [Backend("reference-interpreter", run_reference),
             Backend("opencl-executor", ExecutorRun(profile, options), executor_tolerance, dynamic_dim=1,
-                    original_on=run_reference)]
+                    original_on=ReferenceForExecutor(profile, options))]
 
 
 def verify_everywhere(original: bytes, fixed: bytes, safeties: set[str], profile: str = "gpu-current",
@@ -170,13 +170,32 @@ def verify_everywhere(original: bytes, fixed: bytes, safeties: set[str], profile
     return Verifications([verify(original, fixed, safeties, b, samples) for b in backends(profile, options)])
 
 
-def run_reference(model_bytes: bytes, feeds: list[np.ndarray]) -> tuple[list[str], list[np.ndarray]]:
-    """The reference interpreter as a Runner: output names and values of `model_bytes` on `feeds`."""
+def run_reference(model_bytes: bytes, feeds: list[np.ndarray],
+                  where: dict[int, list[str]] | None = None) -> tuple[list[str], list[np.ndarray]]:
+    """The reference interpreter as a Runner: output names and values of `model_bytes` on `feeds`,
+    run as verify runs its reference (reference_model.py; `where`: the delegate's placements,
+    none on the GPU by default, so hybrid kernels stay as stored)."""
     from gpucompat.verify.interpreter import output_names, reference_interpreter
     from gpucompat.verify.interpreter import run_reference as run
+    from gpucompat.verify.reference_model import reference_model
 
-    it = reference_interpreter(model_bytes, "the model")
+    data, _ = reference_model(model_bytes, where or {})
+    it = reference_interpreter(data, "the model")
     return output_names(it), run(it, feeds)
+
+
+class ReferenceForExecutor:
+    """The original on the reference interpreter as the executor's comparison: hybrid ops the
+    delegate places on the GPU (under `profile` and `options`) computed in float, as verify does."""
+
+    def __init__(self, profile: str, options=None):
+        self.profile, self.options = profile, options
+
+    def __call__(self, model_bytes: bytes, feeds: list[np.ndarray]) -> tuple[list[str], list[np.ndarray]]:
+        from gpucompat.verify.placements import placements_by_subgraph
+
+        where = placements_by_subgraph(ir.from_bytes(model_bytes), self.profile, self.options)
+        return run_reference(model_bytes, feeds, where)
 
 
 def input_specs(model_bytes: bytes, dynamic_dim: int = DYNAMIC_DIM) -> list[InputSpec]:
