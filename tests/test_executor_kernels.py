@@ -2,8 +2,9 @@
 parameter grids (tests/models_kernels.py), with every op forced onto the executor.
 
 Judged by the verification package's one tolerance rule (gpucompat/verify/tolerance.py), with
-tolerances tighter than verify's whole-model defaults: one op at a time, fp32 must match to 1e-5
-of the output's magnitude; fp16 storage (float arithmetic) to 1e-2 of it.
+numbers of their own, one op at a time: fp32 must match to 1e-5 of the output's magnitude (a
+hundred times tighter than verify's whole-model default); fp16 storage (float arithmetic) to 1e-2
+of it.
 """
 
 import numpy as np
@@ -18,7 +19,7 @@ from gpucompat.verify.inputs import seeded_feeds
 from gpucompat.verify.interpreter import reference_interpreter, run_reference
 from gpucompat.verify.tolerance import Tolerance, magnitude, max_abs_error
 
-# One op at a time: the package's rule, tighter than verify's whole-model defaults.
+# One op at a time: the package's rule with numbers of its own (docs/verify.md).
 TOLERANCE = {"fp32": Tolerance(1e-5, 1e-5), "fp16": Tolerance(1e-2, 1e-2)}
 FAMILIES = ["k_conv", "k_depthwise", "k_elementwise", "k_pool", "k_reduce", "k_movement", "k_resize", "k_dense",
             "k_fusion", "k_tconv_bias"]

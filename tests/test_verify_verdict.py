@@ -4,7 +4,10 @@ deliberately broken kernels makes it FAIL, with --localize naming the broken op.
 Each breakage is a test-only monkeypatch of a lowering's helper in gpucompat.opencl.ops (no product
 kernel is edited): the kernel runs with a wrong parameter, as a real bug would make it. The model
 (tests/models_verdict.py) chains CONV_2D (bias, RELU), CONV_2D (strides 2, 1), SLICE, ADD and
-RESIZE_BILINEAR; the op a breakage should be found at is looked up in the model, by type.
+RESIZE_BILINEAR; the op a breakage should be found at is looked up in the model, by type. Four of
+the breakages also fail a real model, MediaPipe's palm_detection_lite.
+
+Cost: about 50 s (16 verify runs with localization on the small model, 4 on the real one).
 """
 
 import numpy as np
@@ -115,3 +118,23 @@ def test_a_broken_kernel_fails_and_localize_names_its_op(models, monkeypatch, br
     expected = BREAKAGES[breakage](ir.from_bytes(models.bytes("verdict_kernels")).graphs[0].ops)
     bad = result.first_divergent_op
     assert bad is not None and (bad["index"], bad["op"]) == (expected.index, expected.name), bad
+
+
+# On a real model: the same breakages, where palm_detection_lite has the ops they break (its
+# strides are square and it has no per-channel constant operand or SLICE). The op named is of the
+# broken family; which one comes first depends on the weights (a bias may be zero).
+REAL_BREAKAGES = {
+    dropped_bias: {"CONV_2D", "DEPTHWISE_CONV_2D"},
+    transposed_weight: {"CONV_2D", "DEPTHWISE_CONV_2D"},
+    off_by_one_padding: {"CONV_2D", "DEPTHWISE_CONV_2D"},
+    wrong_resize_mode: {"RESIZE_BILINEAR"},
+}
+
+
+@pytest.mark.parametrize("breakage", REAL_BREAKAGES, ids=lambda b: b.__name__)
+def test_a_broken_kernel_fails_a_real_model(real_models, monkeypatch, breakage):
+    path = str(real_models["palm_detection_lite"])  # intact, it passes: test_verify_real_models.py
+    breakage(monkeypatch)
+    result = verify_model(path, Settings(runs=1, cache_dir="", localize=True))
+    assert not result.passed
+    assert result.first_divergent_op["op"] in REAL_BREAKAGES[breakage], result.first_divergent_op
