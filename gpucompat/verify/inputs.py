@@ -31,14 +31,16 @@ class InputSpec:
     dtype: np.dtype
 
 
-def specs(graph: ir.Graph, dynamic_dim: int = 1) -> list[InputSpec]:
-    """The inputs of `graph`, dynamic (-1) dimensions fed at `dynamic_dim`."""
+def specs(graph: ir.Graph, dynamic_dim: int | None = None) -> list[InputSpec]:
+    """The inputs of `graph` at their stored shapes, or with dynamic (-1) dimensions fed at
+    `dynamic_dim` when given."""
     out = []
     for t in graph.inputs:
         dt = dtypes.numpy_dtype(t.dtype)
         if dt is None:
             raise GpucompatError(f"input tensor#{t.index} {t.name!r} has type {t.dtype_name}, which cannot be generated")
-        out.append(InputSpec(t.name, tuple(dynamic_dim if d < 0 else d for d in t.signature), np.dtype(dt)))
+        shape = t.shape if dynamic_dim is None else tuple(dynamic_dim if d < 0 else d for d in t.signature)
+        out.append(InputSpec(t.name, tuple(shape), np.dtype(dt)))
     return out
 
 

@@ -112,11 +112,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     graph = model.graphs[0]
     all_feeds = _feeds(graph, settings)
     where = [p for ps in by_subgraph.values() for p in ps]
-    if settings.backend == "litert-gpu":  # the accelerator takes every op, or refuses the model
-        ref_where = {i: ["gpu"] * len(g.ops) for i, g in enumerate((original or model).graphs)}
-    else:
-        ref_where = placements_by_subgraph(original, settings.profile) if original is not None else by_subgraph
-    ref_bytes, changes = reference_model(ref_bytes, ref_where)
+    ref_bytes, changes = reference_model(ref_bytes, _gpu_side(settings, original or model, by_subgraph, original))
     reference = reference_interpreter(ref_bytes, ref_path)
     runtime = None
     if settings.backend == "litert-gpu":
@@ -159,6 +155,16 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
 
         result.first_divergent_op = first_divergent_op(model, ref_bytes, by_subgraph, runtime, first_bad, settings)
     return result
+
+
+def _gpu_side(settings: Settings, reference: ir.Model, by_subgraph: dict[int, list[str]],
+              original: ir.Model | None) -> dict[int, list[str]]:
+    """Where the ops of the reference's model run on the test side: every op on the accelerator
+    (it takes the whole model or refuses it), else the simulated delegate's placements (of the
+    --against original when there is one)."""
+    if settings.backend == "litert-gpu":
+        return {i: ["gpu"] * len(g.ops) for i, g in enumerate(reference.graphs)}
+    return placements_by_subgraph(original, settings.profile) if original is not None else by_subgraph
 
 
 def _feeds(graph: ir.Graph, settings: Settings) -> list[list[np.ndarray]]:
