@@ -146,6 +146,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
                 raise GpucompatError(f"{path}: {e} (the model declares {declared})") from None
         if first_bad is None and not all(o.passed for o in outputs):
             first_bad = feeds
+    del reference  # the noise floor's interpreter takes its place: the budget counts one at a time
     noise = _noise_floor(ref_bytes, ref_path, graph, outputs, all_feeds[0], first_ref)
     result = VerifyResult(path, settings, device, outputs, ref_ms, test_ms, init_s * 1e3, where.count("gpu"),
                           len(where), runs=len(all_feeds), noise_kernels=noise,
