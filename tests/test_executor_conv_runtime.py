@@ -5,14 +5,14 @@ Shapes: 3x3 SAME with a constant bias and RELU, 2x3 VALID stride 2 with 17 outpu
 group of 16), 1x1 (the pointwise kernel) with 20 outputs; each with its bias and with none."""
 
 import pytest
-from test_executor_kernels import assert_within, compare_all_gpu, runtimes  # noqa: F401  (fixture)
 
 from gpucompat import ir
 from gpucompat.opencl.executor import UnsupportedOp
 from gpucompat.verify.hybrid import HybridRunner
-from gpucompat.verify.interpreter import reference_interpreter, run_reference
 from gpucompat.verify.inputs import seeded_feeds
+from gpucompat.verify.interpreter import reference_interpreter, run_reference
 from modelgen import builder, const, convert_fn, tf
+from test_executor_kernels import assert_within, compare_all_gpu, runtimes  # noqa: F401  (fixture)
 
 
 @builder("k_conv_runtime_weights")

@@ -4,14 +4,14 @@ depthwise_plus_1x1, conv.cl depthwise_pointwise), where the delegate's special s
 match the reference interpreter; pairs just outside each condition are not merged."""
 
 import pytest
-from test_executor_kernels import compare_all_gpu, runtimes  # noqa: F401  (fixture)
 
 from gpucompat import ir
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.fusion import kernel_ops
-from gpucompat.verify.hybrid import HybridRunner
 from gpucompat.opencl.runtime import Runtime
+from gpucompat.verify.hybrid import HybridRunner
 from modelgen import builder, const, convert_fn, tf
+from test_executor_kernels import compare_all_gpu, runtimes  # noqa: F401  (fixture)
 
 
 def _dw(t, x, channels: int, size: int, seed: int, stride: int = 1, padding: str = "SAME", dilation: int = 1,

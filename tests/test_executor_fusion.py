@@ -14,9 +14,9 @@ import models_kernels  # noqa: F401  (registers builders)
 from gpucompat import ir
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.fusion import groups
-from gpucompat.verify.hybrid import HybridRunner
 from gpucompat.opencl.ops import linkable, producer
 from gpucompat.opencl.runtime import Runtime
+from gpucompat.verify.hybrid import HybridRunner
 from gpucompat.verify.inputs import seeded_feeds
 from test_executor_kernels import assert_within
 

@@ -8,15 +8,15 @@ import os
 
 import numpy as np
 import pytest
-from models_executor_extra import LSTM_BASIC_SHAPES, basic_lstm
 
 from gpucompat import ir
 from gpucompat.confirm.infer import run_on_accelerator
 from gpucompat.confirm.runner import NoDevice
 from gpucompat.opencl.device import choose
-from gpucompat.verify.hybrid import HybridRunner
 from gpucompat.opencl.runtime import Runtime
+from gpucompat.verify.hybrid import HybridRunner
 from gpucompat.verify.inputs import seeded_feeds
+from models_executor_extra import LSTM_BASIC_SHAPES, basic_lstm
 
 pytestmark = pytest.mark.fidelity
 

@@ -13,20 +13,20 @@ import models_kernels  # noqa: F401  (registers builders)
 import models_mldrift_ops  # noqa: F401
 from cli import gpucompat
 from gpucompat import ir
-from gpucompat.check import check_model
 from gpucompat.errors import GpucompatError
 from gpucompat.ir import dtypes, opcodes
 from gpucompat.ir.nodes import OpCode
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.executor import UnsupportedOp
-from gpucompat.verify.hybrid import HybridRunner
-from gpucompat.verify.interpreter import reference_interpreter, run_reference
 from gpucompat.opencl.runtime import Runtime
+from gpucompat.placement import check_model
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
+from gpucompat.verify.hybrid import HybridRunner
+from gpucompat.verify.inputs import seeded_feeds
+from gpucompat.verify.interpreter import reference_interpreter, run_reference
 from gpucompat.verify.placements import placements_by_subgraph
 from gpucompat.verify.session import Settings, verify_model
-from gpucompat.verify.inputs import seeded_feeds
 from test_executor_kernels import assert_within, compare_all_gpu
 
 

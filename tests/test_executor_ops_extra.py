@@ -10,18 +10,17 @@ import json
 
 import numpy as np
 import pytest
-from cli import gpucompat
-from models_executor_extra import (LSTM_BASIC_SHAPES, LSTM_FULL_VARIANTS, RESAMPLER_SHAPES, SELECT_VARIANTS,
-                                   FlatModel)
-from test_executor_kernels import TOLERANCE, assert_within, compare_all_gpu
 
+from cli import gpucompat
 from gpucompat import ir
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.executor import Executor
+from gpucompat.opencl.runtime import Runtime
 from gpucompat.verify.hybrid import HybridRunner
 from gpucompat.verify.inputs import seeded_feeds
 from gpucompat.verify.interpreter import reference_interpreter, run_reference
-from gpucompat.opencl.runtime import Runtime
+from models_executor_extra import LSTM_BASIC_SHAPES, LSTM_FULL_VARIANTS, RESAMPLER_SHAPES, SELECT_VARIANTS, FlatModel
+from test_executor_kernels import TOLERANCE, assert_within, compare_all_gpu
 
 PRECISIONS = list(TOLERANCE)
 

@@ -4,15 +4,14 @@ delegate is built on the prepared graph."""
 
 import json
 
-
 from cli import gpucompat
 from gpucompat import ir
 from gpucompat.opencl.device import choose
-from gpucompat.verify.hybrid import HybridRunner
-from gpucompat.verify.interpreter import reference_interpreter, run_reference
 from gpucompat.opencl.runtime import Runtime
-from gpucompat.verify.placements import placements
+from gpucompat.verify.hybrid import HybridRunner
 from gpucompat.verify.inputs import seeded_feeds
+from gpucompat.verify.interpreter import reference_interpreter, run_reference
+from gpucompat.verify.placements import placements
 from test_executor_kernels import assert_within
 
 

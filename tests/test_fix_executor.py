@@ -9,13 +9,12 @@ import pytest
 
 from cli import gpucompat
 from gpucompat.fixing import run
-from gpucompat.verify.fix_proof import (ExecutorRun, NotRun, executor_tolerance, tolerance_of, verify,
-                                     verify_everywhere)
 from gpucompat.opencl import device, ops
 from gpucompat.opencl.device import CLError
 from gpucompat.opencl.ops import elementwise
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
+from gpucompat.verify.fix_proof import ExecutorRun, NotRun, executor_tolerance, tolerance_of, verify, verify_everywhere
 
 
 def test_fix_json_lists_both_backends_and_the_executor_runs_the_fixed_model(models, tmp_path):

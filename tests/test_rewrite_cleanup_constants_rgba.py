@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from gpucompat import ir
-from gpucompat.verify.fix_proof import verify
 from gpucompat.ir import build
 from gpucompat.ir.opcodes import BUILTIN
 from gpucompat.rewrites.cleanup import Cleanup
@@ -16,6 +15,7 @@ from gpucompat.rewrites.fold_constants import FoldConstants
 from gpucompat.rewrites.rgb_to_rgba import RgbToRgba
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
+from gpucompat.verify.fix_proof import verify
 from models_fix import rewritten
 
 
@@ -94,7 +94,8 @@ def test_rgb_to_rgba_ignores_the_alpha_channel(models, name):
 def test_rgb_to_rgba_refuses_a_pool_it_cannot_extend(models):
     fixed, trace = rewritten(models.bytes("rgb_pool"), RgbToRgba())
     assert trace.applied == []
-    assert [e.reason for e in trace.not_applied] == ["AVERAGE_POOL_2D cannot absorb a 4th channel (it would need a slice)"]
+    assert [e.reason for e in trace.not_applied] == \
+        ["AVERAGE_POOL_2D cannot absorb a 4th channel (it would need a slice)"]
 
 
 def test_rgb_to_rgba_carries_alpha_through_a_depthwise_conv(models):

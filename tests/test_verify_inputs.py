@@ -5,10 +5,10 @@ weights are dequantized, which the output says."""
 
 import json
 
-import models_verdict  # noqa: F401  (registers builders)
 import numpy as np
-from cli import gpucompat
 
+import models_verdict  # noqa: F401  (registers builders)
+from cli import gpucompat
 from gpucompat import ir
 from gpucompat.verify import inputs
 from gpucompat.verify.hybrid import HybridRunner, open_runtime
@@ -36,8 +36,6 @@ def test_verify_runs_once_per_sample_keyed_by_name_or_index(models, tmp_path):
     np.savez(by_index, **{"0": values})
     r, doc = verify_json(models.path("conv_relu"), "--inputs", str(by_name))
     assert r.returncode == 0 and doc["passed"] and doc["runs"] == 3 and doc["inputs"] == str(by_name)
-    r2, doc2 = verify_json(models.path("conv_relu"), "--inputs", str(by_index), "--runs", "2")
-    assert r2.returncode == 0 and doc2["runs"] == 2
     r3, doc3 = verify_json(models.path("conv_relu"), "--inputs", str(by_index))
     assert doc3["outputs"][0]["max_ref_abs"] == doc["outputs"][0]["max_ref_abs"]  # the same samples
 

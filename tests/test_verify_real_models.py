@@ -16,12 +16,12 @@ and 1.5 to 2 for fix + verify on PoCL's CPU device (2 shared cores).
 import json
 
 import pytest
-from cli import gpucompat
-from real_models import NAMES
 
+from cli import gpucompat
 from gpucompat import ir
 from gpucompat.verify.placements import placements
 from gpucompat.verify.session import Settings, verify_model
+from real_models import NAMES
 
 # fp16: three of the ten models that pass at the fp16 default (the fastest). pose_landmark_full and
 # the two selfie_segmentation models are not among them: half storage moves their outputs by 8% to

@@ -9,15 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpucompat import ir
+from gpucompat.fixing.runtime_version import raise_min_runtime_version
 from gpucompat.ir.buffers import check_metadata_references, compact_buffers
 from gpucompat.ir.reader import read_bytes
 from gpucompat.ir.writer import write_atomic
-from gpucompat.check import ModelResult, check_model
-from gpucompat.fixing.runtime_version import raise_min_runtime_version
-from gpucompat.verify.fix_proof import Verifications, verify_everywhere
+from gpucompat.placement import ModelResult, check_model
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
 from gpucompat.rules.profile import Options, Profile
+from gpucompat.verify.fix_proof import Verifications, verify_everywhere
 
 
 @dataclass
@@ -33,6 +33,7 @@ class Fix:
     verification: Verifications | None = None
     failing_rewrites: list[str] | None = None  # named after a failed verification
     output: str | None = None
+    samples: list | None = None  # representative inputs to verify on (input values per run); None: seeded
 
     @property
     def changed(self) -> bool:
@@ -66,13 +67,12 @@ def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Opti
     return Fix(path, original, fixed, trace, before, after)
 
 
-def verify_fix(fix: Fix, samples: str | None = None) -> Verifications | None:
+def verify_fix(fix: Fix) -> Verifications | None:
     """Run the numerical comparison on every backend when something changed, the executor placing
-    ops as the fix's profile and options do, on seeded inputs or the .npz `samples`; the result
-    is kept on `fix`."""
+    ops as the fix's profile and options do; the result is kept on `fix`."""
     if fix.changed:
         fix.verification = verify_everywhere(fix.original, fix.fixed, fix.trace.safeties(),
-                                             fix.after.profile.name, fix.after.options, samples)
+                                             fix.after.profile.name, fix.after.options, fix.samples)
     return fix.verification
 
 
@@ -82,8 +82,19 @@ def write_fix(fix: Fix, output: str, in_place: bool) -> None:
     fix.output = output
 
 
-def blame(fix: Fix, rewrites: list[Rewrite], profile: Profile, options: Options,
-          samples: str | None = None) -> list[str]:
+def prove_and_write(fix: Fix, rewrites: list[Rewrite], output: str | None, in_place: bool,
+                    verify: bool = True) -> bool:
+    """Verify the fix (unless `verify` is False) and write it to `output` when it holds; after a
+    failed verification name the rewrites to blame and write nothing. True when the fix holds."""
+    if verify and verify_fix(fix) is not None and not fix.verification.ok:
+        fix.failing_rewrites = blame(fix, rewrites, fix.after.profile, fix.after.options)
+        return False
+    if output is not None and (fix.changed or output != fix.path):
+        write_fix(fix, output, in_place)
+    return True
+
+
+def blame(fix: Fix, rewrites: list[Rewrite], profile: Profile, options: Options) -> list[str]:
     """After a failed verification: the applied rewrites that fail it when applied alone."""
     names = list(dict.fromkeys(e.rewrite for e in fix.trace.applied))
     guilty = []
@@ -91,6 +102,6 @@ def blame(fix: Fix, rewrites: list[Rewrite], profile: Profile, options: Options,
         model = ir.from_bytes(fix.original, fix.path)
         trace = rewrite_model(model, [rw], profile, options)
         if trace.applied and not verify_everywhere(fix.original, ir.to_bytes(model), trace.safeties(),
-                                                   profile.name, options, samples).ok:
+                                                   profile.name, options, fix.samples).ok:
             guilty.append(rw.name)
     return guilty or names

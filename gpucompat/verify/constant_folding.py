@@ -18,7 +18,8 @@ def fold_constants(graph: ir.Graph) -> dict[int, np.ndarray]:
     once (control flow excepted)."""
     folded: dict[int, np.ndarray] = {}
     for op in graph.ops:
-        if op.name not in CONTROL_FLOW and op.present_inputs and all(t.is_constant or id(t) in folded for t in op.present_inputs):
+        inputs = op.present_inputs
+        if op.name not in CONTROL_FLOW and inputs and all(t.is_constant or id(t) in folded for t in inputs):
             ins = [t for t in op.present_inputs if id(t) in folded]
             it = reference_interpreter(cut([op], ins, op.outputs), f"the constant op#{op.index} {op.name}",
                                        xnnpack=False)

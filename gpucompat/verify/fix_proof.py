@@ -165,8 +165,8 @@ def backends(profile: str = "gpu-current", options=None) -> list[Backend]:
 
 
 def verify_everywhere(original: bytes, fixed: bytes, safeties: set[str], profile: str = "gpu-current",
-                      options=None, samples: str | None = None) -> Verifications:
-    """`verify` on every backend (`samples`: a .npz file of input samples instead of seeded ones)."""
+                      options=None, samples: list[list[np.ndarray]] | None = None) -> Verifications:
+    """`verify` on every backend (on `samples` when given: the user's representative inputs)."""
     return Verifications([verify(original, fixed, safeties, b, samples) for b in backends(profile, options)])
 
 
@@ -218,9 +218,9 @@ def adapt(values: list[np.ndarray], fixed: list[InputSpec], seed: int) -> list[n
 
 
 def verify(original: bytes, fixed: bytes, safeties: set[str], backend: Backend | None = None,
-           samples: str | None = None) -> Verification:
-    """Compare `fixed` with `original` on seeded inputs, or on the samples of the .npz file
-    `samples` (on the reference interpreter unless `backend` says otherwise); every output within
+           samples: list[list[np.ndarray]] | None = None) -> Verification:
+    """Compare `fixed` with `original` on seeded inputs, or on `samples` (input values per run)
+    when given (on the reference interpreter unless `backend` says otherwise); every output within
     tolerance passes."""
     backend = backend or Backend("reference-interpreter", run_reference)
     tol = backend.tolerance_for(safeties)
@@ -229,7 +229,7 @@ def verify(original: bytes, fixed: bytes, safeties: set[str], backend: Backend |
     if len(specs) != len(fixed_specs):
         result.error = f"the fixed model has {len(fixed_specs)} inputs, the original {len(specs)}"
         return result
-    runs = inputs.from_npz(samples, input_specs(original, -1)) if samples else inputs.seeded(specs, SEED, RUNS)
+    runs = samples if samples is not None else inputs.seeded(specs, SEED, RUNS)
     worst: dict[int, OutputDiff] = {}
     for k, values in enumerate(runs):
         try:

@@ -9,7 +9,7 @@ from gpucompat import ir
 def placements_by_subgraph(model: ir.Model, profile_name: str, options=None) -> dict[int, list[str]]:
     """"gpu" / "cpu" per op, per subgraph index, under the profile and check options (the defaults
     when None)."""
-    from gpucompat.check import check_model
+    from gpucompat.placement import check_model
     from gpucompat.rules import registry
     from gpucompat.rules.profile import Options
 

@@ -16,9 +16,9 @@ from gpucompat import ir
 from gpucompat.errors import GpucompatError
 from gpucompat.verify import budget, inputs, tolerance
 from gpucompat.verify.comparison import OutputStats, ShapeMismatch
-from gpucompat.verify.reference_model import reference_model
 from gpucompat.verify.interpreter import reference_interpreter, run_reference
 from gpucompat.verify.placements import placements_by_subgraph
+from gpucompat.verify.reference_model import reference_model
 from gpucompat.verify.tolerance import Tolerance, max_abs_error
 
 SCHEMA_VERSION = 1
@@ -40,8 +40,8 @@ class Settings:
     localize: bool = False
     against: str | None = None
     seed: int = 0
-    inputs: str | None = None  # a .npz file of input samples instead of seeded random values
-    backend: str = "opencl"  # or "litert-gpu": LiteRT's real GPU accelerator in fp32
+    backend: str = "opencl"  # or "litert-gpu": LiteRT's real GPU accelerator (fp32, or its default fp16)
+    inputs: str | None = None  # a .npz of input samples (gpucompat/npz_inputs.py): its samples are the runs
     max_memory: int = budget.parse_size(budget.DEFAULT_MAX_MEMORY)  # bytes of tensors a run may allocate
 
     def tolerance(self, index: int, name: str) -> Tolerance:
@@ -116,7 +116,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     reference = reference_interpreter(ref_bytes, ref_path)
     runtime = None
     if settings.backend == "litert-gpu":
-        device, init_s, run_test, timed = _on_accelerator(path, graph, all_feeds)
+        device, init_s, run_test, timed = _on_accelerator(path, graph, all_feeds, settings.precision)
         where = ["gpu"] * len(where)  # the accelerator took every op, or it refused above
     else:
         runtime = open_runtime(settings, data) if "gpu" in where else None
@@ -169,13 +169,13 @@ def _gpu_side(settings: Settings, reference: ir.Model, by_subgraph: dict[int, li
 
 
 def _feeds(graph: ir.Graph, settings: Settings) -> list[list[np.ndarray]]:
-    """The runs' input sets: the samples of --inputs (the first --runs of them), else --runs
-    seeded random sets (50 by default)."""
-    specs = inputs.specs(graph)
+    """The runs' input sets: every sample of --inputs, else --runs seeded random sets (50 by
+    default)."""
     if settings.inputs:
-        samples = inputs.from_npz(settings.inputs, specs)
-        return samples[:settings.runs] if settings.runs else samples
-    return inputs.seeded(specs, settings.seed, settings.runs or DEFAULT_RUNS)
+        from gpucompat.npz_inputs import load_samples
+
+        return load_samples(settings.inputs, graph.inputs)
+    return inputs.seeded(inputs.specs(graph), settings.seed, settings.runs or DEFAULT_RUNS)
 
 
 def _noise_floor(ref_bytes: bytes, ref_path: str, graph: ir.Graph, outputs: list[OutputStats],
@@ -194,16 +194,18 @@ def _noise_floor(ref_bytes: bytes, ref_path: str, graph: ir.Graph, outputs: list
     return "XNNPACK vs builtin kernels, first run"
 
 
-def _on_accelerator(path: str, graph: ir.Graph, all_feeds: list[list[np.ndarray]]):
-    """Every run on LiteRT's GPU accelerator in one child process, up front: (device, seconds the
-    child took, a function handing out each run's outputs in turn, False: no per-run latency)."""
+def _on_accelerator(path: str, graph: ir.Graph, all_feeds: list[list[np.ndarray]], precision: str):
+    """Every run on LiteRT's GPU accelerator in one child process, up front, at `precision` (fp16:
+    the accelerator's default): (device, seconds the child took, a function handing out each run's
+    outputs in turn, False: no per-run latency)."""
     from gpucompat.confirm.infer import run_on_accelerator
     from gpucompat.confirm.runner import launcher
 
     t0 = time.perf_counter()
     results = iter(run_on_accelerator(path, all_feeds, [t.index for t in graph.inputs],
-                                      [t.index for t in graph.outputs]))
-    device = f"LiteRT GPU accelerator, fp32 ({launcher().driver})"
+                                      [t.index for t in graph.outputs], precision=precision))
+    mode = precision if precision == "fp32" else "default precision (fp16)"
+    device = f"LiteRT GPU accelerator, {mode} ({launcher().driver})"
     return device, time.perf_counter() - t0, lambda feeds: next(results), False
 
 

@@ -27,7 +27,8 @@ def render(console, doc: dict, ops_gpu: int, ops_total: int) -> None:
         console.print(f"  OutputDiff[{o['index']}] {o['name']}: avg_error={_num(o['avg_error'])}, "
                       f"std_dev={_num(o['std_dev'])}, max_abs_error={_num(o['max_abs_error'])}, "
                       f"max_ref_abs={o['max_ref_abs']:.3g}  {mark}")
-        noise = "" if o["noise_floor"] is None else f", noise floor {o['noise_floor']:.3g} (error/noise {_num(o['error_to_noise'])})"
+        noise = "" if o["noise_floor"] is None else \
+            f", noise floor {o['noise_floor']:.3g} (error/noise {_num(o['error_to_noise'])})"
         console.print(f"    relative error {_num(o['max_rel_error'])} of max|ref| within {o['tolerance']}{noise}")
     bad = doc["first_divergent_op"]
     if bad:
