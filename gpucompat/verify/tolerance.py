@@ -17,7 +17,7 @@ Defaults per precision (docs/verify.md "Default tolerances" has the measurements
   and Intel's OpenCL CPU runtime reach 4e-4 to 8e-4 of it. Broken kernels are off by 0.16 of it
   and more.
 - fp16: rtol 1e-2. Half storage rounds every tensor to 11 significant bits (4.9e-4 relative per
-  store); through a model's depth that reaches 3.6e-4 to 3.6e-3 of the magnitude on 10 of the 13
+  store); through a model's depth that reaches 2.7e-4 to 3.6e-3 of the magnitude on 10 of the 13
   MediaPipe models (pose_landmark_full and the two selfie_segmentation models move by far more
   and fail, rightly).
 - atol 1e-5 (fp32) / 1e-4 (fp16): the floor for outputs that are all (near) zero.
