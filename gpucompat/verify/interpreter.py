@@ -1,6 +1,6 @@
 """The reference interpreter (ai-edge-litert's CPU interpreter): the one way the verification
 package loads a model on it and runs it, for `verify`, `fix`'s proof, hybrid execution's CPU
-partitions, constant folding and the tests."""
+partitions, constant folding, `check --inputs`'s value-range pass and the tests."""
 
 from __future__ import annotations
 
@@ -45,9 +45,10 @@ def _with_readable_names(model_bytes: bytes) -> bytes:
     return ir.to_bytes(model)
 
 
-def run_reference(it, feeds: list[np.ndarray]) -> list[np.ndarray]:
+def run_reference(it, feeds: list[np.ndarray], what: str = "the model") -> list[np.ndarray]:
     """Invoke an interpreter on inputs in input order; outputs in output order. A model the
-    runtime refuses only when it runs (an input tensor without data, for instance) is one line.
+    runtime refuses only when it runs (an input tensor without data, for instance) is one line
+    naming `what`.
     An input whose shape differs from the one allocated (a dynamic batch, a loop variable that
     WHILE grows or empties, a WHERE with no hits) is resized first, as the WHILE kernel resizes
     the subgraphs it calls (kernels/while.cc CopyTensorsShapeAndType)."""
@@ -59,7 +60,7 @@ def run_reference(it, feeds: list[np.ndarray]) -> list[np.ndarray]:
             it.invoke()
     except (ValueError, RuntimeError) as e:
         reason = " ".join(str(e).split())
-        raise GpucompatError(f"the reference interpreter cannot run the model: {reason}") from None
+        raise GpucompatError(f"the reference interpreter cannot run {what}: {reason}") from None
     return [it.get_tensor(d["index"]).copy() for d in it.get_output_details()]
 
 
