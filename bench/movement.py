@@ -58,9 +58,9 @@ def child(path: str, runs: int, cache_dir: str) -> dict:
     """Measure one model with the gpucompat importable here (this process)."""
     from gpucompat import ir
     from gpucompat.opencl import device
-    from gpucompat.opencl.hybrid import HybridRunner
     from gpucompat.opencl.ops import movement
-    from gpucompat.verify.run import Settings, open_runtime
+    from gpucompat.verify.hybrid import HybridRunner, open_runtime
+    from gpucompat.verify.session import Settings
 
     with open(path, "rb") as f:
         data = f.read()

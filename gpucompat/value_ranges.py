@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpucompat.errors import GpucompatError
 from gpucompat.fp16_patterns import SUMMING_OPS
 
 
@@ -39,25 +38,14 @@ class TensorRange:
 def observe(model, model_bytes: bytes, what: str, samples: list[list[np.ndarray]]) -> dict[int, TensorRange]:
     """Tensor index (main subgraph) -> its range over `samples` (lists of input values in input
     order), for every float tensor an op writes or the model takes as input."""
-    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    from gpucompat.verify.interpreter import reference_interpreter, run_reference
 
     graph = model.graphs[0]
     watched = [t for t in graph.tensors if _is_float(t) and (t.producer is not None or t in graph.inputs)]
-    try:
-        it = Interpreter(model_content=model_bytes, experimental_preserve_all_tensors=True,
-                         experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
-        it.allocate_tensors()
-    except (ValueError, RuntimeError) as e:
-        raise GpucompatError(f"{what}: the reference interpreter cannot load it ({' '.join(str(e).split())})") from None
+    it = reference_interpreter(model_bytes, what, preserve=True, xnnpack=False)
     ranges: dict[int, TensorRange] = {}
     for feeds in samples:
-        try:
-            for d, v in zip(it.get_input_details(), feeds):
-                it.set_tensor(d["index"], np.asarray(v, d["dtype"]).reshape(d["shape"]))
-            it.invoke()
-        except (ValueError, RuntimeError) as e:
-            why = " ".join(str(e).split())
-            raise GpucompatError(f"{what}: the reference interpreter cannot run it ({why})") from None
+        run_reference(it, feeds, what)
         for t in watched:
             value = np.asarray(it.get_tensor(t.index), np.float64)
             if value.size == 0:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from ai_edge_litert.interpreter import Interpreter
 
 from gpucompat import ir
+from gpucompat.verify.inputs import seeded_feeds
+from gpucompat.verify.interpreter import reference_interpreter, run_reference
 
 
 def structure(model: ir.Model) -> dict:
@@ -45,19 +46,6 @@ def _options(opts) -> dict:
 
 
 def run(model_bytes: bytes, seed: int = 0) -> list[np.ndarray]:
-    """Outputs of the reference interpreter on seeded inputs of every input tensor."""
-    it = Interpreter(model_content=model_bytes)
-    it.allocate_tensors()
-    gen = np.random.default_rng(seed)
-    for d in it.get_input_details():
-        dt = np.dtype(d["dtype"])
-        if dt.kind == "f":
-            value = gen.standard_normal(d["shape"]).astype(dt)
-        elif dt == np.bool_:
-            value = gen.integers(0, 2, d["shape"]).astype(bool)
-        else:
-            info = np.iinfo(dt)
-            value = gen.integers(max(info.min, -100), min(info.max, 100), d["shape"]).astype(dt)
-        it.set_tensor(d["index"], value)
-    it.invoke()
-    return [it.get_tensor(d["index"]).copy() for d in it.get_output_details()]
+    """Outputs of the reference interpreter on seeded inputs (the verification package's)."""
+    it = reference_interpreter(model_bytes, "the model")
+    return run_reference(it, seeded_feeds(ir.from_bytes(model_bytes).graphs[0], seed))

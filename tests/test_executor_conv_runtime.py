@@ -4,14 +4,15 @@ before every run (opencl/conv.cl pack_conv_weights, after the delegate's Convert
 Shapes: 3x3 SAME with a constant bias and RELU, 2x3 VALID stride 2 with 17 outputs (a partial
 group of 16), 1x1 (the pointwise kernel) with 20 outputs; each with its bias and with none."""
 
-import numpy as np
 import pytest
 
 from gpucompat import ir
 from gpucompat.opencl.executor import UnsupportedOp
-from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
+from gpucompat.verify.hybrid import HybridRunner
+from gpucompat.verify.inputs import seeded_feeds
+from gpucompat.verify.interpreter import reference_interpreter, run_reference
 from modelgen import builder, const, convert_fn, tf
-from test_executor_kernels import compare_all_gpu, runtimes, seeded_inputs  # noqa: F401  (fixture)
+from test_executor_kernels import assert_within, compare_all_gpu, runtimes  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.opencl
 
@@ -60,9 +61,9 @@ def test_new_weights_are_packed_every_run(models, runtimes):  # noqa: F811
     runner = HybridRunner(model, ["gpu"] * len(model.graphs[0].ops), runtimes["fp32"])
     reference = reference_interpreter(data, "k_conv_runtime_weights")
     for seed in (1, 2):
-        feeds = seeded_inputs(model, seed)
+        feeds = seeded_feeds(model.graphs[0], seed)
         for got, want in zip(runner.run(feeds), run_reference(reference, feeds)):
-            assert np.abs(got - want).max() <= 1e-5 * max(1.0, np.abs(want).max())
+            assert_within(got, want, "fp32", f"seed {seed}")
 
 
 

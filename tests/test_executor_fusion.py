@@ -9,17 +9,17 @@ fuses into op 0; op 2's output is read twice, so nothing joins it; op 6's output
 input, but ADD's other operand comes from op 7, which runs after op 6, so it stays alone.
 """
 
-import numpy as np
 import pytest
 
 import models_kernels  # noqa: F401  (registers builders)
 from gpucompat import ir
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.fusion import groups
-from gpucompat.opencl.hybrid import HybridRunner
 from gpucompat.opencl.ops import linkable, producer
 from gpucompat.opencl.runtime import Runtime
-from test_executor_kernels import seeded_inputs
+from gpucompat.verify.hybrid import HybridRunner
+from gpucompat.verify.inputs import seeded_feeds
+from test_executor_kernels import assert_within
 
 pytestmark = pytest.mark.opencl
 
@@ -64,6 +64,6 @@ def test_fused_runs_compute_what_the_ops_compute_one_by_one(models):
     fused = HybridRunner(model, ["gpu"] * len(graph.ops), runtime)
     single = HybridRunner(model, ["gpu"] * len(graph.ops), runtime, record=True)
     assert len(fused.parts[0].steps) == 5 and len(single.parts[0].steps) == 9
-    feeds = seeded_inputs(model, seed=3)
+    feeds = seeded_feeds(model.graphs[0], 3)
     for a, b in zip(fused.run(feeds), single.run(feeds)):
-        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+        assert_within(a, b, "fp32", "fused vs one by one")

@@ -13,10 +13,10 @@ from gpucompat import ir
 from gpucompat.confirm.infer import run_on_accelerator
 from gpucompat.confirm.runner import NoDevice
 from gpucompat.opencl.device import choose
-from gpucompat.opencl.hybrid import HybridRunner
 from gpucompat.opencl.runtime import Runtime
+from gpucompat.verify.hybrid import HybridRunner
+from gpucompat.verify.inputs import seeded_feeds
 from models_executor_extra import LSTM_BASIC_SHAPES, basic_lstm
-from test_executor_kernels import seeded_inputs
 
 pytestmark = [pytest.mark.fidelity, pytest.mark.opencl]
 
@@ -48,7 +48,7 @@ def test_basic_lstm_matches_the_accelerator_on_all_four_outputs(tmp_path, runtim
     path = tmp_path / "basic_lstm_{}x{}x{}.tflite".format(*shape)
     path.write_bytes(basic_lstm(*shape))
     model = ir.from_bytes(path.read_bytes())
-    runs = [seeded_inputs(model, seed) for seed in range(RUNS)]
+    runs = [seeded_feeds(model.graphs[0], seed) for seed in range(RUNS)]
     device = on_accelerator(str(path), model, runs)
     runner = HybridRunner(model, ["gpu"], runtime)
     bad = []

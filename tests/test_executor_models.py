@@ -18,13 +18,16 @@ from gpucompat.ir import dtypes, opcodes
 from gpucompat.ir.nodes import OpCode
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.executor import UnsupportedOp
-from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
 from gpucompat.opencl.runtime import Runtime
 from gpucompat.placement import check_model
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
-from gpucompat.verify.run import Settings, placements_by_subgraph, verify_model
-from test_executor_kernels import compare_all_gpu, seeded_inputs
+from gpucompat.verify.hybrid import HybridRunner
+from gpucompat.verify.inputs import seeded_feeds
+from gpucompat.verify.interpreter import reference_interpreter, run_reference
+from gpucompat.verify.placements import placements_by_subgraph
+from gpucompat.verify.session import Settings, verify_model
+from test_executor_kernels import assert_within, compare_all_gpu
 
 pytestmark = pytest.mark.opencl
 
@@ -58,10 +61,10 @@ def test_hybrid_runs_the_cpu_island_on_the_reference_interpreter(models, runtime
     assert "cpu" in kinds and "gpu" in kinds
     gather = next(s for s in runner.segments if any(op.name == "GATHER_ND" for op in s.ops))
     assert gather.placement == "cpu"
-    feeds = seeded_inputs(model)
+    feeds = seeded_feeds(model.graphs[0])
     want = run_reference(reference_interpreter(data, "reference"), feeds)
     for got, ref in zip(runner.run(feeds), want):
-        np.testing.assert_allclose(got, ref, atol=1e-5, rtol=1e-5)
+        assert_within(got, ref, "fp32", "output")
 
 
 def test_an_op_without_kernel_is_named(models, runtimes):
@@ -82,11 +85,11 @@ def test_while_and_if_run_each_called_subgraph_with_its_own_placements(models, r
     runner = HybridRunner(model, where[0], runtimes["fp32"], called=where)
     assert [s.placement for s in runner.segments] == ["control"]
     assert [s.placement for s in runner.called(4).segments] == ["cpu", "gpu"]
-    x = seeded_inputs(model)[0]
+    x = seeded_feeds(model.graphs[0])[0]
     feeds = [x, np.array(flag)]
     want = run_reference(reference_interpreter(data, "reference"), feeds)
     for got, ref in zip(runner.run(feeds), want):
-        np.testing.assert_allclose(got, ref, atol=1e-5, rtol=1e-5)
+        assert_within(got, ref, "fp32", "output")
 
 
 def test_verify_runs_a_control_flow_model(models):
@@ -117,17 +120,16 @@ def test_convolution2d_transpose_bias_matches_the_builtin_twin(models, runtimes,
     custom = ir.from_bytes(ir.to_bytes(model))
     assert [op.name for op in custom.graphs[0].ops] == ["Convolution2DTransposeBias"] * 2
     runner = HybridRunner(custom, ["gpu", "gpu"], runtimes[precision])
-    feeds = seeded_inputs(custom)
-    tol = 1e-5 if precision == "fp32" else 1e-2
+    feeds = seeded_feeds(custom.graphs[0])
     for got, want in zip(runner.run(feeds), run_reference(reference_interpreter(data, "builtin twin"), feeds)):
-        np.testing.assert_allclose(got, want, atol=tol, rtol=tol)
+        assert_within(got, want, precision, "output")
 
 
 def test_a_while_loop_that_runs_past_the_cap_is_an_error(models, runtimes, monkeypatch):
     # k_control_flow's WHILE takes 3 turns; with the cap at 2 the warm-up run at load must stop it.
-    from gpucompat.opencl import hybrid
+    from gpucompat.verify import control_flow
 
-    monkeypatch.setattr(hybrid, "MAX_TURNS", 2)
+    monkeypatch.setattr(control_flow, "MAX_TURNS", 2)
     model = ir.from_bytes(models.bytes("k_control_flow"))
     with pytest.raises(GpucompatError, match=r"op#0 WHILE did not stop after 2 turns"):
         HybridRunner(model, ["cpu", "cpu"], runtimes["fp32"])
@@ -202,7 +204,7 @@ def test_max_pooling_with_argmax_and_unpooling_follow_the_delegate(models, runti
     model = pool_pair(models)
     assert [op.name for op in model.graphs[0].ops] == ["MaxPoolingWithArgmax2D", "MaxUnpooling2D"]
     runner = HybridRunner(model, ["gpu", "gpu"], runtimes["fp32"])
-    x = seeded_inputs(model)[0]
+    x = seeded_feeds(model.graphs[0])[0]
     values, indices, unpooled = runner.run([x])
     builtin = run_reference(reference_interpreter(models.bytes("k_max_pool_same"), "builtin"), [x])[0]
     want_values, want_index = delegate_pool_argmax(x)
@@ -218,7 +220,7 @@ def test_max_pool_of_values_below_minus_10000_gives_the_delegates_floor(models, 
     # to -10000, where the reference interpreter returns the true maximum.
     data = models.bytes("k_max_pool_same")
     model = ir.from_bytes(data)
-    x = seeded_inputs(model)[0] - 20000.0
+    x = seeded_feeds(model.graphs[0])[0] - 20000.0
     got = HybridRunner(model, ["gpu"], runtimes["fp32"]).run([x])[0]
     want = run_reference(reference_interpreter(data, "reference"), [x])[0]
     assert np.all(want < -19990) and np.all(got == -10000.0)

@@ -12,9 +12,10 @@ import pytest
 import models_movement  # noqa: F401  (registers builders)
 from gpucompat import ir
 from gpucompat.opencl.device import choose
-from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
 from gpucompat.opencl.runtime import Runtime
-from test_executor_kernels import seeded_inputs
+from gpucompat.verify.hybrid import HybridRunner
+from gpucompat.verify.inputs import seeded_feeds
+from gpucompat.verify.interpreter import reference_interpreter, run_reference
 
 MOVEMENT = {"CONCATENATION", "RESHAPE", "TRANSPOSE", "SLICE", "STRIDED_SLICE", "PAD", "PADV2", "MIRROR_PAD", "TILE",
             "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "GATHER", "SPLIT", "SPLIT_V", "UNPACK", "PACK"}
@@ -34,7 +35,7 @@ def run_both(models, runtime: Runtime, name: str) -> tuple[ir.Model, list, list]
     data = models.bytes(name)
     model = ir.from_bytes(data)
     runner = HybridRunner(model, ["gpu"] * len(model.graphs[0].ops), runtime)
-    feeds = seeded_inputs(model)
+    feeds = seeded_feeds(model.graphs[0])
     return model, runner.run(feeds), run_reference(reference_interpreter(data, name), feeds)
 
 

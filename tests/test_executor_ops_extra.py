@@ -15,10 +15,12 @@ from cli import gpucompat
 from gpucompat import ir
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.executor import Executor
-from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
 from gpucompat.opencl.runtime import Runtime
+from gpucompat.verify.hybrid import HybridRunner
+from gpucompat.verify.inputs import seeded_feeds
+from gpucompat.verify.interpreter import reference_interpreter, run_reference
 from models_executor_extra import LSTM_BASIC_SHAPES, LSTM_FULL_VARIANTS, RESAMPLER_SHAPES, SELECT_VARIANTS, FlatModel
-from test_executor_kernels import TOLERANCE, compare_all_gpu, seeded_inputs
+from test_executor_kernels import TOLERANCE, assert_within, compare_all_gpu
 
 PRECISIONS = list(TOLERANCE)
 
@@ -30,14 +32,6 @@ pytestmark = pytest.mark.opencl
 def runtimes():
     device = choose()
     return {p: Runtime(device, p) for p in TOLERANCE}
-
-
-def assert_close(got: np.ndarray, want: np.ndarray, precision: str, what: str) -> None:
-    """|got - want| <= atol + rtol * |want| element-wise (docs/verify.md's tolerances); NaN fails."""
-    atol, rtol = TOLERANCE[precision]
-    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
-    within = np.abs(got.astype(np.float64) - want) <= atol + rtol * np.abs(want)
-    assert within.all(), f"{what}: max error {np.abs(got - want).max():.3g} (max |ref| {np.abs(want).max():.3g})"
 
 
 # ---------------------------------------------------------------------------------------- SELECT
@@ -106,12 +100,12 @@ def test_basic_lstm_with_other_unit_counts_reads_gates_at_the_delegates_slices(m
     the delegate's task computes them from that activ_temp, which is not what the reference gets."""
     data = models.bytes(basic_name(shape))
     model = ir.from_bytes(data)
-    feeds = seeded_inputs(model)
+    feeds = seeded_feeds(model.graphs[0])
     got = HybridRunner(model, ["gpu"], runtimes[precision]).run(feeds)
     ref = run_reference(reference_interpreter(data, basic_name(shape)), feeds)
     want = [*delegate_lstm_task(ref[3], feeds[2]), ref[2], ref[3]]
     for t, g, w in zip(model.graphs[0].outputs, got, want):
-        assert_close(g, w, precision, t.name)
+        assert_within(g, w, precision, t.name)
     assert np.abs(want[0] - ref[0]).max() > 0.05, "the delegate's slice offsets should change activ here"
 
 
@@ -128,7 +122,7 @@ def run_full_lstm_against_reference(data: bytes, runtime: Runtime, runs: int = 3
         x = gen.standard_normal(graph.inputs[0].shape).astype(np.float32)
         want = run_reference(it, [x])[0]
         got = ex.run({id(graph.inputs[0]): x})[id(graph.outputs[0])]
-        assert_close(got, want, runtime.precision, f"run {turn}")
+        assert_within(got, want, runtime.precision, f"run {turn}")
 
 
 @pytest.mark.parametrize("precision", PRECISIONS)
@@ -175,7 +169,7 @@ def test_resampler_matches_the_tfa_definition(models, runtimes, shapes, precisio
     model = ir.from_bytes(models.bytes(name))
     source, warp = resampler_inputs(*shapes)
     got = HybridRunner(model, ["gpu"], runtimes[precision]).run([source, warp])[0]
-    assert_close(got, tfa_resampler(source, warp), precision, name)
+    assert_within(got, tfa_resampler(source, warp), precision, name)
 
 
 def test_check_judges_a_resampler_with_one_input_instead_of_crashing(tmp_path):

@@ -4,16 +4,17 @@ delegate is built on the prepared graph."""
 
 import json
 
-import numpy as np
 import pytest
 
 from cli import gpucompat
 from gpucompat import ir
 from gpucompat.opencl.device import choose
-from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
 from gpucompat.opencl.runtime import Runtime
-from gpucompat.verify.run import placements
-from test_executor_kernels import seeded_inputs
+from gpucompat.verify.hybrid import HybridRunner
+from gpucompat.verify.inputs import seeded_feeds
+from gpucompat.verify.interpreter import reference_interpreter, run_reference
+from gpucompat.verify.placements import placements
+from test_executor_kernels import assert_within
 
 pytestmark = pytest.mark.opencl
 
@@ -40,7 +41,7 @@ def test_the_runner_uses_prepared_shapes_and_leaves_the_callers_model_alone(mode
     conv = runner.model.graphs[0].ops[1]
     # 12x12 input, block 2x2, no padding: 4 sub-images of 6x6; 3x3 VALID conv at stride 2 -> 2x2.
     assert conv.inputs[0].shape == (4, 6, 6, 4) and conv.outputs[0].shape == (4, 2, 2, 4)
-    feeds = seeded_inputs(model)
+    feeds = seeded_feeds(model.graphs[0])
     want = run_reference(reference_interpreter(data, "stb_stride2"), feeds)
     for got, ref in zip(runner.run(feeds), want):
-        np.testing.assert_allclose(got, ref, atol=1e-5, rtol=1e-5)
+        assert_within(got, ref, "fp32", "output")

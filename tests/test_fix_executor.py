@@ -9,12 +9,12 @@ import pytest
 
 from cli import gpucompat
 from gpucompat.fixing import run
-from gpucompat.fixing.verify import ExecutorRun, NotRun, executor_tolerance, tolerance_of, verify, verify_everywhere
 from gpucompat.opencl import device, ops
 from gpucompat.opencl.device import CLError
 from gpucompat.opencl.ops import elementwise
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
+from gpucompat.verify.fix_proof import ExecutorRun, NotRun, executor_tolerance, tolerance_of, verify, verify_everywhere
 
 pytestmark = pytest.mark.opencl
 
@@ -28,16 +28,17 @@ def test_fix_json_lists_both_backends_and_the_executor_runs_the_fixed_model(mode
     ref, exe = v["backends"]
     assert v["ok"] and ref["ok"] and exe["ok"] and exe["not_run"] is None and exe["error"] is None
     assert v["backend"] == "reference-interpreter" and v["tolerance"] == ref["tolerance"] == "relative 1e-05"
-    assert exe["tolerance"] == "executor fp32: atol 1e-05, rtol 1e-05" and len(exe["outputs"]) == 1
-    assert exe["outputs"][0]["bound"] >= 1e-5  # max(atol, rtol x max|original|)
+    assert exe["tolerance"] == "executor fp32: atol 1e-05, rtol 0.001" and len(exe["outputs"]) == 1
+    assert exe["outputs"][0]["bound"] > 1e-5  # atol + rtol x max|original|
 
 
 def test_exact_rewrites_are_held_to_the_executor_fp32_tolerance_there():
-    # 0 on the reference interpreter; on the executor max(1e-5, 1e-5 x max|ref|): 1e-5 for a max of 0.5,
-    # 3e-5 for a max of 3.
+    # 0 on the reference interpreter; on the executor verify's fp32 default, 1e-5 + 1e-3 x max|ref|:
+    # 5.1e-4 for a max of 0.5, 3.01e-3 for a max of 3 (NaN ignored).
     assert tolerance_of({"exact"}).bound(np.array([3.0])) == 0.0
     tol = executor_tolerance({"exact"})
-    assert tol.bound(np.array([0.5, -0.25])) == 1e-5 and abs(tol.bound(np.array([-3.0])) - 3e-5) < 1e-18
+    assert abs(tol.bound(np.array([0.5, -0.25])) - 5.1e-4) < 1e-15
+    assert abs(tol.bound(np.array([-3.0, np.nan])) - 3.01e-3) < 1e-15
     assert tolerance_of({"exact", "equivalent"}).bound(np.array([-3.0])) == 3.0 * 1e-5
 
 

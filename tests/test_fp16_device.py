@@ -13,9 +13,11 @@ import pytest
 from gpucompat import ir
 from gpucompat.confirm.infer import run_on_accelerator
 from gpucompat.confirm.runner import NoDevice
-from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
-from gpucompat.verify.compare import DEFAULT_TOLERANCE, Tolerance, failing
-from gpucompat.verify.run import Settings, open_runtime, placements_by_subgraph
+from gpucompat.verify.hybrid import HybridRunner, open_runtime
+from gpucompat.verify.interpreter import reference_interpreter, run_reference
+from gpucompat.verify.placements import placements_by_subgraph
+from gpucompat.verify.session import Settings
+from gpucompat.verify.tolerance import default
 from models_fp16 import scaled_input
 
 pytestmark = [pytest.mark.fidelity, pytest.mark.opencl]
@@ -42,12 +44,12 @@ def test_executor_fp16_and_the_accelerator_agree_on_what_breaks(models, name):
     where = placements_by_subgraph(model, "gpu-current")
     runner = HybridRunner(model, where[0], open_runtime(Settings(precision="fp16", cache_dir=""), data), called=where)
     reference = reference_interpreter(data, path)
-    tolerance = Tolerance(*DEFAULT_TOLERANCE["fp16"])
+    tolerance = default("fp16")
     verdicts = []
     for scale, feeds, on_device in zip(SCALES, runs, device):
         want = run_reference(reference, feeds)
-        executor_ok = not any(failing(g, w, tolerance).any() for g, w in zip(runner.run(feeds), want))
-        device_ok = not any(failing(g, w, tolerance).any() for g, w in zip(on_device, want))
+        executor_ok = not any(tolerance.failing(g, w).any() for g, w in zip(runner.run(feeds), want))
+        device_ok = not any(tolerance.failing(g, w).any() for g, w in zip(on_device, want))
         verdicts.append((scale, executor_ok, device_ok))
     assert all(e == d for _, e, d in verdicts), f"(scale, executor passes, accelerator passes): {verdicts}"
     assert verdicts[0][1], "every model is right at fp16 on N(0, 1) inputs"

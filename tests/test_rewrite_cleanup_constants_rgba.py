@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from gpucompat import ir
-from gpucompat.fixing.verify import verify
 from gpucompat.ir import build
 from gpucompat.ir.opcodes import BUILTIN
 from gpucompat.rewrites.cleanup import Cleanup
@@ -16,6 +15,7 @@ from gpucompat.rewrites.fold_constants import FoldConstants
 from gpucompat.rewrites.rgb_to_rgba import RgbToRgba
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
+from gpucompat.verify.fix_proof import verify
 from models_fix import rewritten
 
 

@@ -5,11 +5,11 @@ import pytest
 from ai_edge_litert import schema_py_generated as fb
 
 from gpucompat import ir
-from gpucompat.fixing.verify import verify
 from gpucompat.placement import check_model
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
+from gpucompat.verify.fix_proof import verify
 from models_fix import rewritten
 
 SAME, VALID = fb.Padding.SAME, fb.Padding.VALID

@@ -9,12 +9,13 @@ import pytest
 
 from cli import gpucompat
 from gpucompat import ir, rewrites
-from gpucompat.fixing.verify import input_shapes, seeded_inputs, verify
 from gpucompat.placement import check_model
 from gpucompat.rewrites.engine import RewriteContext, apply
 from gpucompat.rewrites.substitute_gather import index_box
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
+from gpucompat.verify.fix_proof import input_specs, verify
+from gpucompat.verify.inputs import seeded
 
 
 def _names(model):
@@ -57,7 +58,7 @@ def test_l2_normalization_becomes_the_kernels_own_arithmetic(models):
 def test_l2_normalization_keeps_zero_vectors_finite(models):
     raw, model, trace = fixed(models, "sub_l2norm_zeros")
     # the seeded inputs really contain all-zero channel vectors after RELU(x - 1)
-    x = seeded_inputs(input_shapes(raw), 0)[0]
+    x = seeded(input_specs(raw))[0][0]
     assert (np.maximum(x - 1, 0).max(axis=-1) == 0).any()
     assert_fixed(raw, model, trace)
 

@@ -15,11 +15,13 @@ from gpucompat.ir import opcodes
 from gpucompat.ir.nodes import OpCode
 from gpucompat.opencl.cache import decode
 from gpucompat.opencl.ops import elementwise
-from gpucompat.verify.run import Settings, open_runtime, verify_model
+from gpucompat.verify.hybrid import open_runtime
+from gpucompat.verify.session import Settings, verify_model
 
-KEYS = {"schema_version", "model", "precision", "runs", "device", "reference", "test", "outputs", "passed",
+KEYS = {"schema_version", "model", "precision", "runs", "inputs", "device", "reference", "test", "outputs", "passed",
         "first_divergent_op"}
-OUTPUT_KEYS = {"index", "name", "avg_error", "std_dev", "max_abs_error", "max_ref_abs", "passed"}
+OUTPUT_KEYS = {"index", "name", "avg_error", "std_dev", "max_abs_error", "max_ref_abs", "max_rel_error", "tolerance",
+               "noise_floor", "error_to_noise", "passed"}
 
 
 pytestmark = pytest.mark.opencl
@@ -34,7 +36,8 @@ def test_fully_delegated_float_model_passes_with_the_documented_document(models)
     r, doc = verify_json(models.path("conv_relu"), "--runs", "3")
     assert r.returncode == 0, r.stderr
     assert set(doc) == KEYS and doc["schema_version"] == 1 and doc["runs"] == 3 and doc["passed"]
-    assert set(doc["reference"]) == {"latency_ms"} and set(doc["reference"]["latency_ms"]) == {"avg", "std"}
+    assert set(doc["reference"]) == {"latency_ms", "model", "noise_floor"}
+    assert set(doc["reference"]["latency_ms"]) == {"avg", "std"} and doc["reference"]["model"] == "as stored"
     assert set(doc["test"]) == {"latency_ms", "init_ms"}
     assert [set(o) for o in doc["outputs"]] == [OUTPUT_KEYS]
     out = doc["outputs"][0]

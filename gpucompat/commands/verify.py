@@ -18,7 +18,7 @@ BACKENDS = {"opencl": 50, "litert-gpu": 3}
 
 
 def _overrides(specs: list[str]) -> dict:
-    from gpucompat.verify.compare import Tolerance
+    from gpucompat.verify.tolerance import Tolerance
 
     out = {}
     for spec in specs:
@@ -42,8 +42,8 @@ def verify(
     device: Annotated[str | None, typer.Option(help="OpenCL device: index or part of its name (default: a GPU, else PoCL).")] = None,
     cache_dir: Annotated[str | None, typer.Option(help="Compiled-program cache directory (default: the user cache directory; '' disables).")] = None,
     profile: Annotated[str | None, typer.Option(help="Delegate profile deciding which ops run on the GPU (default gpu-current).")] = None,
-    atol: Annotated[float | None, typer.Option(help="Absolute tolerance (default per precision: fp32 1e-5, fp16 1e-2).")] = None,
-    rtol: Annotated[float | None, typer.Option(help="Relative tolerance (default per precision: fp32 1e-5, fp16 1e-2).")] = None,
+    atol: Annotated[float | None, typer.Option(help="Absolute tolerance: an element passes within atol + rtol x the output's largest |reference| (default per precision: fp32 1e-5, fp16 1e-4).")] = None,
+    rtol: Annotated[float | None, typer.Option(help="Tolerance relative to the output's largest |reference| (default per precision: fp32 1e-3, fp16 1e-2).")] = None,
     output_tolerance: Annotated[list[str] | None, typer.Option(help="Per-output override NAME_OR_INDEX=ATOL,RTOL (repeatable).")] = None,
     localize: Annotated[bool | None, typer.Option("--localize", help="On failure, name the first op whose output diverges.")] = None,
     against: Annotated[str | None, typer.Option(help="Compare with this original model instead of MODEL on the reference interpreter.")] = None,
@@ -59,8 +59,8 @@ def verify(
     from gpucompat.opencl.runtime import PRECISIONS
     from gpucompat.rules import registry
     from gpucompat.verify.budget import parse_size
-    from gpucompat.verify.compare import Tolerance
-    from gpucompat.verify.run import Settings, verify_model
+    from gpucompat.verify.session import Settings, verify_model
+    from gpucompat.verify.tolerance import Tolerance
 
     cfg = configs.settings("verify", model, config)
     backend, precision = cfg.pick("backend", backend, "opencl"), cfg.pick("precision", precision, "fp32")

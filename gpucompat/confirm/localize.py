@@ -46,9 +46,8 @@ def first_divergent_op(data: bytes, feeds: list[np.ndarray], settings) -> dict |
     litert-mldrift prediction (the accelerator's own account is not read at inference)."""
     from gpucompat.confirm.compare import PROFILE
     from gpucompat.confirm.infer import run_on_accelerator
-    from gpucompat.opencl.hybrid import reference_interpreter, run_reference
-    from gpucompat.verify.compare import failing
-    from gpucompat.verify.run import placements
+    from gpucompat.verify.interpreter import reference_interpreter, run_reference
+    from gpucompat.verify.placements import placements
 
     probed, probes = with_probes(data)
     graph = probes[0].graph if probes else None
@@ -68,7 +67,7 @@ def first_divergent_op(data: bytes, feeds: list[np.ndarray], settings) -> dict |
     for t, g in zip(probes, got):
         want = reference.get_tensor(t.index).astype(np.float64)
         g = np.asarray(g, np.float64).reshape(want.shape)
-        if failing(g, want, tol).any():
+        if tol.failing(g, want).any():
             op = t.producer
             error = float(np.max(np.abs(g - want)))
             return {"index": op.index, "op": op.name, "tensor": t.name, "placement": where[op.index],

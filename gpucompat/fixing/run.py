@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from gpucompat import ir
 from gpucompat.confirm.compare import PROFILE as ACCELERATOR_PROFILE
 from gpucompat.fixing.runtime_version import raise_min_runtime_version
-from gpucompat.fixing.verify import Verifications, verify, verify_everywhere
 from gpucompat.ir.buffers import check_metadata_references, compact_buffers
 from gpucompat.ir.reader import read_bytes
 from gpucompat.ir.writer import write_atomic
@@ -19,6 +18,7 @@ from gpucompat.placement import ModelResult, check_model
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
 from gpucompat.rules.profile import Options, Profile
+from gpucompat.verify.fix_proof import Verifications, verify, verify_everywhere
 
 
 @dataclass

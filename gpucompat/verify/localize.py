@@ -12,14 +12,17 @@ import numpy as np
 
 from gpucompat import ir
 from gpucompat.opencl.executor import dequantize
-from gpucompat.verify.compare import failing
+from gpucompat.verify.interpreter import reference_interpreter, run_reference
+from gpucompat.verify.tolerance import max_abs_error
 
 
 def first_divergent_op(model: ir.Model, data: bytes, where: dict[int, list[str]], runtime,
                        feeds: list[np.ndarray], settings) -> dict | None:
     """{"index", "op", "tensor", "placement", "max_abs_error"} of the first divergent op, or None
-    when every recorded tensor is within tolerance (the error appeared only in an output)."""
-    from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
+    when every recorded tensor is within tolerance (the error appeared only in an output). `data`:
+    the reference's model bytes (the float reference of a hybrid-quantized model), whose tensor
+    indices are `model`'s."""
+    from gpucompat.verify.hybrid import HybridRunner
 
     runner = HybridRunner(model, where[0], runtime, record=True, called=where)
     runner.run(feeds)
@@ -32,8 +35,8 @@ def first_divergent_op(model: ir.Model, data: bytes, where: dict[int, list[str]]
                 continue
             got = dequantize(t, np.asarray(runner.recorded[id(t)]))
             want = dequantize(t, reference.get_tensor(t.index)).reshape(got.shape)
-            if failing(got, want, tol).any():
-                error = float(np.max(np.abs(got.astype(np.float64) - want)))
+            if tol.failing(got, want).any():
+                error = max_abs_error(got, want)
                 return {"index": op.index, "op": op.name, "tensor": t.name, "placement": placement,
-                        "max_abs_error": None if np.isnan(error) else error}
+                        "max_abs_error": error if np.isfinite(error) else None}
     return None

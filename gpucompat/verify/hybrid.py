@@ -1,14 +1,9 @@
-"""Hybrid execution: the ops the simulated delegate takes run on OpenCL, the rest on the reference
-interpreter, in the model's execution order; tensors cross at the boundaries as on a device
-(BHWC host memory, dequantized into the GPU side and quantized back out of it).
-
-Control flow (WHILE, IF) runs here, in Python, over runners of the subgraphs it calls: the
-delegate never takes a WHILE or IF, but it delegates each called subgraph on its own
-(tflite/core/interpreter.cc ModifyGraphWithDelegateImpl), so each subgraph runs hybrid with its own placements.
-
-At load, ops whose inputs are all constant (DENSIFY, fp16 DEQUANTIZE, ...) are folded: run once on
-the reference interpreter, their outputs become constants (the delegate folds them too:
-model_transformations.cc merge_densify, model_builder.cc DequantizeOperationParser).
+"""Hybrid execution, the runner: the ops the simulated delegate takes run on the OpenCL executor,
+the rest on the reference interpreter (cut out as sub-models), control flow in Python
+(control_flow.py), in the model's execution order; tensors cross at the boundaries as on a device
+(BHWC host memory, dequantized into the GPU side and quantized back out of it). Constants are
+folded at load (constant_folding.py) and shapes are the ones the runtime prepares
+(prepared_shapes.py).
 """
 
 from __future__ import annotations
@@ -21,11 +16,13 @@ import numpy as np
 from gpucompat import ir
 from gpucompat.errors import GpucompatError
 from gpucompat.ir import dtypes
-from gpucompat.opencl.cut import SUBGRAPH_FIELDS, cut
-from gpucompat.opencl.device import native_stderr_silenced
 from gpucompat.opencl.executor import Executor, RecordingExecutor
 from gpucompat.opencl.runtime import Runtime
-from gpucompat.opencl.shapes import with_prepared_shapes
+from gpucompat.verify.constant_folding import fold_constants
+from gpucompat.verify.control_flow import CONTROL_FLOW, ControlSegment
+from gpucompat.verify.interpreter import reference_interpreter, run_reference
+from gpucompat.verify.prepared_shapes import with_prepared_shapes
+from gpucompat.verify.submodel import SUBGRAPH_FIELDS, cut
 
 
 @dataclass
@@ -36,68 +33,6 @@ class Segment:
     ops: list[ir.Op]
     inputs: list[ir.Tensor] = field(default_factory=list)
     outputs: list[ir.Tensor] = field(default_factory=list)
-
-
-def reference_interpreter(model_bytes: bytes, what: str, preserve: bool = False, xnnpack: bool = True):
-    """The reference interpreter (ai-edge-litert) on a model, allocated; a one-line error saying
-    why when it cannot load it (an unregistered custom op, for instance). `xnnpack=False` uses
-    the builtin kernels only (XNNPACK refuses graphs without runtime inputs)."""
-    from ai_edge_litert.interpreter import Interpreter, OpResolverType
-
-    resolver = OpResolverType.AUTO if xnnpack else OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
-    try:
-        with native_stderr_silenced():
-            it = Interpreter(model_content=model_bytes, experimental_preserve_all_tensors=preserve,
-                             experimental_op_resolver_type=resolver)
-            it.allocate_tensors()
-    except (ValueError, RuntimeError) as e:
-        reason = " ".join(str(e).split())
-        raise GpucompatError(f"the reference interpreter cannot run {what}: {reason}") from None
-    try:
-        it.get_input_details(), it.get_output_details()
-    except UnicodeDecodeError:
-        return reference_interpreter(_with_readable_names(model_bytes), what, preserve, xnnpack)
-    return it
-
-
-def _with_readable_names(model_bytes: bytes) -> bytes:
-    """The model with every tensor name decoded (bytes that are not UTF-8 become U+FFFD): the
-    interpreter's Python API decodes names strictly and fails on them, while its kernels never
-    read a name, so the run is the same."""
-    model = ir.from_bytes(model_bytes)
-    for graph in model.graphs:
-        for t in graph.tensors:
-            t.fb.name = t.name
-    return ir.to_bytes(model)
-
-
-def run_reference(it, feeds: list[np.ndarray]) -> list[np.ndarray]:
-    """Invoke an interpreter on inputs in input order; outputs in output order. A model the
-    runtime refuses only when it runs (an input tensor without data, for instance) is one line.
-    An input whose size differs from the one allocated (a loop variable that WHILE grows or
-    empties, a WHERE with no hits) is resized first, as the WHILE kernel resizes the subgraphs it
-    calls (kernels/while.cc CopyTensorsShapeAndType)."""
-    try:
-        with native_stderr_silenced():
-            _resize_to(it, feeds)
-            for d, v in zip(it.get_input_details(), feeds):
-                it.set_tensor(d["index"], np.asarray(v, d["dtype"]).reshape(d["shape"]))
-            it.invoke()
-    except (ValueError, RuntimeError) as e:
-        reason = " ".join(str(e).split())
-        raise GpucompatError(f"the reference interpreter cannot run the model: {reason}") from None
-    return [it.get_tensor(d["index"]).copy() for d in it.get_output_details()]
-
-
-def _resize_to(it, feeds: list[np.ndarray]) -> None:
-    """Resize the inputs whose element count differs from the allocated one, then reallocate."""
-    resized = False
-    for d, v in zip(it.get_input_details(), feeds):
-        if np.size(v) != int(np.prod(d["shape"])):
-            it.resize_tensor_input(d["index"], list(np.shape(v)))
-            resized = True
-    if resized:
-        it.allocate_tensors()
 
 
 def refuse_invalid_order(model: ir.Model, what: str) -> None:
@@ -136,21 +71,6 @@ def segments(graph: ir.Graph, placements: list[str], skip: set[int]) -> list[Seg
     return runs
 
 
-def fold_constants(graph: ir.Graph) -> dict[int, np.ndarray]:
-    """Values of every tensor computable from constants alone, by running those ops once (control
-    flow excepted)."""
-    folded: dict[int, np.ndarray] = {}
-    for op in graph.ops:
-        inputs = op.present_inputs
-        if op.name not in CONTROL_FLOW and inputs and all(t.is_constant or id(t) in folded for t in inputs):
-            ins = [t for t in op.present_inputs if id(t) in folded]
-            it = reference_interpreter(cut([op], ins, op.outputs), f"the constant op#{op.index} {op.name}",
-                                     xnnpack=False)
-            for t, v in zip(op.outputs, run_reference(it, [folded[id(t)] for t in ins])):
-                folded[id(t)] = v
-    return folded
-
-
 class _CpuSegment:
     def __init__(self, seg: Segment, index: int):
         self.seg = seg
@@ -162,49 +82,6 @@ class _CpuSegment:
         """The partition's outputs (by tensor id) from the values produced so far."""
         outs = run_reference(self.interpreter, [values[id(t)] for t in self.seg.inputs])
         return {id(t): v for t, v in zip(self.seg.outputs, outs)}
-
-
-class _ControlSegment:
-    """WHILE and IF ops, each over runners of the subgraphs it calls (kernels/while.cc, if.cc)."""
-
-    def __init__(self, seg: Segment, runner: HybridRunner):
-        self.ops = seg.ops
-        self.runner = runner
-        self.recorded: dict[int, np.ndarray] = {}
-        for op in seg.ops:
-            for field_name in CONTROL_FLOW[op.name]:
-                runner.called(getattr(op.options, field_name))
-
-    def run(self, values: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
-        """Run the control-flow ops in order; their outputs by tensor id."""
-        produced: dict[int, np.ndarray] = {}
-        for op in self.ops:
-            args = [t.data() if t.is_constant else produced.get(id(t), values.get(id(t))) for t in op.inputs]
-            if op.name == "IF":
-                o = op.options
-                branch = o.thenSubgraphIndex if bool(np.asarray(args[0]).ravel()[0]) else o.elseSubgraphIndex
-                args = self._call(branch, args[1:])
-            else:
-                turns = 0
-                while bool(np.asarray(self._call(op.options.condSubgraphIndex, args)[0]).ravel()[0]):
-                    args = self._call(op.options.bodySubgraphIndex, args)
-                    turns += 1
-                    if turns > MAX_TURNS:
-                        raise GpucompatError(f"op#{op.index} WHILE did not stop after {MAX_TURNS} turns")
-            produced.update({id(t): np.asarray(v) for t, v in zip(op.outputs, args)})
-        return produced
-
-    def _call(self, index: int, args: list[np.ndarray]) -> list[np.ndarray]:
-        callee = self.runner.called(index)
-        out = callee.run(args)
-        self.recorded.update(callee.recorded)
-        return out
-
-
-MAX_TURNS = 100_000  # a verification run must end: a WHILE still going after this many turns is an error
-
-# Control-flow ops and the option fields naming the subgraphs they call.
-CONTROL_FLOW = {"WHILE": ("condSubgraphIndex", "bodySubgraphIndex"), "IF": ("thenSubgraphIndex", "elseSubgraphIndex")}
 
 
 class HybridRunner:
@@ -237,7 +114,7 @@ class HybridRunner:
             raise GpucompatError("GPU partitions need an OpenCL runtime")
         kind = RecordingExecutor if record else Executor
         self.parts = [kind(runtime, s.ops, s.inputs, s.outputs, self.folded) if s.placement == "gpu"
-                      else _ControlSegment(s, self) if s.placement == "control"
+                      else ControlSegment(s.ops, self) if s.placement == "control"
                       else _CpuSegment(s, i) for i, s in enumerate(self.segments)]
         self.recorded: dict[int, np.ndarray] = {}
         self.run([np.zeros(t.shape, dtypes.numpy_dtype(t.dtype)) for t in self.graph.inputs])  # builds programs
@@ -253,7 +130,7 @@ class HybridRunner:
         for part in self.parts:
             produced = part.run(values)
             values.update(produced)
-            if isinstance(part, (RecordingExecutor, _ControlSegment)):
+            if isinstance(part, (RecordingExecutor, ControlSegment)):
                 self.recorded.update(part.recorded)
             elif isinstance(part, _CpuSegment):
                 self.recorded.update(produced)
@@ -278,3 +155,16 @@ class HybridRunner:
             self.callees[index] = HybridRunner(self.model, where, self.runtime, self.record, self.placements_called,
                                                index)
         return self.callees[index]
+
+
+def open_runtime(settings, model_bytes: bytes) -> Runtime:
+    """The OpenCL runtime `settings` ask for (its `device`: index or part of a name, None: a GPU,
+    else PoCL; its `precision`; its `cache_dir`, None: the user cache directory, "": no cache),
+    with the model's program cache."""
+    from gpucompat.opencl.cache import ProgramCache, default_dir, fingerprint
+    from gpucompat.opencl.device import choose
+
+    device = choose(settings.device)
+    directory = settings.cache_dir if settings.cache_dir is not None else default_dir()
+    cache = ProgramCache(directory or None, device.key, fingerprint(model_bytes), settings.precision)
+    return Runtime(device, settings.precision, cache)

@@ -1,6 +1,8 @@
-"""The verify run: N seeded runs of the reference interpreter on the whole model (or on the original
-model with --against) and of hybrid execution, compared output by output; on failure, the first op
-whose recorded tensor diverges.
+"""A verify session: N runs (seeded random inputs, or the samples of --inputs) of the reference
+interpreter on the whole model (or on the original model with --against; in float with the weights
+dequantized for a hybrid-quantized model) and of hybrid execution, compared output by output under
+the tolerance rule; the reference's own noise floor measured on the first run; on failure, the
+first op whose recorded tensor diverges.
 """
 
 from __future__ import annotations
@@ -12,18 +14,22 @@ import numpy as np
 
 from gpucompat import ir
 from gpucompat.errors import GpucompatError
-from gpucompat.verify import budget
-from gpucompat.verify.compare import DEFAULT_TOLERANCE, OutputStats, ShapeMismatch, Tolerance
-from gpucompat.verify.inputs import random_inputs
+from gpucompat.verify import budget, inputs, tolerance
+from gpucompat.verify.comparison import OutputStats, ShapeMismatch
+from gpucompat.verify.interpreter import reference_interpreter, run_reference
+from gpucompat.verify.placements import placements_by_subgraph
+from gpucompat.verify.reference_model import reference_model
+from gpucompat.verify.tolerance import Tolerance, max_abs_error
 
 SCHEMA_VERSION = 1
+DEFAULT_RUNS = 50
 
 
 @dataclass
 class Settings:
     """What the command line asks for."""
 
-    runs: int = 50
+    runs: int | None = None  # None: 50 seeded runs, or every sample of `inputs`
     precision: str = "fp32"
     device: str | None = None
     cache_dir: str | None = None
@@ -35,7 +41,7 @@ class Settings:
     against: str | None = None
     seed: int = 0
     backend: str = "opencl"  # or "litert-gpu": LiteRT's real GPU accelerator (fp32, or its default fp16)
-    inputs: str | None = None  # a .npz of representative inputs (gpucompat/npz_inputs.py): its samples are the runs
+    inputs: str | None = None  # a .npz of input samples (gpucompat/npz_inputs.py): its samples are the runs
     max_memory: int = budget.parse_size(budget.DEFAULT_MAX_MEMORY)  # bytes of tensors a run may allocate
 
     def tolerance(self, index: int, name: str) -> Tolerance:
@@ -43,7 +49,7 @@ class Settings:
         for key in (name, str(index)):
             if key in self.overrides:
                 return self.overrides[key]
-        atol, rtol = DEFAULT_TOLERANCE[self.precision]
+        atol, rtol = tolerance.DEFAULTS[self.precision]
         return Tolerance(atol if self.atol is None else self.atol, rtol if self.rtol is None else self.rtol)
 
 
@@ -58,6 +64,9 @@ class VerifyResult:
     init_ms: float
     ops_gpu: int
     ops_total: int
+    runs: int = 0
+    reference_kind: str = "as stored"
+    noise_kernels: str = ""
     first_divergent_op: dict | None = None
 
     @property
@@ -68,8 +77,10 @@ class VerifyResult:
         """The JSON document (schema_version 1, the issue's field list)."""
         return {
             "schema_version": SCHEMA_VERSION, "model": self.model, "precision": self.settings.precision,
-            "runs": self.settings.runs, "device": self.device,
-            "reference": {"latency_ms": _latency(self.reference_ms)},
+            "runs": self.runs, "inputs": self.settings.inputs or f"seeded random (seed {self.settings.seed})",
+            "device": self.device,
+            "reference": {"latency_ms": _latency(self.reference_ms), "model": self.reference_kind,
+                          "noise_floor": self.noise_kernels},
             "test": {"latency_ms": _latency(self.test_ms), "init_ms": self.init_ms},
             "outputs": [o.record() for o in self.outputs],
             "passed": self.passed, "first_divergent_op": self.first_divergent_op,
@@ -81,43 +92,12 @@ def _latency(ms: list[float]) -> dict:
     return {"avg": float(a.mean()) if a.size else 0.0, "std": float(a.std()) if a.size else 0.0}
 
 
-def placements_by_subgraph(model: ir.Model, profile_name: str, options=None) -> dict[int, list[str]]:
-    """Where the simulated delegate puts each op ("gpu" / "cpu"), per subgraph index, under the
-    profile and check options (the defaults when None)."""
-    from gpucompat.placement import check_model
-    from gpucompat.rules import registry
-    from gpucompat.rules.profile import Options
-
-    result = check_model(model, registry.get(profile_name), options or Options())
-    where: dict[int, list[str]] = {i: [] for i in range(len(model.graphs))}
-    for o in result.ops:
-        where[o.subgraph].append(o.placement)
-    return where
-
-
-def placements(model: ir.Model, profile_name: str) -> list[str]:
-    """Where the simulated delegate puts each op of the main subgraph ("gpu" / "cpu")."""
-    return placements_by_subgraph(model, profile_name)[0]
-
-
-def open_runtime(settings: Settings, model_bytes: bytes):
-    """The OpenCL runtime with the model's program cache."""
-    from gpucompat.opencl.cache import ProgramCache, default_dir, fingerprint
-    from gpucompat.opencl.device import choose
-    from gpucompat.opencl.runtime import Runtime
-
-    device = choose(settings.device)
-    directory = settings.cache_dir if settings.cache_dir is not None else default_dir()
-    cache = ProgramCache(directory or None, device.key, fingerprint(model_bytes), settings.precision)
-    return Runtime(device, settings.precision, cache)
-
-
 def verify_model(path: str, settings: Settings) -> VerifyResult:
     """Run the comparison; GpucompatError (exit 2) for anything that cannot be run."""
     from gpucompat.opencl.executor import UnsupportedOp
-    from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, refuse_invalid_order, run_reference
+    from gpucompat.verify.hybrid import HybridRunner, open_runtime, refuse_invalid_order
 
-    if settings.runs < 1:
+    if settings.runs is not None and settings.runs < 1:
         raise GpucompatError("--runs must be at least 1")
     data = ir.reader.read_bytes(path)
     model = ir.from_bytes(data, path)
@@ -129,17 +109,11 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     if original is not None:
         refuse_invalid_order(original, ref_path)
     budget.enforce(path, budget.estimate(model, by_subgraph, settings.precision, original), settings.max_memory)
-    reference = reference_interpreter(ref_bytes, ref_path)
-    where = [p for ps in by_subgraph.values() for p in ps]
     graph = model.graphs[0]
-    if settings.inputs:
-        from gpucompat.npz_inputs import load_samples
-
-        all_feeds = load_samples(settings.inputs, graph.inputs)
-        settings.runs = len(all_feeds)
-    else:
-        gen = np.random.default_rng(settings.seed)
-        all_feeds = [random_inputs(graph, gen) for _ in range(settings.runs)]
+    all_feeds = _feeds(graph, settings)
+    where = [p for ps in by_subgraph.values() for p in ps]
+    ref_bytes, changes = reference_model(ref_bytes, _gpu_side(settings, original or model, by_subgraph, original))
+    reference = reference_interpreter(ref_bytes, ref_path)
     runtime = None
     if settings.backend == "litert-gpu":
         device, init_s, run_test, timed = _on_accelerator(path, graph, all_feeds, settings.precision)
@@ -154,7 +128,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
         device = runtime.device.name if runtime else "none (every op runs on the CPU)"
         init_s, run_test, timed = runner.init_s, runner.run, True
     outputs = [OutputStats(i, t.name, settings.tolerance(i, t.name)) for i, t in enumerate(graph.outputs)]
-    ref_ms, test_ms, first_bad = [], [], None
+    ref_ms, test_ms, first_bad, first_ref = [], [], None, None
     for feeds in all_feeds:
         t0 = time.perf_counter()
         ref = run_reference(reference, _adapted(feeds, reference))
@@ -162,6 +136,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
         got = run_test(feeds)
         t2 = time.perf_counter()
         ref_ms.append((t1 - t0) * 1e3)
+        first_ref = ref if first_ref is None else first_ref
         if timed:
             test_ms.append((t2 - t1) * 1e3)
         for stats, g, r in zip(outputs, got, ref):
@@ -172,17 +147,56 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
                 raise GpucompatError(f"{path}: {e} (the model declares {declared})") from None
         if first_bad is None and not all(o.passed for o in outputs):
             first_bad = feeds
+    del reference  # the noise floor's interpreter takes its place: the budget counts one at a time
+    noise = _noise_floor(ref_bytes, ref_path, graph, outputs, all_feeds[0], first_ref)
     result = VerifyResult(path, settings, device, outputs, ref_ms, test_ms, init_s * 1e3, where.count("gpu"),
-                          len(where))
+                          len(where), runs=len(all_feeds), noise_kernels=noise,
+                          reference_kind="; ".join(changes) or "as stored")
     if settings.localize and first_bad is not None and runtime is not None and not settings.against:
         from gpucompat.verify.localize import first_divergent_op
 
-        result.first_divergent_op = first_divergent_op(model, data, by_subgraph, runtime, first_bad, settings)
+        result.first_divergent_op = first_divergent_op(model, ref_bytes, by_subgraph, runtime, first_bad, settings)
     elif settings.localize and first_bad is not None and settings.backend == "litert-gpu" and not settings.against:
         from gpucompat.confirm.localize import first_divergent_op as on_accelerator
 
         result.first_divergent_op = on_accelerator(data, first_bad, settings)
     return result
+
+
+def _gpu_side(settings: Settings, reference: ir.Model, by_subgraph: dict[int, list[str]],
+              original: ir.Model | None) -> dict[int, list[str]]:
+    """Where the ops of the reference's model run on the test side: every op on the accelerator
+    (it takes the whole model or refuses it), else the simulated delegate's placements (of the
+    --against original when there is one)."""
+    if settings.backend == "litert-gpu":
+        return {i: ["gpu"] * len(g.ops) for i, g in enumerate(reference.graphs)}
+    return placements_by_subgraph(original, settings.profile) if original is not None else by_subgraph
+
+
+def _feeds(graph: ir.Graph, settings: Settings) -> list[list[np.ndarray]]:
+    """The runs' input sets: every sample of --inputs, else --runs seeded random sets (50 by
+    default)."""
+    if settings.inputs:
+        from gpucompat.npz_inputs import load_samples
+
+        return load_samples(settings.inputs, graph.inputs)
+    return inputs.seeded(inputs.specs(graph), settings.seed, settings.runs or DEFAULT_RUNS)
+
+
+def _noise_floor(ref_bytes: bytes, ref_path: str, graph: ir.Graph, outputs: list[OutputStats],
+                 feeds: list[np.ndarray], first: list[np.ndarray]) -> str:
+    """Run the reference again with its builtin kernels instead of XNNPACK, on the first run's
+    inputs (`first`: the reference's outputs there), and keep each output's largest disagreement
+    between the two as its noise floor: how far two correct CPU implementations of the model
+    differ. Returns what was compared."""
+    try:
+        builtin = run_reference(reference_interpreter(ref_bytes, ref_path, xnnpack=False), feeds)
+    except GpucompatError:
+        return "not measured (the builtin kernels cannot run the model)"
+    for stats, a, b in zip(outputs, first, builtin):
+        t = graph.outputs[stats.index]
+        stats.noise_floor = max_abs_error(_as_float(t, a), _as_float(t, b))
+    return "XNNPACK vs builtin kernels, first run"
 
 
 def _on_accelerator(path: str, graph: ir.Graph, all_feeds: list[list[np.ndarray]], precision: str):

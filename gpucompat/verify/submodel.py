@@ -1,5 +1,5 @@
-"""Cut a run of ops out of a model into a standalone model for the reference interpreter: the CPU
-side of hybrid execution, and load-time constant folding.
+"""Sub-model cutting: a run of ops taken out of a model into a standalone model for the reference
+interpreter (the CPU side of hybrid execution, and load-time constant folding).
 
 The new model holds only those ops, the tensors they touch and the constants they read; tensors
 arriving from elsewhere become its inputs.

@@ -10,13 +10,14 @@ mix-up shows); a dimension the fix froze (freeze-shapes) runs at its frozen size
 A backend that cannot run a model here (no OpenCL device, an op without a kernel) reports "not
 run" and why, which does not fail the fix.
 
-Tolerance on the reference interpreter follows the loosest safety class applied: `exact` rewrites
-must give identical outputs (0 difference); `equivalent` and `signature` rewrites may differ by
-float rounding, at most 1e-5 of the output's largest magnitude. On the executor every class is
-held to its fp32 tolerance (atol 1e-5, rtol 1e-5 of the largest magnitude): a rewrite that is
-exact on the CPU can still move ops between partitions and change float rounding there. For a
-signature rewrite that adds an alpha channel, the rewritten model gets the same RGB values plus a
-random alpha: its outputs must not depend on it.
+Inputs are two seeded random sets (inputs.py), or the samples of `--inputs`. Tolerances use the
+package's one rule (tolerance.py: atol + rtol x the output's largest magnitude). On the reference
+interpreter they follow the loosest safety class applied: `exact` rewrites must give identical
+outputs (0 difference); `equivalent` and `signature` rewrites may differ by float rounding, at most
+1e-5 of the output's largest magnitude. On the executor every class is held to verify's fp32
+default: a rewrite that is exact on the CPU can still move ops between partitions and change float
+rounding there. For a signature rewrite that adds an alpha channel, the rewritten model gets the
+same RGB values plus a random alpha: its outputs must not depend on it.
 """
 
 from __future__ import annotations
@@ -26,8 +27,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gpucompat import ir
+from gpucompat.verify import inputs, tolerance
+from gpucompat.verify.inputs import InputSpec
+from gpucompat.verify.tolerance import Tolerance, max_abs_error
+
 RELATIVE_TOLERANCE = 1e-5
-SEEDS = (0, 1)
+SEED, RUNS = 0, 2  # two seeded random input sets
 DYNAMIC_DIM = 2  # dynamic dimensions (batch) are run at 2, so a batch mix-up shows
 
 
@@ -42,19 +48,6 @@ class OutputDiff:
     @property
     def ok(self) -> bool:
         return self.max_abs_diff <= self.bound
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    """How far an output may drift: max(atol, rtol x the original's largest magnitude)."""
-
-    label: str
-    atol: float
-    rtol: float
-
-    def bound(self, want: np.ndarray) -> float:
-        """The largest absolute difference allowed on an output whose original value is `want`."""
-        return max(self.atol, self.rtol * max(float(np.max(np.abs(want), initial=0)), 1e-30))
 
 
 class NotRun(Exception):
@@ -106,16 +99,14 @@ Runner = Callable[[bytes, list[np.ndarray]], tuple[list[str], list[np.ndarray]]]
 def tolerance_of(safeties: set[str]) -> Tolerance:
     """On the reference interpreter: 0 when every applied rewrite is exact, else 1e-5 relative."""
     if safeties <= {"exact"}:
-        return Tolerance("exact", 0.0, 0.0)
-    return Tolerance(f"relative {RELATIVE_TOLERANCE:g}", 0.0, RELATIVE_TOLERANCE)
+        return Tolerance(0.0, 0.0, "exact")
+    return Tolerance(0.0, RELATIVE_TOLERANCE, f"relative {RELATIVE_TOLERANCE:g}")
 
 
 def executor_tolerance(safeties: set[str]) -> Tolerance:
-    """On the executor: its fp32 tolerance for every safety class (gpucompat/verify/compare.py)."""
-    from gpucompat.verify.compare import DEFAULT_TOLERANCE
-
-    atol, rtol = DEFAULT_TOLERANCE["fp32"]
-    return Tolerance(f"executor fp32: atol {atol:g}, rtol {rtol:g}", atol, rtol)
+    """On the executor: verify's fp32 default for every safety class."""
+    atol, rtol = tolerance.DEFAULTS["fp32"]
+    return tolerance.default("fp32", f"executor fp32: atol {atol:g}, rtol {rtol:g}")
 
 
 @dataclass(frozen=True)
@@ -126,7 +117,7 @@ class Backend:
 
     name: str
     run: Runner
-    tolerance: Callable[[set[str]], Tolerance] = tolerance_of
+    tolerance_for: Callable[[set[str]], Tolerance] = tolerance_of
     dynamic_dim: int = DYNAMIC_DIM  # what dynamic dimensions are run at
     original_on: Runner | None = None  # where the original runs (None: on this backend too)
 
@@ -151,10 +142,10 @@ class ExecutorRun:
         return [t.name for t in runner.graph.outputs], runner.run(inputs)
 
     def _build(self, model_bytes: bytes):
-        from gpucompat import ir
         from gpucompat.errors import GpucompatError
-        from gpucompat.opencl.hybrid import HybridRunner
-        from gpucompat.verify.run import Settings, open_runtime, placements_by_subgraph
+        from gpucompat.verify.hybrid import HybridRunner, open_runtime
+        from gpucompat.verify.placements import placements_by_subgraph
+        from gpucompat.verify.session import Settings
 
         model = ir.from_bytes(model_bytes)
         where = placements_by_subgraph(model, self.profile, self.options)
@@ -171,7 +162,7 @@ def backends(profile: str = "gpu-current", options=None) -> list[Backend]:
     """Backends that verify a fix: the reference interpreter first, then the OpenCL executor."""
     return [Backend("reference-interpreter", run_reference),
             Backend("opencl-executor", ExecutorRun(profile, options), executor_tolerance, dynamic_dim=1,
-                    original_on=run_reference)]
+                    original_on=ReferenceForExecutor(profile, options))]
 
 
 def verify_everywhere(original: bytes, fixed: bytes, safeties: set[str], profile: str = "gpu-current",
@@ -180,71 +171,59 @@ def verify_everywhere(original: bytes, fixed: bytes, safeties: set[str], profile
     return Verifications([verify(original, fixed, safeties, b, samples) for b in backends(profile, options)])
 
 
-def run_reference(model_bytes: bytes, inputs: list[np.ndarray]) -> tuple[list[str], list[np.ndarray]]:
-    """Run the reference CPU interpreter on `inputs` (one array per model input, in order)."""
-    from ai_edge_litert.interpreter import Interpreter
+def run_reference(model_bytes: bytes, feeds: list[np.ndarray],
+                  where: dict[int, list[str]] | None = None) -> tuple[list[str], list[np.ndarray]]:
+    """The reference interpreter as a Runner: output names and values of `model_bytes` on `feeds`,
+    run as verify runs its reference (reference_model.py; `where`: the delegate's placements,
+    none on the GPU by default, so hybrid kernels stay as stored)."""
+    from gpucompat.verify.interpreter import output_names, reference_interpreter
+    from gpucompat.verify.interpreter import run_reference as run
+    from gpucompat.verify.reference_model import reference_model
 
-    it = Interpreter(model_content=model_bytes)
-    for d, value in zip(it.get_input_details(), inputs):
-        if tuple(d["shape"]) != value.shape:
-            it.resize_tensor_input(d["index"], list(value.shape))
-    it.allocate_tensors()
-    for d, value in zip(it.get_input_details(), inputs):
-        it.set_tensor(d["index"], value)
-    it.invoke()
-    details = it.get_output_details()
-    return [d["name"] for d in details], [it.get_tensor(d["index"]).copy() for d in details]
+    data, _ = reference_model(model_bytes, where or {})
+    it = reference_interpreter(data, "the model")
+    return output_names(it), run(it, feeds)
 
 
-def input_shapes(model_bytes: bytes, dynamic_dim: int = DYNAMIC_DIM) -> list[tuple[tuple[int, ...], np.dtype]]:
-    """Shape (dynamic dimensions set to `dynamic_dim`) and dtype of every input, in order."""
-    return [(tuple(dynamic_dim if s < 0 else s for s in sig), dt) for sig, dt in input_signatures(model_bytes)]
+class ReferenceForExecutor:
+    """The original on the reference interpreter as the executor's comparison: hybrid ops the
+    delegate places on the GPU (under `profile` and `options`) computed in float, as verify does."""
+
+    def __init__(self, profile: str, options=None):
+        self.profile, self.options = profile, options
+
+    def __call__(self, model_bytes: bytes, feeds: list[np.ndarray]) -> tuple[list[str], list[np.ndarray]]:
+        from gpucompat.verify.placements import placements_by_subgraph
+
+        where = placements_by_subgraph(ir.from_bytes(model_bytes), self.profile, self.options)
+        return run_reference(model_bytes, feeds, where)
 
 
-def input_signatures(model_bytes: bytes) -> list[tuple[tuple[int, ...], np.dtype]]:
-    """Shape signature (-1: dynamic) and dtype of every input, in order."""
-    from ai_edge_litert.interpreter import Interpreter
-
-    it = Interpreter(model_content=model_bytes)
+def frozen_at(specs: list[InputSpec], original: bytes, fixed: bytes) -> list[InputSpec]:
+    """The original's inputs, with every dimension it leaves dynamic and the fixed model has frozen
+    (freeze-shapes) at the fixed model's size: the original runs at the frozen shape."""
+    before, after = ir.from_bytes(original).graphs[0].inputs, ir.from_bytes(fixed).graphs[0].inputs
     out = []
-    for d in it.get_input_details():
-        sig = d.get("shape_signature")
-        out.append((tuple(int(x) for x in (sig if sig is not None and len(sig) else d["shape"])), np.dtype(d["dtype"])))
+    for spec, old, new in zip(specs, before, after):
+        shape = spec.shape
+        if len(old.signature) == len(new.signature):
+            shape = tuple(f if s < 0 and f >= 0 else d for d, s, f in zip(shape, old.signature, new.signature))
+        out.append(InputSpec(spec.name, shape, spec.dtype))
     return out
 
 
-def frozen_at(shapes: list[tuple[tuple[int, ...], np.dtype]], original: bytes, fixed: bytes):
-    """The original's input shapes, with every dimension it leaves dynamic and the fixed model
-    has frozen (freeze-shapes) at the fixed model's size: the original runs at the frozen shape."""
-    out = []
-    for (shape, dt), (sig, _), (fixed_sig, _) in zip(shapes, input_signatures(original), input_signatures(fixed)):
-        if len(sig) == len(fixed_sig):
-            shape = tuple(f if s < 0 and f >= 0 else d for d, s, f in zip(shape, sig, fixed_sig))
-        out.append((shape, dt))
-    return out
+def input_specs(model_bytes: bytes, dynamic_dim: int = DYNAMIC_DIM) -> list[InputSpec]:
+    """The model's inputs, dynamic dimensions fed at `dynamic_dim`."""
+    return inputs.specs(ir.from_bytes(model_bytes).graphs[0], dynamic_dim)
 
 
-def seeded_inputs(shapes: list[tuple[tuple[int, ...], np.dtype]], seed: int) -> list[np.ndarray]:
-    """Reproducible values for every input: normal floats, small integers, random booleans."""
-    gen = np.random.default_rng(seed)
-    values = []
-    for shape, dt in shapes:
-        if dt.kind == "f":
-            values.append(gen.standard_normal(shape).astype(dt))
-        elif dt == np.bool_:
-            values.append(gen.integers(0, 2, shape).astype(bool))
-        else:
-            info = np.iinfo(dt)
-            values.append(gen.integers(max(info.min, -100), min(info.max, 100), shape).astype(dt))
-    return values
-
-
-def adapt(values: list[np.ndarray], shapes: list[tuple[tuple[int, ...], np.dtype]], seed: int) -> list[np.ndarray]:
+def adapt(values: list[np.ndarray], fixed: list[InputSpec], seed: int) -> list[np.ndarray]:
     """The original's inputs made to fit the rewritten model: an input that gained channels
     (RGB -> RGBA) gets random values there, which the outputs must ignore."""
     gen = np.random.default_rng(1000 + seed)
     out = []
-    for v, (shape, dt) in zip(values, shapes):
+    for v, spec in zip(values, fixed):
+        shape, dt = spec.shape, spec.dtype
         if v.shape != shape and v.shape[:-1] == shape[:-1] and shape[-1] > v.shape[-1]:
             extra = gen.uniform(-2, 2, shape[:-1] + (shape[-1] - v.shape[-1],)).astype(dt)
             v = np.concatenate([v, extra], axis=-1)
@@ -258,19 +237,19 @@ def verify(original: bytes, fixed: bytes, safeties: set[str], backend: Backend |
     when given (on the reference interpreter unless `backend` says otherwise); every output within
     tolerance passes."""
     backend = backend or Backend("reference-interpreter", run_reference)
-    tolerance = backend.tolerance(safeties)
-    result = Verification(backend.name, tolerance.label)
-    shapes, fixed_shapes = input_shapes(original, backend.dynamic_dim), input_shapes(fixed, backend.dynamic_dim)
-    shapes = frozen_at(shapes, original, fixed)
-    if len(shapes) != len(fixed_shapes):
-        result.error = f"the fixed model has {len(fixed_shapes)} inputs, the original {len(shapes)}"
+    tol = backend.tolerance_for(safeties)
+    result = Verification(backend.name, tol.describe())
+    specs, fixed_specs = input_specs(original, backend.dynamic_dim), input_specs(fixed, backend.dynamic_dim)
+    specs = frozen_at(specs, original, fixed)
+    if len(specs) != len(fixed_specs):
+        result.error = f"the fixed model has {len(fixed_specs)} inputs, the original {len(specs)}"
         return result
+    runs = samples if samples is not None else inputs.seeded(specs, SEED, RUNS)
     worst: dict[int, OutputDiff] = {}
-    runs = samples if samples is not None else [seeded_inputs(shapes, seed) for seed in SEEDS]
-    for seed, values in enumerate(runs):
+    for k, values in enumerate(runs):
         try:
             names, want = (backend.original_on or backend.run)(original, values)
-            _, got = backend.run(fixed, adapt(values, fixed_shapes, seed))
+            _, got = backend.run(fixed, adapt(values, fixed_specs, k))
         except NotRun as e:
             result.not_run = str(e)
             return result
@@ -284,18 +263,8 @@ def verify(original: bytes, fixed: bytes, safeties: set[str], backend: Backend |
             if a.shape != b.shape:
                 result.error = f"output {name!r} has shape {b.shape}, the original {a.shape}"
                 return result
-            diff = _max_diff(a, b)
-            bound = tolerance.bound(a)
+            diff, bound = max_abs_error(b, a), tol.bound(a)
             if i not in worst or diff - bound > worst[i].max_abs_diff - worst[i].bound:
                 worst[i] = OutputDiff(name, diff, bound)
     result.outputs = [worst[i] for i in sorted(worst)]
     return result
-
-
-def _max_diff(a: np.ndarray, b: np.ndarray) -> float:
-    """Largest absolute difference; NaN where only one side is NaN counts as infinite."""
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    both_nan = np.isnan(a64) & np.isnan(b64)
-    d = np.where(both_nan, 0.0, np.abs(a64 - b64))
-    d = np.where(np.isnan(d), np.inf, d)
-    return float(np.max(d, initial=0.0))

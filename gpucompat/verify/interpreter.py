@@ -1,0 +1,82 @@
+"""The reference interpreter (ai-edge-litert's CPU interpreter): the one way the verification
+package loads a model on it and runs it, for `verify`, `fix`'s proof, hybrid execution's CPU
+partitions, constant folding, `check --inputs`'s value-range pass and the tests."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpucompat import ir
+from gpucompat.errors import GpucompatError
+from gpucompat.opencl.device import native_stderr_silenced
+
+
+def reference_interpreter(model_bytes: bytes, what: str, preserve: bool = False, xnnpack: bool = True):
+    """The reference interpreter on a model, allocated; a one-line error saying why when it cannot
+    load it (an unregistered custom op, for instance). `xnnpack=False` uses the builtin kernels
+    only (XNNPACK refuses graphs without runtime inputs, and does not keep intermediates);
+    `preserve` keeps every intermediate tensor readable after a run."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    resolver = OpResolverType.AUTO if xnnpack else OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+    try:
+        with native_stderr_silenced():
+            it = Interpreter(model_content=model_bytes, experimental_preserve_all_tensors=preserve,
+                             experimental_op_resolver_type=resolver)
+            it.allocate_tensors()
+    except (ValueError, RuntimeError) as e:
+        reason = " ".join(str(e).split())
+        raise GpucompatError(f"the reference interpreter cannot run {what}: {reason}") from None
+    try:
+        it.get_input_details(), it.get_output_details()
+    except UnicodeDecodeError:
+        return reference_interpreter(_with_readable_names(model_bytes), what, preserve, xnnpack)
+    return it
+
+
+def _with_readable_names(model_bytes: bytes) -> bytes:
+    """The model with every tensor name decoded (bytes that are not UTF-8 become U+FFFD): the
+    interpreter's Python API decodes names strictly and fails on them, while its kernels never
+    read a name, so the run is the same."""
+    model = ir.from_bytes(model_bytes)
+    for graph in model.graphs:
+        for t in graph.tensors:
+            t.fb.name = t.name
+    return ir.to_bytes(model)
+
+
+def run_reference(it, feeds: list[np.ndarray], what: str = "the model") -> list[np.ndarray]:
+    """Invoke an interpreter on inputs in input order; outputs in output order. A model the
+    runtime refuses only when it runs (an input tensor without data, for instance) is one line
+    naming `what`.
+    An input whose shape differs from the one allocated (a dynamic batch, a loop variable that
+    WHILE grows or empties, a WHERE with no hits) is resized first, as the WHILE kernel resizes
+    the subgraphs it calls (kernels/while.cc CopyTensorsShapeAndType)."""
+    try:
+        with native_stderr_silenced():
+            _resize_to(it, feeds)
+            for d, v in zip(it.get_input_details(), feeds):
+                it.set_tensor(d["index"], np.asarray(v, d["dtype"]).reshape(d["shape"]))
+            it.invoke()
+    except (ValueError, RuntimeError) as e:
+        reason = " ".join(str(e).split())
+        raise GpucompatError(f"the reference interpreter cannot run {what}: {reason}") from None
+    return [it.get_tensor(d["index"]).copy() for d in it.get_output_details()]
+
+
+def _resize_to(it, feeds: list[np.ndarray]) -> None:
+    """Resize the inputs whose shape differs from the allocated one (a rank-0 feed for a [1]
+    input keeps the allocation), then reallocate."""
+    resized = False
+    for d, v in zip(it.get_input_details(), feeds):
+        if np.size(v) != int(np.prod(d["shape"])) or (np.ndim(v) == len(d["shape"]) and
+                                                        tuple(np.shape(v)) != tuple(d["shape"])):
+            it.resize_tensor_input(d["index"], list(np.shape(v)))
+            resized = True
+    if resized:
+        it.allocate_tensors()
+
+
+def output_names(it) -> list[str]:
+    """The names of an interpreter's outputs, in output order."""
+    return [d["name"] for d in it.get_output_details()]
