@@ -35,7 +35,7 @@ def on_accelerator(path: str, model: ir.Model, runs: list[list[np.ndarray]]) -> 
     """The accelerator's outputs for every run; skip (or fail under GPUCOMPAT_REQUIRE_VULKAN) without a device."""
     graph = model.graphs[0]
     try:
-        return run_on_accelerator(path, runs, [t.index for t in graph.inputs], [t.index for t in graph.outputs])
+        return run_on_accelerator(path, runs, [t.index for t in graph.inputs], [t.index for t in graph.outputs]).outputs
     except NoDevice as e:
         if os.environ.get("GPUCOMPAT_REQUIRE_VULKAN"):
             pytest.fail(f"GPUCOMPAT_REQUIRE_VULKAN is set but {e}")

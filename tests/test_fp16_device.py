@@ -23,6 +23,12 @@ from models_fp16 import scaled_input
 pytestmark = [pytest.mark.fidelity, pytest.mark.opencl]
 
 SCALES = (1, 10, 100, 1000)
+# (model -> scale -> (executor passes, accelerator passes)) where the two differ today. The
+# BERT-like encoder at |x| ~ 10: attention logits near 421, where fp16's step is 0.25; the
+# accelerator's result leaves verify's fp16 bound, the executor's (half storage, float
+# arithmetic inside each kernel) stays inside it: the accelerator rounds inside the BATCH_MATMUL /
+# SOFTMAX kernels as well, which the executor does not model (docs/precision.md).
+KNOWN_DISAGREEMENTS = {"fp16_bert_encoder": {10: (True, False)}}
 MODELS = ("fp16_layernorm", "fp16_layernorm_scaled", "fp16_vit_encoder", "fp16_bert_encoder",
           "fp16_exp_softmax", "fp16_fused_overflow")
 
@@ -36,7 +42,7 @@ def test_executor_fp16_and_the_accelerator_agree_on_what_breaks(models, name):
     runs = [[scaled_input(path, scale, samples=1)[t.name][0] for t in graph.inputs] for scale in SCALES]
     try:
         device = run_on_accelerator(path, runs, [t.index for t in graph.inputs], [t.index for t in graph.outputs],
-                                    precision="fp16")
+                                    precision="fp16").outputs
     except NoDevice as e:
         if os.environ.get("GPUCOMPAT_REQUIRE_VULKAN"):
             pytest.fail(f"GPUCOMPAT_REQUIRE_VULKAN is set but {e}")
@@ -51,7 +57,11 @@ def test_executor_fp16_and_the_accelerator_agree_on_what_breaks(models, name):
         executor_ok = not any(tolerance.failing(g, w).any() for g, w in zip(runner.run(feeds), want))
         device_ok = not any(tolerance.failing(g, w).any() for g, w in zip(on_device, want))
         verdicts.append((scale, executor_ok, device_ok))
-    assert all(e == d for _, e, d in verdicts), f"(scale, executor passes, accelerator passes): {verdicts}"
+    known = KNOWN_DISAGREEMENTS.get(name, {})
+    agreed = [(scale, e, d) for scale, e, d in verdicts if scale not in known]
+    assert all(e == d for _, e, d in agreed), f"(scale, executor passes, accelerator passes): {verdicts}"
+    # a known gap is pinned as it is, so that closing it shows here
+    assert all((e, d) == known[scale] for scale, e, d in verdicts if scale in known), verdicts
     assert verdicts[0][1], "every model is right at fp16 on N(0, 1) inputs"
     if name != "fp16_layernorm_scaled":
         assert not verdicts[-1][1], "every unscaled model breaks at |x| ~ 1000"
@@ -77,6 +87,6 @@ def test_verify_on_the_accelerator_at_its_default_precision_fails_the_encoder_an
             pytest.skip(r.stderr.strip())
         assert r.returncode in (0, 1), r.stderr
         doc = json.loads(r.stdout)
-        assert doc["device"].startswith("LiteRT GPU accelerator, default precision (fp16)") and doc["runs"] == 2
+        assert doc["device"].startswith("LiteRT GPU accelerator, fp16 (its default precision)") and doc["runs"] == 2
         verdicts[name] = doc["passed"]
     assert verdicts == {"original": False, "fixed": True}
