@@ -24,7 +24,7 @@ def doctor(
     """Versions (Python, ai-edge-litert, pyopencl, the OpenCL runtimes), every OpenCL device with its
     probe and the one verify uses, the program cache directory, and the Vulkan driver confirm
     would use. Exit 0 when verify can run, 1 when it cannot."""
-    from gpucompat.doctor import diagnose
+    from gpucompat.machine_facts import diagnose
     from gpucompat.output.doctor_view import terminal
 
     report = diagnose()

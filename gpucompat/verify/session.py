@@ -157,7 +157,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
 
         result.first_divergent_op = first_divergent_op(model, ref_bytes, by_subgraph, runtime, first_bad, settings)
     elif settings.localize and first_bad is not None and settings.backend == "litert-gpu" and not settings.against:
-        from gpucompat.confirm.localize import first_divergent_op as on_accelerator
+        from gpucompat.confirm.accelerator_localize import first_divergent_op as on_accelerator
 
         result.first_divergent_op = on_accelerator(data, first_bad, settings)
     return result
