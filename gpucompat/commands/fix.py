@@ -7,18 +7,8 @@ from typing import Annotated
 
 import typer
 
-from gpucompat.commands.common import (
-    EXIT_CLEAN,
-    EXIT_FINDINGS,
-    INPUTS_HELP,
-    BackendChoice,
-    ConfigFile,
-    FailOn,
-    Format,
-    InputMean,
-    InputRange,
-    InputStd,
-)
+from gpucompat.commands import common
+from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, FailOn, Format
 from gpucompat.errors import GpucompatError
 
 
@@ -55,10 +45,10 @@ def fix(
     max_delegated_partitions: Annotated[int | None, typer.Option(help="Partitions delegated (the runtime default is 1).")] = None,
     no_quant: Annotated[bool | None, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; verify and write nothing.")] = False,
-    inputs: Annotated[str | None, typer.Option(help="Verify on these inputs instead of seeded random ones: " + INPUTS_HELP + ".")] = None,
-    input_range: InputRange = None,
-    input_mean: InputMean = None,
-    input_std: InputStd = None,
+    inputs: Annotated[str | None, typer.Option(help="Verify on these inputs instead of seeded random ones: " + common.INPUTS_HELP + ".")] = None,
+    input_range: common.InputRange = None,
+    input_mean: common.InputMean = None,
+    input_std: common.InputStd = None,
     no_verify: Annotated[bool | None, typer.Option("--no-verify", help="Skip the numerical verification.")] = None,
     verify_on: Annotated[str | None, typer.Option(help="Also verify on litert-gpu: LiteRT's real GPU accelerator (automatic with --profile litert-mldrift; 'not run' without a Vulkan device).")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Allow writing over the input model.")] = False,
