@@ -1,7 +1,8 @@
 """Representative inputs from a directory of images (`--inputs DIR`), for a model with one image
 input [1, H, W, C] (C = 1, 3 or 4; float32, or uint8 / int8 quantized): one sample per PNG or JPEG
-file, in name order, converted to C channels (grayscale, RGB, RGBA), resized to W x H (bilinear)
-and normalized as (pixel - mean) / std per channel, pixels being 0-255.
+file, in name order, turned upright (EXIF orientation), converted to C channels (grayscale, RGB,
+RGBA), resized to W x H (bilinear) and normalized as (pixel - mean) / std per channel, pixels being
+0-255.
 
 The normalization comes from the flags (--input-range LO,HI or --input-mean / --input-std), else
 from the model's TFLite metadata (gpucompat/image_metadata.py), else it is [0, 1] (pixel / 255);
@@ -69,7 +70,7 @@ def normalization_from_flags(mean: str | None, std: str | None, value_range: str
 def load_images(path: str, model, chosen: Normalization | None) -> tuple[list[list[np.ndarray]], str]:
     """The samples in the image directory `path` for `model` (ir.Model), one per image, and a
     line saying how they were made (the normalization used and its source)."""
-    from PIL import Image, UnidentifiedImageError
+    from PIL import Image, ImageOps, UnidentifiedImageError
 
     t = _image_input(path, model)
     _, height, width, channels = t.shape
@@ -87,8 +88,9 @@ def load_images(path: str, model, chosen: Normalization | None) -> tuple[list[li
     for name in files:
         file = os.path.join(path, name)
         try:
-            with Image.open(file) as image:
-                pixels = image.convert(MODES[channels]).resize((width, height), Image.Resampling.BILINEAR)
+            with Image.open(file) as image:  # upright as a camera's EXIF orientation says, as viewers show it
+                upright = ImageOps.exif_transpose(image)
+                pixels = upright.convert(MODES[channels]).resize((width, height), Image.Resampling.BILINEAR)
         except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as e:
             why = " ".join(str(e).split()) or type(e).__name__
             raise GpucompatError(f"{file}: not a readable image ({why})") from None

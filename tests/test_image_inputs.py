@@ -99,6 +99,20 @@ def test_segmentation_of_a_drawn_person_is_not_zero_as_on_noise(real_models, tmp
     assert mask.mean() > 0.1 and max(m.mean() for m in noise_masks) < 0.01
 
 
+def test_a_photo_is_fed_upright_as_its_exif_orientation_says(real_models, tmp_path):
+    """A camera stores a portrait shot sideways with orientation 6 (rotate 90 clockwise to view)."""
+    upright = _bust().resize((192, 256))
+    (tmp_path / "viewer").mkdir()
+    (tmp_path / "camera").mkdir()
+    upright.save(tmp_path / "viewer" / "a.png")
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    upright.transpose(Image.Transpose.ROTATE_90).save(tmp_path / "camera" / "a.jpg", exif=exif, quality=95)
+    model = ir.from_bytes(open(real_models["selfie_segmentation"], "rb").read())
+    (as_viewed,), (as_shot,) = (load(str(tmp_path / d), model).values[0] for d in ("viewer", "camera"))
+    assert np.abs(as_viewed - as_shot).mean() < 0.02  # JPEG's loss only, on values in [0, 1]
+
+
 def test_a_quantized_image_input_gets_its_quantized_values(models, tmp_path):
     images = _discs(tmp_path / "discs", 2)
     r, doc = _json("verify", models.path("int8_io_conv"), "--inputs", images, "--input-range", "-1,1")
