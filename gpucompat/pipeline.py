@@ -51,14 +51,20 @@ def check_one(task: Task) -> dict:
 
 
 def _value_ranges(task: Task, model) -> tuple[dict, str]:
-    """Every tensor's range on the task's inputs (the reference interpreter keeping intermediates),
-    and what the inputs were."""
+    """Every tensor's range on the task's inputs (the reference interpreter keeping intermediates;
+    MediaPipe's Convolution2DTransposeBias run as its builtin twin, as verify runs it, the tensors
+    keeping their indices), and what the inputs were."""
+    from gpucompat import ir
     from gpucompat.sample_inputs import load
     from gpucompat.value_ranges import observe
+    from gpucompat.verify.reference_model import with_builtin_twins
 
     with open(task.path, "rb") as f:
         data = f.read()
     samples = load(task.inputs, model, task.normalization)
+    runnable = ir.from_bytes(data, task.path)
+    if with_builtin_twins(runnable):
+        data = ir.to_bytes(runnable)
     return observe(model, data, task.path, samples.values), samples.description
 
 

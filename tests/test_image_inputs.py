@@ -84,6 +84,17 @@ def test_check_on_images_records_value_ranges_and_flags_reach_them(real_models, 
     assert "value ranges on: " in terminal.stdout and "2 image(s)" in " ".join(terminal.stdout.split())
 
 
+def test_check_on_images_runs_the_segmenter_with_its_custom_transposed_convolution(real_models, tmp_path):
+    """selfie_segmentation ends in MediaPipe's Convolution2DTransposeBias, which the value-range pass
+    runs as its builtin twin (as verify does) instead of refusing the model."""
+    (tmp_path / "person").mkdir()
+    _bust().save(tmp_path / "person" / "bust.png")
+    r, doc = _json("check", str(real_models["selfie_segmentation"]), "--inputs", str(tmp_path / "person"))
+    (rec,) = doc["models"]
+    assert r.returncode == 0 and rec["error"] is None and "1 image(s)" in rec["inputs"], r.stderr
+    assert not [f for f in rec["findings"] if f["code"] in ("PREC403", "PREC404")]
+
+
 def test_segmentation_of_a_drawn_person_is_not_zero_as_on_noise(real_models, tmp_path):
     """The issue's point: random noise is a weak oracle, a segmenter's mask is ~0 on it."""
     (tmp_path / "person").mkdir()
