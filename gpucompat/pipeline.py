@@ -21,7 +21,8 @@ class Task:
     max_delegated_partitions: int
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
-    inputs: str | None = None  # a .npz of representative inputs: the value-range pass runs on them
+    inputs: str | None = None  # representative inputs (gpucompat/sample_inputs.py): the value-range pass runs on them
+    normalization: object = None  # image_inputs.Normalization from the flags, for a directory of images
 
 
 def check_one(task: Task) -> dict:
@@ -41,22 +42,30 @@ def check_one(task: Task) -> dict:
     try:
         model = load(task.path)
         result = check_model(model, prof, options)
-        ranges = _value_ranges(task, model) if task.inputs else None
+        ranges, described = _value_ranges(task, model) if task.inputs else (None, None)
     except GpucompatError as e:
         return records.error_record(task.path, prof.name, str(e).removeprefix(f"{task.path}: "))
     analyses = analyze(model, result, ranges)
     findings = [f for f in run_all(result, analyses) if selected(f.code, task.select, task.ignore)]
-    return records.model_record(result, findings, analyses)
+    return {**records.model_record(result, findings, analyses), "inputs": described}
 
 
-def _value_ranges(task: Task, model) -> dict:
-    """Every tensor's range on the task's inputs (the reference interpreter keeping intermediates)."""
-    from gpucompat.npz_inputs import load_samples
+def _value_ranges(task: Task, model) -> tuple[dict, str]:
+    """Every tensor's range on the task's inputs (the reference interpreter keeping intermediates;
+    MediaPipe's Convolution2DTransposeBias run as its builtin twin, as verify runs it, the tensors
+    keeping their indices), and what the inputs were."""
+    from gpucompat import ir
+    from gpucompat.sample_inputs import load
     from gpucompat.value_ranges import observe
+    from gpucompat.verify.reference_model import with_builtin_twins
 
     with open(task.path, "rb") as f:
         data = f.read()
-    return observe(model, data, task.path, load_samples(task.inputs, model.graphs[0].inputs))
+    samples = load(task.inputs, model, task.normalization)
+    runnable = ir.from_bytes(data, task.path)
+    if with_builtin_twins(runnable):
+        data = ir.to_bytes(runnable)
+    return observe(model, data, task.path, samples.values), samples.description
 
 
 def check_many(tasks: list[Task], jobs: int = 1) -> list[dict]:

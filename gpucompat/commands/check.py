@@ -13,10 +13,14 @@ from gpucompat.commands.common import (
     EXIT_CLEAN,
     EXIT_ERROR,
     EXIT_FINDINGS,
+    INPUTS_HELP,
     BackendChoice,
     ConfigFile,
     FailOn,
     Format,
+    InputMean,
+    InputRange,
+    InputStd,
 )
 from gpucompat.errors import GpucompatError
 from gpucompat.output.destination import write_text
@@ -39,7 +43,10 @@ def check(
     baseline: Annotated[str | None, typer.Option(help="Only findings not in this baseline file count toward the exit code.")] = None,
     write_baseline: Annotated[str | None, typer.Option(help="Record today's findings in this baseline file.")] = None,
     config: ConfigFile = None,
-    inputs: Annotated[str | None, typer.Option(help="Representative inputs (.npz: one array per input, keyed by name or index, first axis = samples): the reference interpreter runs on them and the PREC4xx rules judge every tensor's range against fp16's.")] = None,
+    inputs: Annotated[str | None, typer.Option(help="Representative inputs, which the reference interpreter runs on for the PREC4xx rules to judge every tensor's range against fp16's: " + INPUTS_HELP + ".")] = None,
+    input_range: InputRange = None,
+    input_mean: InputMean = None,
+    input_std: InputStd = None,
     confirm: Annotated[bool, typer.Option("--confirm", help="Then compile each model on LiteRT's real GPU accelerator beside the litert-mldrift prediction (gpucompat confirm).")] = False,
 ) -> None:
     """Report, per op, whether the GPU delegate takes it and why, how the graph is partitioned, and
@@ -48,11 +55,13 @@ def check(
     from gpucompat import baseline as baselines
     from gpucompat import config as configs
     from gpucompat.discover import model_paths
+    from gpucompat.image_inputs import normalization_from_flags
     from gpucompat.pipeline import Task, check_many
     from gpucompat.rules import registry
     from gpucompat.rules.lint import SEVERITIES
 
     files = model_paths(paths)
+    normalization = normalization_from_flags(input_mean, input_std, input_range, inputs)
     if confirm and (output_format is not Format.terminal or output):
         raise GpucompatError("--confirm prints to the terminal; for JSON or a file run gpucompat confirm --format json")
     cfg = configs.settings("check", files[0] if files else ".", config)
@@ -65,7 +74,8 @@ def check(
     extra_ignore = tuple(c.upper() for c in _split(ignore)) if ignore else ()
     tasks = [Task(path, name, chosen_backend, allow_quant=not cfg.pick("no_quant", no_quant, False),
                   max_delegated_partitions=cfg.pick("max_delegated_partitions", max_delegated_partitions, 1),
-                  select=chosen_select, ignore=cfg.ignored_for(path, extra_ignore), inputs=inputs)
+                  select=chosen_select, ignore=cfg.ignored_for(path, extra_ignore), inputs=inputs,
+                  normalization=normalization)
              for path in files for name in profiles]
     recs = check_many(tasks, jobs)
     if baseline:

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from gpucompat.commands import common
 from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, FailOn, Format
 from gpucompat.errors import GpucompatError
 
@@ -44,7 +45,10 @@ def fix(
     max_delegated_partitions: Annotated[int | None, typer.Option(help="Partitions delegated (the runtime default is 1).")] = None,
     no_quant: Annotated[bool | None, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; verify and write nothing.")] = False,
-    inputs: Annotated[str | None, typer.Option(help="Verify on these inputs instead of seeded random ones: a .npz with one array per input, keyed by name or index, first axis = samples.")] = None,
+    inputs: Annotated[str | None, typer.Option(help="Verify on these inputs instead of seeded random ones: " + common.INPUTS_HELP + ".")] = None,
+    input_range: common.InputRange = None,
+    input_mean: common.InputMean = None,
+    input_std: common.InputStd = None,
     no_verify: Annotated[bool | None, typer.Option("--no-verify", help="Skip the numerical verification.")] = None,
     verify_on: Annotated[str | None, typer.Option(help="Also verify on litert-gpu: LiteRT's real GPU accelerator (automatic with --profile litert-mldrift; 'not run' without a Vulkan device).")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Allow writing over the input model.")] = False,
@@ -57,6 +61,7 @@ def fix(
     from gpucompat import ir
     from gpucompat import rewrites as catalogue
     from gpucompat.fixing import run
+    from gpucompat.image_inputs import normalization_from_flags
     from gpucompat.output import fix_view
     from gpucompat.rules import registry
     from gpucompat.rules.lint import SEVERITIES, run_all
@@ -77,11 +82,13 @@ def fix(
     chosen = catalogue.select(cfg.pick("rewrite", _names(rewrite)), cfg.pick("skip", _names(skip)),
                               cfg.pick("unsafe_fixes", unsafe_fixes, False), _input_shapes(input_shape))
     level = cfg.pick("fail_on", fail_on.value if fail_on else None, "never")
+    normalization = normalization_from_flags(input_mean, input_std, input_range, inputs)
     result = run.fix_file(path, chosen, prof, options)
     if inputs:
-        from gpucompat.npz_inputs import load_samples
+        from gpucompat.sample_inputs import load
 
-        result.samples = load_samples(inputs, ir.from_bytes(result.original, path).graphs[0].inputs)
+        samples = load(inputs, ir.from_bytes(result.original, path), normalization)
+        result.samples, result.inputs_described = samples.values, samples.description
     status = EXIT_CLEAN
     if verify_on not in (None, "litert-gpu"):
         raise GpucompatError(f"--verify-on must be litert-gpu, not {verify_on!r}")

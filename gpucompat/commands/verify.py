@@ -8,7 +8,16 @@ from typing import Annotated
 
 import typer
 
-from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, ConfigFile, Format
+from gpucompat.commands.common import (
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+    INPUTS_HELP,
+    ConfigFile,
+    Format,
+    InputMean,
+    InputRange,
+    InputStd,
+)
 from gpucompat.errors import GpucompatError
 from gpucompat.output.destination import write_rich, write_text
 
@@ -36,7 +45,10 @@ def _overrides(specs: list[str]) -> dict:
 def verify(
     model: Annotated[str, typer.Argument(help="The .tflite model to run.")],
     runs: Annotated[int | None, typer.Option(help="Number of runs with seeded random inputs (default 50; 3 on litert-gpu).")] = None,
-    inputs: Annotated[str | None, typer.Option(help="Run on these inputs instead of random ones: a .npz with one array per input, keyed by name or index, first axis = samples (one run per sample).")] = None,
+    inputs: Annotated[str | None, typer.Option(help="Run on these inputs instead of random ones, one run per sample: " + INPUTS_HELP + ".")] = None,
+    input_range: InputRange = None,
+    input_mean: InputMean = None,
+    input_std: InputStd = None,
     backend: Annotated[str | None, typer.Option(help="Test backend: opencl (hybrid execution on the included executor; the default) or litert-gpu (LiteRT's real GPU accelerator; ops it does not take run on LiteRT's CPU).")] = None,
     precision: Annotated[str | None, typer.Option(help="Precision: fp32 (default), or fp16 (executor: half storage, float arithmetic; litert-gpu: the accelerator's default).")] = None,
     device: Annotated[str | None, typer.Option(help="OpenCL device: index or part of its name (default: a GPU, else PoCL).")] = None,
@@ -56,6 +68,7 @@ def verify(
     """Run MODEL on the OpenCL executor (CPU partitions on the reference interpreter) and compare
     its outputs with the reference interpreter. Exit 0 pass, 1 fail, 2 error."""
     from gpucompat import config as configs
+    from gpucompat.image_inputs import normalization_from_flags
     from gpucompat.opencl.runtime import PRECISIONS
     from gpucompat.rules import registry
     from gpucompat.verify.budget import parse_size
@@ -75,7 +88,8 @@ def verify(
                         device=cfg.pick("device", device), cache_dir=cfg.pick("cache_dir", cache_dir),
                         profile=cfg.profile(profile, registry.DEFAULT), atol=cfg.pick("atol", atol),
                         rtol=cfg.pick("rtol", rtol), overrides=overrides, localize=cfg.pick("localize", localize, False),
-                        against=against, seed=cfg.pick("seed", seed, 0), inputs=inputs)
+                        against=against, seed=cfg.pick("seed", seed, 0), inputs=inputs,
+                        normalization=normalization_from_flags(input_mean, input_std, input_range, inputs))
     if max_memory is not None:
         settings.max_memory = parse_size(max_memory)
     result = verify_model(model, settings)

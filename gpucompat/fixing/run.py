@@ -35,6 +35,7 @@ class Fix:
     failing_rewrites: list[str] | None = None  # named after a failed verification
     output: str | None = None
     samples: list | None = None  # representative inputs to verify on (input values per run); None: seeded
+    inputs_described: str | None = None  # what `samples` are (sample_inputs.Samples.description)
 
     @property
     def changed(self) -> bool:

@@ -58,11 +58,13 @@ def document(fix: Fix) -> dict:
 def _verification(fix: Fix) -> dict | None:
     if fix.verification is None:
         return None
-    return {**fix.verification.record(), "failing_rewrites": fix.failing_rewrites or []}
+    return {**fix.verification.record(), "failing_rewrites": fix.failing_rewrites or [],
+            "inputs": fix.inputs_described or "seeded random"}
 
 
 def render(console, doc: dict) -> None:
     """The terminal view of `document(fix)`."""
+    from rich.markup import escape
     from rich.table import Table
 
     console.print(f"[bold]{doc['path']}[/bold]  (profile {doc['profile']})")
@@ -82,6 +84,8 @@ def render(console, doc: dict) -> None:
     for e in doc["not_applied"]:
         console.print(f"  [yellow]not applied[/yellow] {e['rewrite']} at {e['candidate']}: {e['reason']}")
     v = doc["verification"]
+    if v is not None:
+        console.print(f"  verified on: {escape(v['inputs'])}")
     for b in v["backends"] if v is not None else ():
         worst = max((o["max_abs_diff"] for o in b["outputs"]), default=0.0)
         if b["not_run"]:

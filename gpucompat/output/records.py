@@ -121,7 +121,7 @@ NO_ANALYSES = {"channel_padding": None, "hotspots": [], "boundaries": None, "wha
 
 def error_record(path: str, profile: str, message: str) -> dict:
     """The record of a model that could not be checked."""
-    return {"path": path, "profile": profile, "error": message, "summary": None, "subgraphs": [],
+    return {"path": path, "profile": profile, "error": message, "summary": None, "subgraphs": [], "inputs": None,
             "unsupported": [], "wrong": [], "ops": [], "findings": [], **NO_ANALYSES}
 
 

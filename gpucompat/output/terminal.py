@@ -49,6 +49,8 @@ def _render_model(console: Console, rec: dict) -> None:
                   f"{s['ops_cpu']} on CPU ({_pct(s['ops_cpu'], s['ops_total'])})")
     _print(console, f"  partitions: {s['partitions_total']} after delegation (CPU and GPU), "
                   f"{s['partitions_delegated']} delegated")
+    if rec.get("inputs"):
+        _print(console, f"  value ranges on: {rec['inputs']}")
     if s.get("failure"):
         _print(console, Text(f"  NO GPU AT ALL: {s['failure']}", style="bold white on red"))
     elif s["delegation_fails"]:

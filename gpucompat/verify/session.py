@@ -41,7 +41,9 @@ class Settings:
     against: str | None = None
     seed: int = 0
     backend: str = "opencl"  # or "litert-gpu": LiteRT's real GPU accelerator (fp32, or its default fp16)
-    inputs: str | None = None  # a .npz of input samples (gpucompat/npz_inputs.py): its samples are the runs
+    inputs: str | None = None  # a .npz or an image directory (gpucompat/sample_inputs.py): its samples are the runs
+    normalization: object = None  # image_inputs.Normalization from the flags, for a directory of images
+    inputs_described: str | None = None  # what the samples of `inputs` are, once read
     max_memory: int = budget.parse_size(budget.DEFAULT_MAX_MEMORY)  # bytes of tensors a run may allocate
 
     def tolerance(self, index: int, name: str) -> Tolerance:
@@ -77,7 +79,7 @@ class VerifyResult:
         """The JSON document (schema_version 1, the issue's field list)."""
         return {
             "schema_version": SCHEMA_VERSION, "model": self.model, "precision": self.settings.precision,
-            "runs": self.runs, "inputs": self.settings.inputs or f"seeded random (seed {self.settings.seed})",
+            "runs": self.runs, "inputs": self.settings.inputs_described or f"seeded random (seed {self.settings.seed})",
             "device": self.device,
             "reference": {"latency_ms": _latency(self.reference_ms), "model": self.reference_kind,
                           "noise_floor": self.noise_kernels},
@@ -110,7 +112,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
         refuse_invalid_order(original, ref_path)
     budget.enforce(path, budget.estimate(model, by_subgraph, settings.precision, original), settings.max_memory)
     graph = model.graphs[0]
-    all_feeds = _feeds(graph, settings)
+    all_feeds = _feeds(model, settings)
     where = [p for ps in by_subgraph.values() for p in ps]
     ref_bytes, changes = reference_model(ref_bytes, _gpu_side(settings, original or model, by_subgraph, original))
     reference = reference_interpreter(ref_bytes, ref_path)
@@ -173,14 +175,16 @@ def _gpu_side(settings: Settings, reference: ir.Model, by_subgraph: dict[int, li
     return placements_by_subgraph(original, settings.profile) if original is not None else by_subgraph
 
 
-def _feeds(graph: ir.Graph, settings: Settings) -> list[list[np.ndarray]]:
-    """The runs' input sets: every sample of --inputs, else --runs seeded random sets (50 by
-    default)."""
+def _feeds(model: ir.Model, settings: Settings) -> list[list[np.ndarray]]:
+    """The runs' input sets: every sample of --inputs (described in `settings`), else --runs
+    seeded random sets (50 by default)."""
     if settings.inputs:
-        from gpucompat.npz_inputs import load_samples
+        from gpucompat.sample_inputs import load
 
-        return load_samples(settings.inputs, graph.inputs)
-    return inputs.seeded(inputs.specs(graph), settings.seed, settings.runs or DEFAULT_RUNS)
+        samples = load(settings.inputs, model, settings.normalization)
+        settings.inputs_described = samples.description
+        return samples.values
+    return inputs.seeded(inputs.specs(model.graphs[0]), settings.seed, settings.runs or DEFAULT_RUNS)
 
 
 def _noise_floor(ref_bytes: bytes, ref_path: str, graph: ir.Graph, outputs: list[OutputStats],
