@@ -10,6 +10,7 @@ import models_fix  # noqa: F401
 import models_ops  # noqa: F401
 import models_realworld  # noqa: F401
 import models_report  # noqa: F401
+import models_scale  # noqa: F401
 
 
 @pytest.fixture(scope="session")

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import os
+import struct
 
 import numpy as np
 from ai_edge_litert import schema_py_generated as fb
 
 from gpucompat.errors import ModelError
-from gpucompat.ir import dtypes, options
-from gpucompat.ir.fastread import fast_tables
+from gpucompat.ir import dtypes, litertlm, options
 from gpucompat.ir.graph import Graph
+from gpucompat.ir.mapped import map_file
 from gpucompat.ir.model import Model
 from gpucompat.ir.nodes import Op, OpCode, Tensor
+from gpucompat.ir.unpack import unpack_model
 
 FILE_IDENTIFIER = b"TFL3"
 _PLACEHOLDER_FOR_GREATER_OP_CODES = 127
@@ -44,48 +46,33 @@ _SIGNATURES = {
 }
 
 
-class AlignedBuffer(fb.BufferT):
-    """BufferT whose data is written 16-byte aligned, as the converter writes constants."""
-
-    def Pack(self, builder):  # noqa: N802 - flatbuffers naming
-        data = None
-        if self.data is not None:
-            raw = np.asarray(self.data, dtype=np.uint8).tobytes()
-            builder.StartVector(1, len(raw), 16)
-            builder.head = builder.head - len(raw)
-            builder.Bytes[builder.head : builder.head + len(raw)] = raw
-            data = builder.EndVector()
-        fb.BufferStart(builder)
-        if data is not None:
-            fb.BufferAddData(builder, data)
-        fb.BufferAddOffset(builder, self.offset)
-        fb.BufferAddSize(builder, self.size)
-        return fb.BufferEnd(builder)
+def map_model(path: str):
+    """The model's bytes, mapped read-only (nothing is read until used): the file, or for
+    `BUNDLE::section N` that section of a LiteRT-LM bundle; a ModelError saying why not."""
+    bundle, section = litertlm.split(path)
+    if section is None or not os.path.isfile(bundle):
+        return map_file(path)
+    return litertlm.section_bytes(bundle, map_file(bundle), section)
 
 
 def read_bytes(path: str) -> bytes:
-    """The file's bytes, or a ModelError saying why it cannot be read."""
-    if not os.path.exists(path):
-        raise ModelError(path, "no such file")
-    if os.path.isdir(path):
-        raise ModelError(path, "is a directory, not a model file")
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError as e:
-        raise ModelError(path, f"cannot be read ({e.strerror or e})") from None
+    """The model's bytes, read into memory (for runtimes that take bytes); see map_model."""
+    return bytes(map_model(path))
 
 
-def sniff(path: str, raw: bytes) -> None:
+def sniff(path: str, raw) -> None:
     """Raise a ModelError naming what the file is when it is clearly not a TFLite model."""
-    if not raw:
+    if not len(raw):
         raise ModelError(path, "is empty (0 bytes)")
-    if raw.startswith(b"version https://git-lfs"):
+    head = bytes(raw[:32])
+    if head.startswith(b"version https://git-lfs"):
         raise ModelError(path, "is a Git LFS pointer, not the model: run `git lfs pull` to fetch it")
-    if len(raw) >= 8 and raw[4:8] == FILE_IDENTIFIER:
+    if len(head) >= 8 and head[4:8] == FILE_IDENTIFIER:
         return
+    if head.startswith(litertlm.MAGIC):
+        raise ModelError(path, "is a LiteRT-LM bundle, not a single TFLite model")
     for magic, what in _SIGNATURES.items():
-        if raw.startswith(magic):
+        if head.startswith(magic):
             raise ModelError(path, f"is {what}, not a TFLite model")
     if len(raw) < 8:
         raise ModelError(path, f"is too short to be a TFLite model ({len(raw)} bytes)")
@@ -93,38 +80,40 @@ def sniff(path: str, raw: bytes) -> None:
 
 
 def load(path: str) -> Model:
-    """Load and validate a .tflite file."""
-    raw = read_bytes(path)
-    return from_bytes(raw, path)
+    """Load and validate a .tflite file (or a bundle's section), mapped: weights stay on disk
+    until a rule reads them."""
+    return from_bytes(map_model(path), path)
 
 
-def from_bytes(raw: bytes, path: str = "<bytes>") -> Model:
-    """Build the IR from a model's bytes; `path` is only used in messages."""
+def from_bytes(raw, path: str = "<bytes>") -> Model:
+    """Build the IR from a model's bytes (bytes, or a FileMap that untouched buffers are later
+    copied from); `path` is only used in messages. Buffers' data are views of `raw`."""
     sniff(path, raw)
     try:
-        with fast_tables():
-            record = fb.ModelT.InitFromPackedBuf(bytearray(raw), 0)
+        record = unpack_model(raw, struct.unpack_from("<I", raw, 0)[0])
     except Exception as e:  # a corrupt flatbuffer can fail anywhere in the generated reader
         raise ModelError(path, f"is not a valid TFLite flatbuffer ({type(e).__name__}: {e})") from None
     model = Model(record, path)
     model.size_bytes = len(raw)
-    _inline_offset_buffers(model, raw, path)
+    model.source = raw
+    _resolve_offset_buffers(model, raw, path)
     _build(model, path)
     return model
 
 
-def _inline_offset_buffers(model: Model, raw: bytes, path: str) -> None:
-    """Large models store constants after the flatbuffer (offset/size); read them in."""
+def _resolve_offset_buffers(model: Model, raw, path: str) -> None:
+    """Large models store constants after the flatbuffer (offset/size): their data become views
+    of the file too, and the model remembers the layout so the writer keeps it."""
     for i, b in enumerate(model.buffers):
         if b is None:
             raise ModelError(path, f"buffer {i} is missing")
-        b.__class__ = AlignedBuffer
         if b.offset > 1:
             end = b.offset + b.size
-            if b.size < 0 or end > len(raw):
+            if end > len(raw):
                 raise ModelError(path, f"buffer {i} points outside the file (offset {b.offset}, size {b.size})")
-            b.data = np.frombuffer(raw, dtype=np.uint8, count=b.size, offset=b.offset).copy()
+            b.data = np.frombuffer(raw, dtype=np.uint8, count=b.size, offset=b.offset)
             b.offset, b.size = 0, 0
+            model.offset_buffers = True
 
 
 def opcode_of(rec) -> OpCode:

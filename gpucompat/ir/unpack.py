@@ -1,0 +1,207 @@
+"""Unpack a model's flatbuffer into the schema's object-API records, fast and without its weights.
+
+The generated object API (`ModelT.InitFromPackedBuf`) costs about 0.2 ms per operator and copies
+nothing lazily. Here the tables every model has by the thousand (tensors, operators, buffers) are
+read with direct struct reads into the same `TensorT` / `OperatorT` records the object API makes;
+a table carrying a rarely used field (sparsity, variant tensors, builtin_options_2, ...) is handed
+to the object API whole, so every field still survives a load/save. A buffer's bytes are never
+read: its `data` is a numpy view of the file (a slice of the map) that costs nothing until a rule
+reads it. Bad offsets raise (struct.error, ValueError, IndexError), as the object API does.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+from ai_edge_litert import schema_py_generated as fb
+from flatbuffers import table
+
+from gpucompat.ir.fastread import fast_tables
+
+_I32 = struct.Struct("<i").unpack_from
+_U32 = struct.Struct("<I").unpack_from
+_U16 = struct.Struct("<H").unpack_from
+_U8 = struct.Struct("<B").unpack_from
+_I8 = struct.Struct("<b").unpack_from
+_U64 = struct.Struct("<Q").unpack_from
+
+# Fields read here; a table with any other field present goes to the object API.
+_OPERATOR_FAST = frozenset({0, 1, 2, 3, 4, 5, 6, 8, 13})
+_TENSOR_FAST = frozenset({0, 1, 2, 3, 4, 5, 7, 8})
+
+
+class _Reader:
+    """Field access for one file; vtables (shared by most tables of a kind) are parsed once."""
+
+    def __init__(self, buf):
+        self.buf = buf
+        self._vtables: dict[int, tuple[tuple[int, ...], frozenset[int]]] = {}
+
+    def fields(self, pos: int) -> tuple[tuple[int, ...], frozenset[int]]:
+        """The table's field offsets relative to `pos` (0 = absent), and the present fields."""
+        vt = pos - _I32(self.buf, pos)[0]
+        got = self._vtables.get(vt)
+        if got is None:
+            n = max((_U16(self.buf, vt)[0] - 4) >> 1, 0)
+            offsets = struct.unpack_from(f"<{n}H", self.buf, vt + 4)
+            got = self._vtables[vt] = (offsets, frozenset(i for i, f in enumerate(offsets) if f))
+        return got
+
+
+def _target(buf, at: int) -> int:
+    """Follow the uoffset stored at `at`."""
+    return at + _U32(buf, at)[0]
+
+
+def _vector(buf, at: int, dtype) -> np.ndarray:
+    """The vector the uoffset at `at` points to, as a numpy view (the object API's AsNumpy)."""
+    p = _target(buf, at)
+    return np.frombuffer(buf, dtype=dtype, count=_U32(buf, p)[0], offset=p + 4)
+
+
+def _ints(buf, at: int) -> list[int]:
+    """The int32 vector the uoffset at `at` points to, as Python ints (what the IR reads them as;
+    the writer packs a list exactly as the object API's numpy array)."""
+    p = _target(buf, at)
+    return list(struct.unpack_from(f"<{_U32(buf, p)[0]}i", buf, p + 4))
+
+
+def _string(buf, at: int) -> bytes:
+    p = _target(buf, at)
+    n = _U32(buf, p)[0]
+    if p + 4 + n > len(buf):
+        raise ValueError("string runs past the end of the file")
+    return bytes(buf[p + 4 : p + 4 + n])
+
+
+def _tables(buf, at: int) -> list[int]:
+    """Positions of the tables in the vector of tables the uoffset at `at` points to."""
+    p = _target(buf, at)
+    n = _U32(buf, p)[0]
+    if p + 4 + 4 * n > len(buf):
+        raise ValueError("vector runs past the end of the file")
+    offsets = struct.unpack_from(f"<{n}I", buf, p + 4)
+    return [p + 4 + 4 * i + o for i, o in enumerate(offsets)]
+
+
+def _field(fields: tuple[int, ...], i: int) -> int:
+    return fields[i] if i < len(fields) else 0
+
+
+def unpack_model(buf, root: int) -> fb.ModelT:
+    """The ModelT of the model whose root table is at `root`; buffers hold views of `buf`."""
+    r = _Reader(buf)
+    with fast_tables():
+        m = fb.Model()
+        m.Init(buf, root)
+        rec = fb.ModelT()
+        f, _ = r.fields(root)
+        rec.version = m.Version()
+        if _field(f, 1):
+            rec.operatorCodes = [fb.OperatorCodeT.InitFromBuf(buf, p) for p in _tables(buf, root + f[1])]
+        if _field(f, 2):
+            rec.subgraphs = [_subgraph(r, p) for p in _tables(buf, root + f[2])]
+        rec.description = m.Description()
+        if _field(f, 4):
+            rec.buffers = [_buffer(r, p) for p in _tables(buf, root + f[4])]
+        if _field(f, 5):
+            rec.metadataBuffer = m.MetadataBufferAsNumpy()
+        if _field(f, 6):
+            rec.metadata = [fb.MetadataT.InitFromBuf(buf, p) for p in _tables(buf, root + f[6])]
+        if _field(f, 7):
+            rec.signatureDefs = [fb.SignatureDefT.InitFromBuf(buf, p) for p in _tables(buf, root + f[7])]
+        if _field(f, 8):
+            rec.externalBufferGroups = [fb.ExternalBufferGroupT.InitFromBuf(buf, p)
+                                        for p in _tables(buf, root + f[8])]
+        if _field(f, 9):
+            rec.externalBuffers = [fb.ExternalBufferT.InitFromBuf(buf, p) for p in _tables(buf, root + f[9])]
+    return rec
+
+
+def _subgraph(r: _Reader, pos: int) -> fb.SubGraphT:
+    buf = r.buf
+    f, _ = r.fields(pos)
+    sg = fb.SubGraphT()
+    if _field(f, 0):
+        sg.tensors = [_tensor(r, p) for p in _tables(buf, pos + f[0])]
+    if _field(f, 1):
+        sg.inputs = _ints(buf, pos + f[1])
+    if _field(f, 2):
+        sg.outputs = _ints(buf, pos + f[2])
+    if _field(f, 3):
+        sg.operators = [_operator(r, p) for p in _tables(buf, pos + f[3])]
+    if _field(f, 4):
+        sg.name = _string(buf, pos + f[4])
+    if _field(f, 5):
+        sg.debugMetadataIndex = _I32(buf, pos + f[5])[0]
+    return sg
+
+
+def _tensor(r: _Reader, pos: int) -> fb.TensorT:
+    buf = r.buf
+    f, present = r.fields(pos)
+    if not present <= _TENSOR_FAST:
+        return fb.TensorT.InitFromBuf(buf, pos)
+    t = fb.TensorT()
+    if 0 in present:
+        t.shape = _ints(buf, pos + f[0])
+    if 1 in present:
+        t.type = _I8(buf, pos + f[1])[0]
+    if 2 in present:
+        t.buffer = _U32(buf, pos + f[2])[0]
+    if 3 in present:
+        t.name = _string(buf, pos + f[3])
+    if 4 in present:
+        q = _target(buf, pos + f[4])
+        t.quantization = (fb.QuantizationParametersT() if not r.fields(q)[1]
+                          else fb.QuantizationParametersT.InitFromBuf(buf, q))
+    if 5 in present:
+        t.isVariable = bool(_U8(buf, pos + f[5])[0])
+    if 7 in present:
+        t.shapeSignature = _ints(buf, pos + f[7])
+    if 8 in present:
+        t.hasRank = bool(_U8(buf, pos + f[8])[0])
+    return t
+
+
+def _operator(r: _Reader, pos: int) -> fb.OperatorT:
+    buf = r.buf
+    f, present = r.fields(pos)
+    if not present <= _OPERATOR_FAST:
+        return fb.OperatorT.InitFromBuf(buf, pos)
+    o = fb.OperatorT()
+    if 0 in present:
+        o.opcodeIndex = _U32(buf, pos + f[0])[0]
+    if 1 in present:
+        o.inputs = _ints(buf, pos + f[1])
+    if 2 in present:
+        o.outputs = _ints(buf, pos + f[2])
+    if 3 in present:
+        o.builtinOptionsType = _U8(buf, pos + f[3])[0]
+    if 4 in present:
+        o.builtinOptions = fb.BuiltinOptionsCreator(o.builtinOptionsType,
+                                                    table.Table(buf, _target(buf, pos + f[4])))
+    if 5 in present:
+        o.customOptions = _vector(buf, pos + f[5], np.uint8)
+    if 6 in present:
+        o.customOptionsFormat = _I8(buf, pos + f[6])[0]
+    if 8 in present:
+        o.intermediates = _ints(buf, pos + f[8])
+    if 13 in present:
+        o.debugMetadataIndex = _I32(buf, pos + f[13])[0]
+    return o
+
+
+def _buffer(r: _Reader, pos: int) -> fb.BufferT:
+    """A BufferT whose data (when the table has any) is a view of `buf`: nothing is read."""
+    buf = r.buf
+    f, present = r.fields(pos)
+    b = fb.BufferT()
+    if 0 in present:
+        b.data = _vector(buf, pos + f[0], np.uint8)
+    if 1 in present:
+        b.offset = _U64(buf, pos + f[1])[0]
+    if 2 in present:
+        b.size = _U64(buf, pos + f[2])[0]
+    return b
