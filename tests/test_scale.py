@@ -47,7 +47,7 @@ def test_inline_model_past_the_limit_is_written_in_the_offset_layout(models):
     reads them."""
     original = models.bytes("conv_relu")
     assert not _outside(original)
-    model = ir.from_bytes(original)
+    model = ir.load(models.path("conv_relu"))
     saved = ir.to_bytes(model, inline_limit=len(original) // 2)
     assert _outside(saved)
     again = ir.from_bytes(saved)

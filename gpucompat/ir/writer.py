@@ -189,13 +189,21 @@ def _emit_data(out: BinaryIO, source, data: np.ndarray, before: bytes) -> None:
     """Write `before` (padding, a length) and one buffer's data: copied file to file when it is
     still a view of the source file's map, else from memory."""
     out.write(before)
-    offset = _offset_in(source, data)
-    if offset is None or not hasattr(out, "fileno"):
+    offset, fd = _offset_in(source, data), _fileno(out)
+    if offset is None or fd is None:
         out.write(memoryview(np.ascontiguousarray(data, dtype=np.uint8)))
         return
     out.flush()
-    copy_range(source.fd, offset, len(data), out.fileno())
+    copy_range(source.fd, offset, len(data), fd)
     out.seek(0, os.SEEK_END)
+
+
+def _fileno(out: BinaryIO) -> int | None:
+    """The descriptor of a real file; None for an in-memory one."""
+    try:
+        return out.fileno()
+    except (AttributeError, OSError):  # io.UnsupportedOperation is an OSError
+        return None
 
 
 def _offset_in(source, data: np.ndarray) -> int | None:
