@@ -120,7 +120,8 @@ def check_model(model: Model, profile: Profile, options: Options) -> ModelResult
         for i in chosen:
             ops[base + i].placement = "gpu"
         sr.replaced = len(chosen)
-        sr.partitions_after_replace = len(node_subsets(g, chosen)) if chosen else 0
+        sr.partitions_after_replace = (0 if not chosen else len(sr.subsets) if chosen == supported
+                                       else len(node_subsets(g, chosen)))
         for si, s in enumerate(sr.subsets):
             for n in s.nodes:
                 ops[base + n].partition = si

@@ -41,6 +41,7 @@ def judge_graph(graph: Graph, profile: Profile, options: Options) -> GraphVerdic
     """Judge every op of `graph` under `profile`."""
     fp16_nodes: set[int] = set()
     folded: dict[int, Tensor] = {}
+    known: dict[int, bool] = {}
     verdicts: list[Verdict] = []
     for i, op in enumerate(graph.ops):
         if profile.fp16_dequantize_helper and is_fp16_constant_dequantize(op):
@@ -50,7 +51,7 @@ def judge_graph(graph: Graph, profile: Profile, options: Options) -> GraphVerdic
                                    "runs on the CPU unless the whole graph is delegated",
                                    runtime_message=""))
             continue
-        verdicts.append(judge_op(op, profile, Context(options, folded)))
+        verdicts.append(judge_op(op, profile, Context(options, folded, known)))
     return GraphVerdicts(verdicts, fp16_nodes)
 
 

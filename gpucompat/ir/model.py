@@ -35,8 +35,8 @@ class Model:
 
     def buffer(self, index: int):
         """BufferT at `index`, None when out of range."""
-        b = self.buffers
-        return b[index] if 0 <= index < len(b) else None
+        b = self.fb.buffers
+        return b[index] if b is not None and 0 <= index < len(b) else None
 
     def add_buffer(self, data: np.ndarray | bytes) -> int:
         """Append a buffer holding `data` (raw bytes of a constant) and return its index."""

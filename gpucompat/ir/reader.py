@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import struct
+from collections.abc import Callable
 
 import numpy as np
 from ai_edge_litert import schema_py_generated as fb
@@ -123,11 +124,15 @@ def opcode_of(rec) -> OpCode:
     return OpCode(builtin, custom, int(rec.version or 1))
 
 
-def _indices(values, what: str, limit: int, path: str, allow_optional: bool) -> list[int]:
-    out = [int(v) for v in (values if values is not None else ())]
-    for v in out:
-        if v >= limit or v < (-1 if allow_optional else 0):
-            raise ModelError(path, f"{what} refers to tensor {v}, but there are only {limit} tensors")
+def _indices(values, what, limit: int, path: str, allow_optional: bool) -> list[int]:
+    """The tensor indices of an operand list; `what` (text, or a function making it: only an
+    error needs it) names the list in the message when one is out of range."""
+    out = [int(v) for v in values] if values is not None else []
+    low = -1 if allow_optional else 0
+    if out and (max(out) >= limit or min(out) < low):
+        bad = next(v for v in out if v >= limit or v < low)
+        raise ModelError(path, f"{what() if callable(what) else what} refers to tensor {bad}, "
+                               f"but there are only {limit} tensors")
     return out
 
 
@@ -157,9 +162,10 @@ def _build(model: Model, path: str) -> None:
             if not 0 <= o.opcodeIndex < len(codes) or codes[o.opcodeIndex] is None:
                 raise ModelError(path, f"{where}: operator {oi} has op code index {o.opcodeIndex}, "
                                        f"but the model has {len(codes)} op codes")
-            ins = _indices(o.inputs, f"{where} operator {oi}", n, path, True)
-            outs = _indices(o.outputs, f"{where} operator {oi}", n, path, False)
-            mids = _indices(o.intermediates, f"{where} operator {oi}", n, path, False)
+            what = lambda: f"{where} operator {oi}"  # noqa: E731 - made only for an error
+            ins = _indices(o.inputs, what, n, path, True)
+            outs = _indices(o.outputs, what, n, path, False)
+            mids = _indices(o.intermediates, what, n, path, False)
             g.ops.append(Op(o, g, codes[o.opcodeIndex],
                             [g.tensors[i] if i >= 0 else None for i in ins],
                             [g.tensors[i] for i in outs], [g.tensors[i] for i in mids]))
@@ -177,22 +183,26 @@ def _validate_operands(g: Graph, path: str) -> None:
     writes (not an input, a constant, a variable or an op's output; an empty tensor, such as the
     converter's shape operand of a reshape to a scalar, holds nothing to read)."""
     inputs = {id(t) for t in g.inputs}
-    for op in g.ops:
-        where = f"subgraph {g.index}: operator {op.index} ({op.name})"
-        _validate_options(op, where, path)
+    gi = g.index
+
+    def where(i: int, op: Op) -> str:  # only for the message: it costs more than the checks
+        return f"subgraph {gi}: operator {i} ({op.name})"
+
+    for i, op in enumerate(g.ops):
+        _validate_options(op, lambda: where(i, op), path)
         if not op.outputs and op.builtin not in _NO_OUTPUTS:
-            raise ModelError(path, f"{where} has no outputs")
+            raise ModelError(path, f"{where(i, op)} has no outputs")
         required = _REQUIRED_INPUTS.get(op.builtin, 0)
-        if any(op.input(i) is None for i in range(required)):
-            raise ModelError(path, f"{where} lacks one of its {required} required inputs")
-        for t in op.present_inputs:
-            if (t.producer is None and id(t) not in inputs and not t.is_constant and not t.is_variable
-                    and t.num_elements > 0):
-                raise ModelError(path, f"{where} reads tensor {t.index} {t.name!r}, which nothing writes "
-                                       "(not an input, a constant or another op's output)")
+        if any(op.input(k) is None for k in range(required)):
+            raise ModelError(path, f"{where(i, op)} lacks one of its {required} required inputs")
+        for t in op.inputs:
+            if (t is not None and t.producer is None and id(t) not in inputs and not t.is_constant
+                    and not t.is_variable and t.num_elements > 0):
+                raise ModelError(path, f"{where(i, op)} reads tensor {t.index} {t.name!r}, which nothing "
+                                       "writes (not an input, a constant or another op's output)")
 
 
-def _validate_options(op: Op, where: str, path: str) -> None:
+def _validate_options(op: Op, where: Callable[[], str], path: str) -> None:
     """Refuse builtin options of another op's table (the runtime's builtin_options_as_<Table>()
     would read none, and every reader of `op.options` expects the op's own fields) and a strided
     op without its options (its output would have no elements)."""
@@ -201,27 +211,31 @@ def _validate_options(op: Op, where: str, path: str) -> None:
         return
     tag = op.fb.builtinOptionsType
     if tag not in (fb.BuiltinOptions.NONE, expected):
-        raise ModelError(path, f"{where} has builtin options of type {options.table_name(tag)}, "
+        raise ModelError(path, f"{where()} has builtin options of type {options.table_name(tag)}, "
                                f"but the op reads {options.table_name(expected)}")
     if op.options is None and op.builtin in _STRIDED:
-        raise ModelError(path, f"{where} has no {options.table_name(expected)} (its strides would be 0 "
+        raise ModelError(path, f"{where()} has no {options.table_name(expected)} (its strides would be 0 "
                                "and its output would have no elements)")
 
 
 def _validate_tensor(t, gi: int, ti: int, n_buffers: int, path: str) -> None:
+    shape = t.shape if t.shape is not None else ()
+    sig = t.shapeSignature if t.shapeSignature is not None else ()
+    if 0 <= t.buffer < max(n_buffers, 1) and len(shape) <= 16 and t.type in dtypes.NAMES \
+            and (not len(shape) or min(shape) >= 0) and (not len(sig) or min(sig) >= -1):
+        return
     where = f"subgraph {gi}: tensor {ti}"
     if not 0 <= t.buffer < max(n_buffers, 1):
         raise ModelError(path, f"{where} refers to buffer {t.buffer}, but the model has {n_buffers} buffers")
-    for d in t.shape if t.shape is not None else ():
+    for d in shape:
         if d < 0:
             raise ModelError(path, f"{where} has a negative dimension ({d}) in its shape")
-    if len(t.shape if t.shape is not None else ()) > 16:
-        raise ModelError(path, f"{where} has rank {len(t.shape)}")
-    for d in t.shapeSignature if t.shapeSignature is not None else ():
+    if len(shape) > 16:
+        raise ModelError(path, f"{where} has rank {len(shape)}")
+    for d in sig:
         if d < -1:
             raise ModelError(path, f"{where} has an invalid dimension ({d}) in its shape signature")
-    if t.type not in dtypes.NAMES:
-        raise ModelError(path, f"{where} has an unknown tensor type ({t.type})")
+    raise ModelError(path, f"{where} has an unknown tensor type ({t.type})")
 
 
 def _link_signatures(model: Model, path: str) -> None:

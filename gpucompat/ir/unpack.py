@@ -63,8 +63,13 @@ def _vector(buf, at: int, dtype) -> np.ndarray:
 def _ints(buf, at: int) -> list[int]:
     """The int32 vector the uoffset at `at` points to, as Python ints (what the IR reads them as;
     the writer packs a list exactly as the object API's numpy array)."""
+    return list(_int_tuple(buf, at))
+
+
+def _int_tuple(buf, at: int) -> tuple[int, ...]:
+    """The same as a tuple: how shapes are kept, so reading one costs no conversion."""
     p = _target(buf, at)
-    return list(struct.unpack_from(f"<{_U32(buf, p)[0]}i", buf, p + 4))
+    return struct.unpack_from(f"<{_U32(buf, p)[0]}i", buf, p + 4)
 
 
 def _string(buf, at: int) -> bytes:
@@ -145,7 +150,7 @@ def _tensor(r: _Reader, pos: int) -> fb.TensorT:
         return fb.TensorT.InitFromBuf(buf, pos)
     t = fb.TensorT()
     if 0 in present:
-        t.shape = _ints(buf, pos + f[0])
+        t.shape = _int_tuple(buf, pos + f[0])
     if 1 in present:
         t.type = _I8(buf, pos + f[1])[0]
     if 2 in present:
@@ -159,7 +164,7 @@ def _tensor(r: _Reader, pos: int) -> fb.TensorT:
     if 5 in present:
         t.isVariable = bool(_U8(buf, pos + f[5])[0])
     if 7 in present:
-        t.shapeSignature = _ints(buf, pos + f[7])
+        t.shapeSignature = _int_tuple(buf, pos + f[7])
     if 8 in present:
         t.hasRank = bool(_U8(buf, pos + f[8])[0])
     return t
