@@ -1,7 +1,7 @@
 """Benchmark: time and peak memory of `gpucompat check` and `fix` against TensorFlow's Analyzer
 (and edge-compat's `edge-lint` when installed) on big and long models, side by side, one run.
 
-    python bench/scale.py [--runs 3] [--keep] [--cache DIR] [--no-big]
+    python bench/scale.py [--runs 3] [--keep] [--cache DIR] [--no-big] [--models A,B]
 
 Models (bench/scale_models.py, built with TensorFlow's converter into --cache, default
 bench/.cache/scale): 805 MB of weights (12 FULLY_CONNECTED 4096x4096 fp32); the same layers three
@@ -63,8 +63,10 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the GB-sized models in the cache")
     parser.add_argument("--no-big", action="store_true", help="only the op chains")
     parser.add_argument("--cache", default=os.path.join(HERE, ".cache", "scale"))
+    parser.add_argument("--models", help="comma-separated subset of: " + ", ".join(MODELS))
     args = parser.parse_args()
-    names = [n for n in MODELS if not (args.no_big and MODELS[n][1])]
+    chosen = args.models.split(",") if args.models else list(MODELS)
+    names = [n for n in MODELS if n in chosen and not (args.no_big and MODELS[n][1])]
     print(subprocess.run(["df", "-h", args.cache if os.path.exists(args.cache) else HERE],
                          capture_output=True, text=True).stdout)
     paths = build(args.cache, names)

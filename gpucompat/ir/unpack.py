@@ -125,88 +125,87 @@ def unpack_model(buf, root: int) -> fb.ModelT:
 
 
 def _subgraph(r: _Reader, pos: int) -> fb.SubGraphT:
-    buf = r.buf
-    f, _ = r.fields(pos)
-    sg = fb.SubGraphT()
-    if _field(f, 0):
-        sg.tensors = [_tensor(r, p) for p in _tables(buf, pos + f[0])]
-    if _field(f, 1):
-        sg.inputs = _ints(buf, pos + f[1])
-    if _field(f, 2):
-        sg.outputs = _ints(buf, pos + f[2])
-    if _field(f, 3):
-        sg.operators = [_operator(r, p) for p in _tables(buf, pos + f[3])]
-    if _field(f, 4):
-        sg.name = _string(buf, pos + f[4])
-    if _field(f, 5):
-        sg.debugMetadataIndex = _I32(buf, pos + f[5])[0]
+    sg, f, present = _record(r, pos, fb.SubGraphT, _SUBGRAPH_FIELDS)
+    if 0 in present:
+        sg.tensors = [_tensor(r, p) for p in _tables(r.buf, pos + f[0])]
+    if 3 in present:
+        sg.operators = [_operator(r, p) for p in _tables(r.buf, pos + f[3])]
     return sg
 
 
-def _tensor(r: _Reader, pos: int) -> fb.TensorT:
-    buf = r.buf
+def _i8(buf, at: int) -> int:
+    return _I8(buf, at)[0]
+
+
+def _u8(buf, at: int) -> int:
+    return _U8(buf, at)[0]
+
+
+def _u32(buf, at: int) -> int:
+    return _U32(buf, at)[0]
+
+
+def _i32(buf, at: int) -> int:
+    return _I32(buf, at)[0]
+
+
+def _u64(buf, at: int) -> int:
+    return _U64(buf, at)[0]
+
+
+def _bool(buf, at: int) -> bool:
+    return bool(_U8(buf, at)[0])
+
+
+def _bytes(buf, at: int) -> np.ndarray:
+    return _vector(buf, at, np.uint8)
+
+
+# (field index, record attribute, reader) of the scalar and vector fields read here; the
+# table-valued ones (quantization, builtin options) are read by hand below.
+_TENSOR_FIELDS = ((0, "shape", _int_tuple), (1, "type", _i8), (2, "buffer", _u32), (3, "name", _string),
+                  (5, "isVariable", _bool), (7, "shapeSignature", _int_tuple), (8, "hasRank", _bool))
+_OPERATOR_FIELDS = ((0, "opcodeIndex", _u32), (1, "inputs", _ints), (2, "outputs", _ints),
+                    (3, "builtinOptionsType", _u8), (5, "customOptions", _bytes),
+                    (6, "customOptionsFormat", _i8), (8, "intermediates", _ints), (13, "debugMetadataIndex", _i32))
+
+
+_SUBGRAPH_FIELDS = ((1, "inputs", _ints), (2, "outputs", _ints), (4, "name", _string),
+                    (5, "debugMetadataIndex", _i32))
+_BUFFER_FIELDS = ((0, "data", _bytes), (1, "offset", _u64), (2, "size", _u64))
+
+
+def _record(r: _Reader, pos: int, kind, spec, fast=None):
+    """(record, field offsets, present fields) of the table at `pos`: a `kind` record with the
+    fields of `spec` read here, or, when the table has a field outside `fast`, the record the
+    generated code makes of the whole table (and no offsets: nothing left to read)."""
     f, present = r.fields(pos)
-    if not present <= _TENSOR_FAST:
-        return fb.TensorT.InitFromBuf(buf, pos)
-    t = fb.TensorT()
-    if 0 in present:
-        t.shape = _int_tuple(buf, pos + f[0])
-    if 1 in present:
-        t.type = _I8(buf, pos + f[1])[0]
-    if 2 in present:
-        t.buffer = _U32(buf, pos + f[2])[0]
-    if 3 in present:
-        t.name = _string(buf, pos + f[3])
+    if fast is not None and not present <= fast:
+        return kind.InitFromBuf(r.buf, pos), (), frozenset()
+    record = kind()
+    for i, name, read in spec:
+        if i in present:
+            setattr(record, name, read(r.buf, pos + f[i]))
+    return record, f, present
+
+
+def _tensor(r: _Reader, pos: int) -> fb.TensorT:
+    t, f, present = _record(r, pos, fb.TensorT, _TENSOR_FIELDS, _TENSOR_FAST)
     if 4 in present:
-        q = _target(buf, pos + f[4])
+        q = _target(r.buf, pos + f[4])
         t.quantization = (fb.QuantizationParametersT() if not r.fields(q)[1]
-                          else fb.QuantizationParametersT.InitFromBuf(buf, q))
-    if 5 in present:
-        t.isVariable = bool(_U8(buf, pos + f[5])[0])
-    if 7 in present:
-        t.shapeSignature = _int_tuple(buf, pos + f[7])
-    if 8 in present:
-        t.hasRank = bool(_U8(buf, pos + f[8])[0])
+                          else fb.QuantizationParametersT.InitFromBuf(r.buf, q))
     return t
 
 
 def _operator(r: _Reader, pos: int) -> fb.OperatorT:
-    buf = r.buf
-    f, present = r.fields(pos)
-    if not present <= _OPERATOR_FAST:
-        return fb.OperatorT.InitFromBuf(buf, pos)
-    o = fb.OperatorT()
-    if 0 in present:
-        o.opcodeIndex = _U32(buf, pos + f[0])[0]
-    if 1 in present:
-        o.inputs = _ints(buf, pos + f[1])
-    if 2 in present:
-        o.outputs = _ints(buf, pos + f[2])
-    if 3 in present:
-        o.builtinOptionsType = _U8(buf, pos + f[3])[0]
+    o, f, present = _record(r, pos, fb.OperatorT, _OPERATOR_FIELDS, _OPERATOR_FAST)
     if 4 in present:
         o.builtinOptions = fb.BuiltinOptionsCreator(o.builtinOptionsType,
-                                                    table.Table(buf, _target(buf, pos + f[4])))
-    if 5 in present:
-        o.customOptions = _vector(buf, pos + f[5], np.uint8)
-    if 6 in present:
-        o.customOptionsFormat = _I8(buf, pos + f[6])[0]
-    if 8 in present:
-        o.intermediates = _ints(buf, pos + f[8])
-    if 13 in present:
-        o.debugMetadataIndex = _I32(buf, pos + f[13])[0]
+                                                    table.Table(r.buf, _target(r.buf, pos + f[4])))
     return o
 
 
 def _buffer(r: _Reader, pos: int) -> fb.BufferT:
     """A BufferT whose data (when the table has any) is a view of `buf`: nothing is read."""
-    buf = r.buf
-    f, present = r.fields(pos)
-    b = fb.BufferT()
-    if 0 in present:
-        b.data = _vector(buf, pos + f[0], np.uint8)
-    if 1 in present:
-        b.offset = _U64(buf, pos + f[1])[0]
-    if 2 in present:
-        b.size = _U64(buf, pos + f[2])[0]
-    return b
+    return _record(r, pos, fb.BufferT, _BUFFER_FIELDS)[0]
