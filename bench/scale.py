@@ -7,8 +7,9 @@ Models (bench/scale_models.py, built with TensorFlow's converter into --cache, d
 bench/.cache/scale): 805 MB of weights (12 FULLY_CONNECTED 4096x4096 fp32); the same layers three
 times over, 2.4 GB (weights after the flatbuffer: the converter's offset layout); chains of 2,000,
 20,000 and 100,000 ADD / TANH ops. Each tool runs as a fresh process (what a pre-commit hook
-pays): wall seconds (median) and peak RSS (largest, from wait4). The GB files are deleted at the
-end unless --keep. Needs TensorFlow (the `dev` extra); gpucompat itself never imports it.
+pays): wall and CPU (user + system) seconds, medians, and peak RSS (largest, from wait4); on a
+shared machine the CPU seconds are the steadier figure. The GB files are deleted at the end
+unless --keep. Needs TensorFlow (the `dev` extra); gpucompat itself never imports it.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def main() -> None:
     print(subprocess.run(["df", "-h", args.cache if os.path.exists(args.cache) else HERE],
                          capture_output=True, text=True).stdout)
     paths = build(args.cache, names)
-    print(f"{'model':<15} {'size':>8} {'tool':<26} {'s (median)':>10} {'peak MB':>8} {'peak/size':>9}")
+    print(f"{'model':<15} {'size':>8} {'tool':<26} {'wall s':>7} {'CPU s':>6} {'peak MB':>8} {'peak/size':>9}")
     try:
         for name in names:
             size = os.path.getsize(paths[name])
@@ -78,8 +79,9 @@ def main() -> None:
                 for tool, cmd in tools(paths[name], scratch).items():
                     runs = [timed(cmd) for _ in range(args.runs)]
                     peak = max(r[1] for r in runs)
-                    print(f"{name:<15} {size / 1e6:>6.0f}MB {tool:<26} {statistics.median(r[0] for r in runs):>10.2f} "
-                          f"{peak:>8} {peak * 2**20 / size:>9.2f}", flush=True)
+                    print(f"{name:<15} {size / 1e6:>6.0f}MB {tool:<26} {statistics.median(r[0] for r in runs):>7.2f} "
+                          f"{statistics.median(r[3] for r in runs):>6.2f} {peak:>8} {peak * 2**20 / size:>9.2f}",
+                          flush=True)
     finally:
         if not args.keep:
             for name in names:

@@ -67,7 +67,9 @@ def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Opti
     before = check_model(ir.from_bytes(original, path), profile, options)
     model = ir.from_bytes(original, path)
     trace = rewrite_model(model, rewrites, profile, options)
-    fixed = _staged(model) if trace.applied else original
+    if not trace.applied:  # the same bytes: the same result
+        return Fix(path, original, original, trace, before, before)
+    fixed = _staged(model)
     after = check_model(ir.from_bytes(fixed, path), profile, options)
     return Fix(path, original, fixed, trace, before, after)
 
