@@ -37,6 +37,17 @@ class _Reader:
     def __init__(self, buf):
         self.buf = buf
         self._vtables: dict[int, tuple[tuple[int, ...], frozenset[int]]] = {}
+        self._plans: dict[tuple[int, int], tuple] = {}
+
+    def plan(self, pos: int, spec) -> tuple[tuple[int, ...], frozenset[int], list]:
+        """fields(pos), and the (attribute, reader, offset) of each field of `spec` the table
+        has: worked out once per vtable and spec."""
+        key = (pos - _I32(self.buf, pos)[0], id(spec))
+        got = self._plans.get(key)
+        if got is None:
+            f, present = self.fields(pos)
+            got = self._plans[key] = (f, present, [(name, read, f[i]) for i, name, read in spec if i in present])
+        return got
 
     def fields(self, pos: int) -> tuple[tuple[int, ...], frozenset[int]]:
         """The table's field offsets relative to `pos` (0 = absent), and the present fields."""
@@ -179,13 +190,13 @@ def _record(r: _Reader, pos: int, kind, spec, fast=None):
     """(record, field offsets, present fields) of the table at `pos`: a `kind` record with the
     fields of `spec` read here, or, when the table has a field outside `fast`, the record the
     generated code makes of the whole table (and no offsets: nothing left to read)."""
-    f, present = r.fields(pos)
+    f, present, plan = r.plan(pos, spec)
     if fast is not None and not present <= fast:
         return kind.InitFromBuf(r.buf, pos), (), frozenset()
     record = kind()
-    for i, name, read in spec:
-        if i in present:
-            setattr(record, name, read(r.buf, pos + f[i]))
+    buf = r.buf
+    for name, read, offset in plan:
+        setattr(record, name, read(buf, pos + offset))
     return record, f, present
 
 
