@@ -134,3 +134,20 @@ def test_truncated_bundle_is_one_line(models, tmp_path, cut):
     r = gpucompat("check", str(bundle))
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "Traceback" not in r.stderr and str(bundle) in r.stderr
+
+
+def test_a_model_from_a_pipe_is_read(models, tmp_path):
+    """A pipe cannot be mapped (`gpucompat check <(curl ...)`): it is read instead."""
+    import os
+    import threading
+
+    fifo = tmp_path / "model.fifo"
+    os.mkfifo(fifo)
+    data = models.bytes("conv_relu")
+    feeder = threading.Thread(target=lambda: fifo.write_bytes(data))
+    feeder.start()
+    r = gpucompat("check", str(fifo), "--format", "json", "--fail-on", "never")
+    feeder.join()
+    assert r.returncode == 0, r.stderr
+    alone = json.loads(gpucompat("check", models.path("conv_relu"), "--format", "json", "--fail-on", "never").stdout)
+    assert json.loads(r.stdout)["models"][0]["summary"] == alone["models"][0]["summary"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import stat
 
 from gpucompat.errors import ModelError
 
@@ -24,8 +25,7 @@ class FileMap(mmap.mmap):
 
 
 def map_file(path: str) -> FileMap | bytes:
-    """The file mapped read-only (b"" for an empty file, which cannot be mapped), or a ModelError
-    saying why it cannot be read."""
+    """The file mapped read-only (see map_open), or a ModelError saying why it cannot be read."""
     if not os.path.exists(path):
         raise ModelError(path, "no such file")
     if os.path.isdir(path):
@@ -37,10 +37,12 @@ def map_file(path: str) -> FileMap | bytes:
 
 
 def map_open(f) -> FileMap | bytes:
-    """Map the open binary file `f` read-only; the map keeps `f` open (b"" for an empty file)."""
-    if os.fstat(f.fileno()).st_size == 0:
-        f.close()
-        return b""
+    """Map the open binary file `f` read-only; the map keeps `f` open. An empty file, or one that
+    cannot be mapped (a pipe: `check <(curl ...)`), is read instead."""
+    st = os.fstat(f.fileno())
+    if st.st_size == 0 or not stat.S_ISREG(st.st_mode):
+        with f:
+            return f.read()
     view = FileMap(f.fileno(), 0, access=mmap.ACCESS_READ)
     view.fd, view._file = f.fileno(), f
     return view
