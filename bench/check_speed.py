@@ -96,7 +96,8 @@ def main() -> None:
 
         summary = json.loads(ours[0][2])["models"][0]["summary"]
         print(f"{key:<15} {summary['ops_total']:>5} {os.path.getsize(path) / 1e6:>5.1f}  {t_ours:>11.3f} "
-              f"{max(r[1] for r in ours):>5}  {t_theirs:>10.3f} {max(r[1] for r in theirs):>5}  {t_theirs / t_ours:>5.1f}x")
+              f"{max(r[1] for r in ours):>5}  {t_theirs:>10.3f} {max(r[1] for r in theirs):>5}  "
+              f"{t_theirs / t_ours:>5.1f}x")
         verdict = "looks compatible" in theirs[0][2]
         print(f"{'':<15} gpucompat: {summary['ops_gpu']}/{summary['ops_total']} ops on GPU; "
               f"Analyzer says 'looks compatible': {verdict}")

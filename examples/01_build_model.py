@@ -28,7 +28,8 @@ def build() -> bytes:
 
 
 def main() -> None:
-    out = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(tempfile.gettempdir(), "gpucompat-examples")
+    default = os.path.join(tempfile.gettempdir(), "gpucompat-examples")
+    out = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else default
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, "island.tflite")
     with open(path, "wb") as f:

@@ -3,22 +3,25 @@ change first.
 
     python examples/02_check_api.py [MODEL]
 
-The record is the same dict `gpucompat check --format json` prints (docs/json-schema.md).
+`gpucompat.check` returns the record `gpucompat check --format json` prints for the model
+(docs/json-schema.md); a model it cannot read raises GpucompatError with the command's message.
 """
 
 import os
 import sys
 
-from gpucompat.batch import Task, check_one
+import gpucompat
+from gpucompat.errors import GpucompatError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def main() -> None:
     path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "models", "segmenter.tflite")
-    rec = check_one(Task(path, "gpu-current", "cl", allow_quant=True, max_delegated_partitions=1))
-    if rec["error"]:
-        sys.exit(f"{path}: {rec['error']}")
+    try:
+        rec = gpucompat.check(path, profile="gpu-current")
+    except GpucompatError as e:
+        sys.exit(str(e))
     s = rec["summary"]
     print(f"{path}: {s['ops_gpu']} of {s['ops_total']} ops on the GPU, "
           f"{s['partitions_delegated']} delegated partition(s)")

@@ -5,24 +5,25 @@ layout) and compare it with the reference interpreter, like TFLite's inference_d
 
 With no GPU driver the executor runs on PoCL (a CPU OpenCL), so this checks the arithmetic and the
 layout, not a phone's GPU. Read max_abs_error against max_ref_abs: an error of 1e-7 on outputs of
-size 2 is float32 rounding.
+size 2 is float32 rounding. `gpucompat.verify` returns the record `gpucompat verify --format json`
+prints.
 """
 
-import json
 import os
-import subprocess
 import sys
+
+import gpucompat
+from gpucompat.errors import GpucompatError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def main() -> None:
     path = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(HERE, "models", "classifier.tflite")
-    r = subprocess.run([sys.executable, "-m", "gpucompat", "verify", path, "--runs", "5", "--format", "json"],
-                       capture_output=True, text=True, cwd=HERE)
-    if r.returncode == 2:
-        sys.exit(r.stderr.strip())
-    doc = json.loads(r.stdout)
+    try:
+        doc = gpucompat.verify(path, runs=5)
+    except GpucompatError as e:
+        sys.exit(str(e))
     print(f"{path} on {doc['device']}, {doc['runs']} runs at {doc['precision']}:")
     for out in doc["outputs"]:
         print(f"  output {out['name']}: max_abs_error {out['max_abs_error']:.3g} "

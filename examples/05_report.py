@@ -20,7 +20,8 @@ def gpucompat(*args: str) -> None:
 
 
 def main() -> None:
-    out = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(tempfile.gettempdir(), "gpucompat-examples")
+    default = os.path.join(tempfile.gettempdir(), "gpucompat-examples")
+    out = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else default
     os.makedirs(out, exist_ok=True)
     model = os.path.join(HERE, "models", "segmenter.tflite")
     fixed = os.path.join(out, "segmenter_fixed.tflite")

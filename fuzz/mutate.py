@@ -139,8 +139,8 @@ def builtin_code(rng: random.Random, m) -> None:
         c.deprecatedBuiltinCode = min(c.builtinCode, 127)
     elif choice == 2:
         c.builtinCode = c.deprecatedBuiltinCode = fb.BuiltinOperator.CUSTOM
-        c.customCode = hostile_name(rng) if rng.random() < 0.5 else rng.choice(["Convolution2DTransposeBias",
-                                                                                   "MaxPoolingWithArgmax2D", "TFLite_Detection_PostProcess", "FlexAddV2"])
+        known = ["Convolution2DTransposeBias", "MaxPoolingWithArgmax2D", "TFLite_Detection_PostProcess", "FlexAddV2"]
+        c.customCode = hostile_name(rng) if rng.random() < 0.5 else rng.choice(known)
     else:
         c.version = rng.choice([0, -1, 99, (1 << 31) - 1])
     if rng.random() < 0.3:
@@ -165,7 +165,8 @@ def dimensions(rng: random.Random, m) -> None:
     elif kind == 1:
         shape = [rng.choice([1, 2, 3, 1 << 16, (1 << 31) - 1]) for _ in range(rng.choice([0, 5, 6, 8, 17, 64]))]
     elif kind == 2:
-        t.shapeSignature = [rng.choice([-1, -2, 0, 1, 1 << 30]) for _ in range(rng.choice([len(shape), len(shape) + 1, 1]))]
+        rank = rng.choice([len(shape), len(shape) + 1, 1])
+        t.shapeSignature = [rng.choice([-1, -2, 0, 1, 1 << 30]) for _ in range(rank)]
     elif kind == 3:
         shape = [(1 << 15)] * 4  # 2^60 elements claimed
     else:
@@ -189,7 +190,8 @@ def buffer_size(rng: random.Random, m) -> None:
     kind = rng.randrange(4)
     if kind == 0 and 0 < t.buffer < len(bufs) and bufs[t.buffer].data is not None:
         data = np.asarray(bufs[t.buffer].data, dtype=np.uint8)
-        bufs[t.buffer].data = data[: rng.randrange(len(data) + 1)] if rng.random() < 0.6 else np.concatenate([data, data])
+        cut = rng.random() < 0.6
+        bufs[t.buffer].data = data[: rng.randrange(len(data) + 1)] if cut else np.concatenate([data, data])
     elif kind == 1:
         t.buffer = rng.randrange(len(bufs))
     elif kind == 2:

@@ -204,8 +204,9 @@ def fp16_weights() -> bytes:
     w = g.tensor("w", (4, 3, 3, 4))
     g.op("DEQUANTIZE", [w16], [w], version=3)
     y = g.tensor("y", (1, 8, 8, 4))
-    g.op("CONV_2D", [x, w, g.const("b", b.weights((4,)))], [y], record_of(fb.Conv2DOptionsT, padding=fb.Padding.SAME, strideW=1, strideH=1,
-         dilationWFactor=1, dilationHFactor=1))
+    g.op("CONV_2D", [x, w, g.const("b", b.weights((4,)))], [y],
+         record_of(fb.Conv2DOptionsT, padding=fb.Padding.SAME, strideW=1, strideH=1, dilationWFactor=1,
+                   dilationHFactor=1))
     g.io([x], [y])
     return b.finish()
 

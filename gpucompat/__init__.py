@@ -11,3 +11,8 @@ _checkout = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
 if _os.path.isfile(_os.path.join(_checkout, "rules", "registry.py")) and not _os.path.isdir(
         _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "rules")):
     __path__.append(_checkout)
+
+# The Python API (gpucompat/api.py): each returns the record its command prints as JSON.
+from gpucompat.api import check, fix, verify  # noqa: E402
+
+__all__ = ["__version__", "check", "fix", "verify"]

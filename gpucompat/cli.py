@@ -10,16 +10,16 @@ from typing import Annotated
 import typer
 from typer.exceptions import TyperException
 
-from gpucompat import __version__
+from gpucompat import __version__, debug
 from gpucompat.commands.check import check
 from gpucompat.commands.common import EXIT_ERROR
 from gpucompat.commands.confirm import confirm
 from gpucompat.commands.diff import diff
 from gpucompat.commands.fix import fix
-from gpucompat.commands.verify import verify
 from gpucompat.commands.opcode import opcode
 from gpucompat.commands.report import report
 from gpucompat.commands.rules import explain, rules
+from gpucompat.commands.verify import verify
 from gpucompat.errors import GpucompatError
 from gpucompat.output.text import printable
 
@@ -60,6 +60,7 @@ app.command()(confirm)
 def main() -> None:
     """Entry point: run the app, turning every error into one line and exit code 2."""
     try:
+        debug.configure()
         code = app(standalone_mode=False)
     except typer.Exit as e:
         code = e.exit_code

@@ -1,44 +1,155 @@
-"""`[tool.gpucompat]` in the nearest pyproject.toml, found from the models' directory upwards.
+"""Settings of every command: `[tool.gpucompat]` in the nearest pyproject.toml, found from the
+models' directory upwards (or the file given with --config).
 
-Keys (dashes or underscores): profile, backend, max-delegated-partitions, no-quant, select, ignore,
-fail-on, per-path-ignores (glob relative to the pyproject.toml's directory -> list of codes).
-Command-line flags override the file. A bad file or key is a GpucompatError naming the key."""
+Keys are the commands' flag names (dashes or underscores). The top level holds what several
+commands share: profile, backend, max-delegated-partitions and no-quant (check, fix, diff, report;
+verify takes profile), and check's select, ignore, fail-on and per-path-ignores (glob relative to
+the pyproject.toml's directory -> list of codes). A `[tool.gpucompat.<command>]` table (check, fix,
+verify, diff, report, confirm) holds that command's own keys and overrides the top level for it.
+Command-line flags override both. The whole table is validated whichever command runs: a bad key
+or value is a GpucompatError naming it."""
 
 from __future__ import annotations
 
 import fnmatch
+import logging
 import os
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from gpucompat.errors import GpucompatError
 
 FAIL_LEVELS = ("error", "warning", "info", "never")
 BACKENDS = ("cl", "gl", "metal")
+VERIFY_BACKENDS = ("opencl", "litert-gpu")
+PRECISIONS = ("fp32", "fp16")  # the executor's (gpucompat/opencl/runtime.py)
+
+Check = Callable[[Any, str], Any]  # (value, where) -> the value to keep; raises GpucompatError
+
+
+def _string(value, where):
+    if not isinstance(value, str):
+        raise GpucompatError(f"{where}: expected a string, got {value!r}")
+    return value
+
+
+def _choice(choices: tuple[str, ...]) -> Check:
+    def check(value, where):
+        if _string(value, where) not in choices:
+            raise GpucompatError(f"{where}: expected one of {', '.join(choices)}, got {value!r}")
+        return value
+    return check
+
+
+def _integer(value, where):
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise GpucompatError(f"{where}: expected an integer, got {value!r}")
+    return value
+
+
+def _number(value, where):
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+        raise GpucompatError(f"{where}: expected a non-negative number, got {value!r}")
+    return float(value)
+
+
+def _boolean(value, where):
+    if not isinstance(value, bool):
+        raise GpucompatError(f"{where}: expected true or false, got {value!r}")
+    return value
+
+
+def _names(value, where, what: str = "names") -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise GpucompatError(f"{where}: expected a list of {what}, got {value!r}")
+    return tuple(value)
+
+
+def _codes(value, where) -> tuple[str, ...]:
+    return tuple(v.upper() for v in _names(value, where, "rule codes or prefixes"))
+
+
+def _profiles(value, where) -> str:
+    from gpucompat.rules import registry
+
+    for name in _string(value, where).split(","):
+        if name.strip() not in registry.names():
+            raise GpucompatError(f"{where}: unknown profile {name.strip()!r} (known: {', '.join(registry.names())})")
+    return value
+
+
+def _per_path_ignores(value, where) -> dict[str, tuple[str, ...]]:
+    if not isinstance(value, dict):
+        raise GpucompatError(f"{where}: expected a table of glob = [codes], got {value!r}")
+    return {k: _codes(v, f"{where}.{k}") for k, v in value.items()}
+
+
+def _tolerances(value, where) -> dict[str, tuple[float, float]]:
+    """verify's output-tolerance: a table of output name or index = [atol, rtol]."""
+    if not isinstance(value, dict):
+        raise GpucompatError(f"{where}: expected a table of output = [atol, rtol], got {value!r}")
+    out = {}
+    for name, pair in value.items():
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise GpucompatError(f"{where}.{name}: expected [atol, rtol], got {pair!r}")
+        out[str(name)] = (_number(pair[0], f"{where}.{name}"), _number(pair[1], f"{where}.{name}"))
+    return out
+
+
+_MODEL = {"profile": _profiles, "backend": _choice(BACKENDS), "max_delegated_partitions": _integer,
+          "no_quant": _boolean}
+_LINT = {"select": _codes, "ignore": _codes, "fail_on": _choice(FAIL_LEVELS), "per_path_ignores": _per_path_ignores}
+TOP_LEVEL: dict[str, Check] = {**_MODEL, **_LINT}
+# Each command's own keys, the ones its [tool.gpucompat.<command>] table takes.
+COMMANDS: dict[str, dict[str, Check]] = {
+    "check": TOP_LEVEL,
+    "fix": {**_MODEL, "rewrite": _names, "skip": _names, "unsafe_fixes": _boolean, "no_verify": _boolean,
+            "fail_on": _choice(FAIL_LEVELS)},
+    "verify": {"profile": _profiles, "backend": _choice(VERIFY_BACKENDS), "precision": _choice(PRECISIONS),
+               "runs": _integer, "device": _string, "cache_dir": _string, "atol": _number, "rtol": _number,
+               "output_tolerance": _tolerances, "localize": _boolean, "seed": _integer, "max_memory": _string},
+    "diff": _MODEL,
+    "report": _MODEL,
+    "confirm": {"vulkan_dir": _string, "timeout": _number},
+}
+# The top-level keys each command takes when its own table does not set them.
+INHERITED = {"check": TOP_LEVEL, "fix": _MODEL, "verify": {"profile"}, "diff": _MODEL, "report": _MODEL,
+             "confirm": ()}
 
 
 @dataclass
-class Config:
-    """Settings of one run: the file's values, then the command line's."""
+class Settings:
+    """One command's settings from the file: its table's values over the shared top level."""
 
-    profile: str | None = None
-    backend: str | None = None
-    max_delegated_partitions: int | None = None
-    no_quant: bool | None = None
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    fail_on: str | None = None
-    per_path_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    command: str
+    values: dict[str, Any] = field(default_factory=dict)
+    where: dict[str, str] = field(default_factory=dict)  # key -> the place in the file it came from
     root: str | None = None  # directory of the pyproject.toml the values came from
-    source: str | None = None
 
-    def ignored_for(self, path: str) -> tuple[str, ...]:
-        """Codes ignored for `path`: `ignore` plus every matching per-path entry."""
-        codes = list(self.ignore)
+    def pick(self, key: str, flag: Any = None, default: Any = None) -> Any:
+        """The value of `key`: the flag when given (not None), else the file's, else `default`."""
+        if flag is not None:
+            return flag
+        return self.values.get(key, default)
+
+    def profile(self, flag: str | None, default: str) -> str:
+        """The profile a single-profile command runs with; a comma list from the file is an error
+        naming the key (check is the command that compares profiles)."""
+        name = self.pick("profile", flag, default)
+        if flag is None and "," in name:
+            raise GpucompatError(f"{self.where['profile']}: gpucompat {self.command} takes one profile "
+                                 f"(set profile in [tool.gpucompat.{self.command}])")
+        return name
+
+    def ignored_for(self, path: str, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+        """Codes ignored for `path`: the file's `ignore`, every matching per-path entry, then
+        `extra` (the --ignore flag adds to the file's)."""
+        codes = list(self.values.get("ignore", ()))
         rel = os.path.relpath(os.path.abspath(path), self.root) if self.root else path
-        for pattern, extra in self.per_path_ignores.items():
+        for pattern, more in self.values.get("per_path_ignores", {}).items():
             if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(os.path.basename(path), pattern):
-                codes.extend(extra)
-        return tuple(codes)
+                codes.extend(more)
+        return tuple(codes) + tuple(extra)
 
 
 def find_pyproject(start: str) -> str | None:
@@ -54,55 +165,43 @@ def find_pyproject(start: str) -> str | None:
         d = parent
 
 
-def load(start: str) -> Config:
-    """The configuration that applies to models under `start` (an empty one when none does)."""
-    path = find_pyproject(start)
-    return load_file(path) if path else Config()
+def settings(command: str, start: str, explicit: str | None = None) -> Settings:
+    """`command`'s settings for models under `start`, or from the file `explicit` (--config); empty
+    when no file applies."""
+    path = explicit or find_pyproject(start)
+    if not path:
+        return Settings(command)
+    logging.getLogger(__name__).info("settings: [tool.gpucompat] of %s", path)
+    return parse(_table(path), path, command)
 
 
-def load_file(path: str) -> Config:
-    """The [tool.gpucompat] table of the pyproject.toml at `path` (empty when it has none)."""
-    return parse(_table(path), path)
+def parse(table: dict, source: str, command: str) -> Settings:
+    """Validate a whole [tool.gpucompat] table (the first bad key raises) and keep `command`'s part."""
+    top = _validate(table, TOP_LEVEL, source)
+    out = Settings(command, root=os.path.dirname(os.path.abspath(source)))
+    inherited = {k: top[k] for k in INHERITED[command] if k in top}
+    for key, (value, where) in {**inherited, **top.get(command, ({}, ""))[0]}.items():
+        out.values[key], out.where[key] = value, where
+    return out
 
 
-def parse(table: dict, source: str) -> Config:
-    """Validate a [tool.gpucompat] table into a Config; the first bad key raises."""
-    cfg = Config(root=os.path.dirname(os.path.abspath(source)), source=source)
+def _validate(table: dict, keys: dict[str, Check], source: str, name: str = "tool.gpucompat",
+              nested: bool = True) -> dict[str, tuple[Any, str]]:
+    """key -> (validated value, where it is); a command's table (when `nested`) maps to its own."""
+    out = {}
     for raw_key, value in table.items():
         key = raw_key.replace("-", "_")
-        where = f"{source}: [tool.gpucompat] {raw_key}"
-        if key in ("profile", "backend", "fail_on"):
-            if not isinstance(value, str):
-                raise GpucompatError(f"{where}: expected a string, got {value!r}")
-            if key == "backend" and value not in BACKENDS:
-                raise GpucompatError(f"{where}: expected one of {', '.join(BACKENDS)}, got {value!r}")
-            if key == "fail_on" and value not in FAIL_LEVELS:
-                raise GpucompatError(f"{where}: expected one of {', '.join(FAIL_LEVELS)}, got {value!r}")
-            setattr(cfg, key, value)
-        elif key == "max_delegated_partitions":
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise GpucompatError(f"{where}: expected an integer, got {value!r}")
-            cfg.max_delegated_partitions = value
-        elif key == "no_quant":
-            if not isinstance(value, bool):
-                raise GpucompatError(f"{where}: expected true or false, got {value!r}")
-            cfg.no_quant = value
-        elif key in ("select", "ignore"):
-            setattr(cfg, key, _codes(value, where))
-        elif key == "per_path_ignores":
+        if nested and key in COMMANDS:
             if not isinstance(value, dict):
-                raise GpucompatError(f"{where}: expected a table of glob = [codes], got {value!r}")
-            cfg.per_path_ignores = {k: _codes(v, f"{where}.{k}") for k, v in value.items()}
-        else:
-            raise GpucompatError(f"{where}: unknown key (known: profile, backend, max-delegated-partitions, "
-                                 f"no-quant, select, ignore, fail-on, per-path-ignores)")
-    return cfg
-
-
-def _codes(value, where: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise GpucompatError(f"{where}: expected a list of rule codes or prefixes, got {value!r}")
-    return tuple(v.upper() for v in value)
+                raise GpucompatError(f"{source}: [{name}.{raw_key}] must be a table of {key} settings")
+            out[key] = (_validate(value, COMMANDS[key], source, f"{name}.{raw_key}", nested=False), name)
+            continue
+        where = f"{source}: [{name}] {raw_key}"
+        if key not in keys:
+            known = [k.replace("_", "-") for k in keys] + ([f"[{name}.{c}]" for c in COMMANDS] if nested else [])
+            raise GpucompatError(f"{where}: unknown key (known: {', '.join(known)})")
+        out[key] = (keys[key](value, where), where)
+    return out
 
 
 def _read(path: str) -> dict:

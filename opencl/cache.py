@@ -14,8 +14,8 @@ truncated, corrupt, foreign or older file) is a cache miss, rebuilt and rewritte
 from __future__ import annotations
 
 import hashlib
-import os
 import json
+import os
 import re
 import struct
 import tempfile

@@ -42,6 +42,23 @@ float4 zero_padding(float4 v, int s, int channels) {
   return left >= 4 ? v : (float4)(v.x, left > 1 ? v.y : 0.0f, left > 2 ? v.z : 0.0f, 0.0f);
 }
 
+// The value an fp16 GPU keeps of a computed float: the nearest half. The delegate computes linked
+// (fused) ops on FLT4, which is half at F16 and F32_F16 precision, so each of their results is
+// rounded as a stored tensor is: inf from 65520 on (where round-to-nearest leaves 65504), 11
+// significant bits (Veltkamp's split, c - (c - v) with c = v * (2^13 + 1)), multiples of 2^-24 below
+// 2^-14 (subnormals), so 0 below 2^-25. LiteRT's GPU accelerator at its default precision gives inf
+// where a fused MUL -> ADD -> MUL chain passes 65504 midway (docs/precision.md).
+#ifdef HALF_STORAGE
+float4 round_half4(float4 v) {
+  float4 a = fabs(v), c = v * 8193.0f;
+  float4 rounded = a < 6.1035156e-5f ? rint(v * 16777216.0f) * 5.9604645e-8f : c - (c - v);
+  return a >= 65520.0f ? copysign((float4)(INFINITY), v) : rounded;
+}
+#define TO_STORE(v) round_half4(v)
+#else
+#define TO_STORE(v) (v)
+#endif
+
 // Fusion (opencl/fusion.py) defines EPILOGUE_PARAMS (the linked ops' extra operands) and
 // EPILOGUE(v, b, s, y, x) (their math) in front of this file; unfused, they are empty.
 #ifndef EPILOGUE

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import re
 import sys
@@ -57,7 +58,8 @@ def describe(error: Exception, what: str) -> CLError:
     if "BUILD_PROGRAM_FAILURE" in text:
         errors = [_SOURCE_PLACE.sub("", line.split("error:", 1)[1].strip())
                   for line in text.splitlines() if "error:" in line]
-        return CLError(f"{what}: the OpenCL compiler rejected the kernel: {'; '.join(errors) or 'no error in the build log'}")
+        reasons = "; ".join(errors) or "no error in the build log"
+        return CLError(f"{what}: the OpenCL compiler rejected the kernel: {reasons}")
     return CLError(f"{what}: {text.splitlines()[0] if text else type(error).__name__}")
 
 
@@ -151,4 +153,5 @@ def choose(spec: str | None = None) -> Device:
         queue = pcl.CommandQueue(ctx, properties=pcl.command_queue_properties.PROFILING_ENABLE)
     except pcl.Error as e:
         raise describe(e, f"opening OpenCL device {picked.name}") from None
+    logging.getLogger(__name__).info("OpenCL device: %s / %s", picked.platform.name, picked.name)
     return Device(picked, ctx, queue)

@@ -19,7 +19,7 @@ import numpy as np
 from gpucompat.errors import GpucompatError
 from gpucompat.ir import Op, Tensor, dtypes
 from gpucompat.opencl.fusion import Epilogue
-from gpucompat.opencl.layout import BHWC, bhwc
+from gpucompat.opencl.phwc4 import BHWC, bhwc
 from gpucompat.opencl.runtime import GpuTensor, Runtime
 
 Step = Callable[[], None]
@@ -160,10 +160,11 @@ class Executor:
     def run(self, feeds: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
         """Run the partition: `feeds` maps id(input tensor) -> host value; returns id(output
         tensor) -> host value in the output's own dtype."""
-        staged = [self.runtime.write(self.tensor(t), dequantize(t, np.asarray(feeds[id(t)]))) for t in self.inputs]
+        _staged = [self.runtime.write(self.tensor(t), dequantize(t, np.asarray(feeds[id(t)]))) for t in self.inputs]
         for run, step in self.steps:
             self.run_op(run, step)
-        values = self.runtime.download(*[self.tensor(t) for t in self.outputs])  # the one wait; `staged` lives until here
+        # the one wait; `_staged` lives until here
+        values = self.runtime.download(*[self.tensor(t) for t in self.outputs])
         return {id(t): quantize(t, v.reshape(t.shape)) for t, v in zip(self.outputs, values)}
 
     def reset_variables(self) -> None:
@@ -171,9 +172,9 @@ class Executor:
         load: the model's data for it, or zeros."""
         state = {id(t): t for op in self.ops for t in op.present_inputs if t.is_variable}.values()
         initial = [(t, self.value(t)) for t in state]
-        staged = [self.runtime.write(self.tensor(t), v if v is not None else np.zeros(t.shape, np.float32))
+        _staged = [self.runtime.write(self.tensor(t), v if v is not None else np.zeros(t.shape, np.float32))
                   for t, v in initial]
-        self.runtime.finish()  # the staging arrays in `staged` must live until here
+        self.runtime.finish()  # the staging arrays in `_staged` must live until here
 
     def run_op(self, run: Run, step: Step) -> None:
         """Run one run's kernels (the single dispatch point; subclasses hook here)."""

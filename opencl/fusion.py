@@ -1,5 +1,5 @@
 """Elementwise fusion, as the delegate merges nodes (common/gpu_model.cc MergeNodes /
-MergeElementwiseNodes; research notes §5.8): a node whose one output is not a graph output and is
+MergeElementwiseNodes): a node whose one output is not a graph output and is
 read by exactly one linkable (elementwise) node, as that node's first input, takes the node into
 its own kernel; the merged node may then take the next one, so whole chains fuse.
 
@@ -19,12 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gpucompat.ir import Op
-from gpucompat.opencl.layout import bhwc
-
+from gpucompat.opencl.phwc4 import bhwc
 
 # Ops linked into one kernel at most. The delegate's MergeElementwiseNodes has no count of its
 # own, but a kernel is bounded by what the device's compiler accepts: each link nests its
-# producer's value two brackets deeper (activate(binary(...))) and OpenCL C compilers stop at 256
+# producer's value three brackets deeper (TO_STORE(activate(binary(...)))) and OpenCL C compilers stop at 256
 # (clang's bracket nesting limit, "bracket nesting level exceeded"); a longer chain continues in
 # the next kernel, as a new producer.
 MAX_LINKS = 64
@@ -147,14 +146,16 @@ class Epilogue:
 
 def epilogue(links: list[Link]) -> Epilogue:
     """EPILOGUE_PARAMS / EPILOGUE for a chain: link i with an operand reads it as `link{i}` with
-    dims `link{i}_d`, broadcast like the elementwise kernels (read_broadcast)."""
-    params, body, args = [], "(v)", []
+    dims `link{i}_d`, broadcast like the elementwise kernels (read_broadcast). The producer's value
+    and every link's result go through TO_STORE (common.cl): rounded to half in fp16, as the
+    delegate's fused kernels compute on half values."""
+    params, body, args = [], "TO_STORE(v)", []
     for i, link in enumerate(links):
         operand = "(float4)(0.0f)"
         if link.operand is not None:
             params.append(f", __global const store_t* link{i}, int4 link{i}_d")
             operand = f"read_broadcast(link{i}, link{i}_d, b, s, y, x)"
             args.extend(link.operand)
-        body = link.math.replace("OPERAND", operand).replace("VALUE", body)
+        body = "TO_STORE(" + link.math.replace("OPERAND", operand).replace("VALUE", body) + ")"
     return Epilogue("\n".join([f"#define EPILOGUE_PARAMS {''.join(params)}",
                                f"#define EPILOGUE(v, b, s, y, x) ({body})"]), args)

@@ -3,8 +3,8 @@ interpreter, in the model's execution order; tensors cross at the boundaries as 
 (BHWC host memory, dequantized into the GPU side and quantized back out of it).
 
 Control flow (WHILE, IF) runs here, in Python, over runners of the subgraphs it calls: the
-delegate never takes a WHILE or IF, but it delegates each called subgraph on its own (research
-notes §1 step 1), so each subgraph runs hybrid with its own placements.
+delegate never takes a WHILE or IF, but it delegates each called subgraph on its own
+(tflite/core/interpreter.cc ModifyGraphWithDelegateImpl), so each subgraph runs hybrid with its own placements.
 
 At load, ops whose inputs are all constant (DENSIFY, fp16 DEQUANTIZE, ...) are folded: run once on
 the reference interpreter, their outputs become constants (the delegate folds them too:
@@ -141,7 +141,8 @@ def fold_constants(graph: ir.Graph) -> dict[int, np.ndarray]:
     flow excepted)."""
     folded: dict[int, np.ndarray] = {}
     for op in graph.ops:
-        if op.name not in CONTROL_FLOW and op.present_inputs and all(t.is_constant or id(t) in folded for t in op.present_inputs):
+        inputs = op.present_inputs
+        if op.name not in CONTROL_FLOW and inputs and all(t.is_constant or id(t) in folded for t in inputs):
             ins = [t for t in op.present_inputs if id(t) in folded]
             it = reference_interpreter(cut([op], ins, op.outputs), f"the constant op#{op.index} {op.name}",
                                      xnnpack=False)

@@ -3,23 +3,26 @@
 Kernel families live in opencl/<family>.cl, each compiled with common.cl in front of it. The
 precision picks the storage type: fp32 stores float, fp16 stores half through vload_half /
 vstore_half (PoCL has no cl_khr_fp16) while the arithmetic stays in float, like the delegate's
-F32_F16 mode (common/precision.h).
+F32_F16 mode (common/precision.h); the results of fused ops are rounded to half as well
+(common.cl TO_STORE), as the delegate computes them on half values.
 """
 
 from __future__ import annotations
 
-import os
+import logging
 import time
 from dataclasses import dataclass, field
 from importlib import resources
 
 import numpy as np
 
+from gpucompat.debug import DETAIL
 from gpucompat.opencl.cache import ProgramCache, source_key
 from gpucompat.opencl.device import Device, cl, describe
-from gpucompat.opencl.layout import BHWC, from_phwc4, to_phwc4
+from gpucompat.opencl.phwc4 import BHWC, from_phwc4, to_phwc4
 
 PRECISIONS = ("fp32", "fp16")
+_log = logging.getLogger(__name__)
 _STORAGE = {"fp32": np.float32, "fp16": np.float16}
 
 
@@ -37,7 +40,7 @@ class GpuTensor:
 
 
 @dataclass
-class Trace:
+class KernelProfile:
     """Kernel events kept while `on` (bench/executor.py's per-kernel profile): (what, grid, event)."""
 
     on: bool = False
@@ -55,7 +58,7 @@ class Launch:
     local: tuple[int, ...] | None
     args: list
     what: str
-    trace: Trace
+    trace: KernelProfile
 
     def __call__(self) -> None:
         pcl = cl()
@@ -81,7 +84,7 @@ class Runtime:
         self.compile_s = 0.0
         self.built: list[str] = []  # families compiled from source / loaded from the disk cache
         self.loaded: list[str] = []
-        self.trace = Trace()
+        self.trace = KernelProfile()
 
     @property
     def options(self) -> list[str]:
@@ -106,18 +109,18 @@ class Runtime:
                 self.cache.put(key, Device.binary_of(program))
         self.compile_s += time.perf_counter() - t0
         (self.loaded if binary is not None else self.built).append(family)
-        if os.environ.get("GPUCOMPAT_DEBUG", "0") >= "3":
-            print(f"[gpucompat] {what}: {'cached' if binary else 'compiled'}")
+        _log.log(DETAIL, "%s: %s", what, "cached" if binary else "compiled")
         self.programs[(family, epilogue)] = program
         return program
 
     def prepare(self, family: str, kernel: str, size: tuple[int, ...], *args, epilogue: str = "",
                 local: tuple[int, ...] | None = None) -> Launch:
         """A launch of one kernel over a global size with its arguments bound now (load time), so a
-        run only enqueues; `epilogue` selects the program variant with fused ops linked in. Arguments: ints become int, floats float, tuples the matching int2 /
-        int4 / float2 vector, GpuTensors their buffer; buffers pass as they are. `local` is an
-        explicit work-group size (the global size is rounded up to a multiple of it, so the kernel
-        must ignore work-items past its output); None lets the driver choose."""
+        run only enqueues; `epilogue` selects the program variant with fused ops linked in.
+        Arguments: ints become int, floats float, tuples the matching int2 / int4 / float2 vector,
+        GpuTensors their buffer; buffers pass as they are. `local` is an explicit work-group size
+        (the global size is rounded up to a multiple of it, so the kernel must ignore work-items
+        past its output); None lets the driver choose."""
         pcl = cl()
         what = f"kernel {family}.{kernel}"
         try:

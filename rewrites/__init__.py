@@ -5,10 +5,11 @@ command line asks for."""
 from __future__ import annotations
 
 from gpucompat.errors import GpucompatError
-from gpucompat.rewrites.engine import Rewrite
 from gpucompat.rewrites.cleanup import Cleanup
+from gpucompat.rewrites.engine import Rewrite
 from gpucompat.rewrites.fold_constants import FoldConstants
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
+from gpucompat.rewrites.fp16_safe_layernorm import Fp16SafeLayerNorm
 from gpucompat.rewrites.rgb_to_rgba import RgbToRgba
 from gpucompat.rewrites.substitute import FAMILY as SUBSTITUTE
 from gpucompat.rewrites.substitute_broadcast_to import SubstituteBroadcastTo
@@ -18,7 +19,7 @@ from gpucompat.rewrites.substitute_mirror_pad import SubstituteMirrorPad
 from gpucompat.rewrites.substitute_split import SubstituteSplit
 
 REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
-    (Cleanup, FoldConstants, FoldSpaceToBatch, RgbToRgba, SubstituteBroadcastTo, SubstituteGather,
+    (Cleanup, FoldConstants, FoldSpaceToBatch, Fp16SafeLayerNorm, RgbToRgba, SubstituteBroadcastTo, SubstituteGather,
      SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit),
     key=lambda r: (r.priority, r.name)))
 

@@ -4,7 +4,7 @@
     RESHAPE(RESHAPE(x))                             ==>  RESHAPE(x)
     TRANSPOSE(TRANSPOSE(x)), perms cancel            ==>  x
     SQUEEZE / EXPAND_DIMS the profile rejects        ==>  RESHAPE (the GPU delegate has a reshape
-                                                        kernel, and no parser for either: research §3)
+                                                        kernel, and no parser for either: model_builder.cc)
     an op nobody reads (no side effects)            ==>  removed
 
 Unused tensors go after every rewrite (Graph.cleanup) and unused buffers when the model is saved
@@ -47,7 +47,7 @@ class Cleanup(Rewrite):
         graph = op.graph
         if op.outputs and not has_side_effect(op) and not any(
                 t.consumers or graph.is_graph_output(t) for t in op.outputs):
-            return Step(op, [op], lambda: graph.ops.remove(op))
+            return Step(op, [op], lambda: graph.remove_op(op))
         handler = _HANDLERS.get(op.builtin)
         return handler(op, ctx) if handler else None
 
@@ -69,10 +69,7 @@ def _reshape(op: Op, ctx) -> Step | str | None:
         return _bypass(op, src)
     prev = src.producer
     if prev is not None and prev.builtin == B["RESHAPE"] and sole_reader(src) is op:
-        def skip_inner():
-            op.inputs[0] = prev.input(0)
-            op.graph.link()
-        return Step(op, [prev, op], skip_inner)
+        return Step(op, [prev, op], lambda: op.set_input(0, prev.input(0)))
     return None
 
 
@@ -123,8 +120,7 @@ def _to_reshape(op: Op, ctx: RewriteContext) -> Step | str | None:
     def retype():
         shape = build.constant(graph, f"{op.outputs[0].name}/shape", np.asarray(sig, dtype=np.int32))
         build.retype(op, "RESHAPE")
-        op.inputs = [op.input(0), shape]
-        graph.link()
+        op.set_inputs([op.input(0), shape])
     return Step(op, [op], retype)
 
 

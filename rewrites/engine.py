@@ -2,9 +2,10 @@
 
 A rewrite names its candidates (`candidates`: the anchor ops of its pattern), decides about one
 candidate (`check`: a `Match` carrying what the rewrite needs, a string saying why it does not
-apply, or None when the candidate is not what the pattern is about: not traced) and changes the graph (`rewrite`). After every applied rewrite the graph is cleaned up
-(dead ops and tensors), topologically sorted and checked against the IR invariants; the engine
-then starts again from the highest-priority rewrite, so normalisers run before fusions. When a
+apply, or None when the candidate is not what the pattern is about: not traced) and changes the
+graph (`rewrite`). After every applied rewrite the graph is cleaned up (dead ops and tensors),
+topologically sorted and checked against the IR invariants; the engine then starts again from
+the highest-priority rewrite, so normalisers run before fusions. When a
 whole pass over every rewrite and candidate applies nothing, the fixpoint is reached and that
 last pass is the trace of everything that was not applied, with its reason.
 """
@@ -16,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from gpucompat.errors import GpucompatError
+from gpucompat.errors import GpucompatError, GraphError
 from gpucompat.ir import Graph, Model, Op
 from gpucompat.rules.context import Context
 from gpucompat.rules.profile import Options, Profile
@@ -45,7 +46,7 @@ class RewriteContext:
 
     def verdict(self, op: Op) -> Verdict:
         """The profile's verdict on `op` as it stands."""
-        from gpucompat.support import judge_op
+        from gpucompat.rules.judging import judge_op
 
         return judge_op(op, self.profile, Context(self.options))
 
@@ -123,6 +124,9 @@ def apply(model: Model, rewrites: Sequence[Rewrite], ctx: RewriteContext) -> Tra
                            nodes=tuple(describe(op) for op in match.ops or [match.anchor]))
         graph = match.anchor.graph
         rw.rewrite(match, ctx)
+        stale = graph.stale_links()
+        if stale:  # a rewrite edited op lists by hand instead of through the IR's editing methods
+            raise GraphError(f"rewrite {rw.name} left the graph's links stale: {stale}")
         graph.cleanup()
         graph.toposort()
         graph.check()

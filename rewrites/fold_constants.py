@@ -4,7 +4,8 @@
     DEQUANTIZE(fp16 / int8 constant)    ==>  float32 constant
 
 only where the chosen profile rejects the op (LiteRT's GPU accelerator rejects DENSIFY and the
-DEQUANTIZE it feeds; the classic delegate folds both itself, research §3 DENSIFY/DEQUANTIZE).
+DEQUANTIZE it feeds; the classic delegate folds both itself: delegates/utils.cc
+FP16GraphPartitionHelper, model_builder.cc DENSIFY).
 The weights get bigger (fp16 x2, int8 x4, sparse -> dense): the before/after model size shows
 the cost.
 
@@ -54,7 +55,7 @@ class FoldConstants(Rewrite):
         out = op.outputs[0]
         value = densify(op) if op.builtin == B["DENSIFY"] else dequantize(op.input(0))
         folded = build.constant(op.graph, out.name, value.astype(dtypes.numpy_dtype(out.dtype)))
-        op.graph.ops.remove(op)
+        op.graph.remove_op(op)
         op.graph.replace_uses(out, folded)
 
 

@@ -11,7 +11,8 @@ has no parser for either (model_builder.cc NewOperationParser): the graph is cut
 
 The arithmetic, per spatial axis with block b, STB paddings (pt, pb), BTS crops (ct, cb), kernel
 size k and the inner conv's own padding (it, ib) (0 for VALID; (k-1)//2 and the rest for SAME),
-and an optional zero PAD (et, eb) between the conv and BTS (research gpu_delegate_rules.md §7.2):
+and an optional zero PAD (et, eb) between the conv and BTS (worked out from
+tensorflow/python/ops/array_ops.py required_space_to_batch_paddings and checked in numpy):
 the chain equals a conv with dilation b over the original input padded by
     T = pt - (ct - et*b) + it*b,   B = pb - (cb - eb*b) + ib*b,
 exactly when the crops remove the PAD's rows (ct >= et*b, cb >= eb*b) and T, B >= 0. TFLite's
@@ -204,11 +205,11 @@ class FoldSpaceToBatch(Rewrite):
         src = x
         if match.expand is not None:
             _reshape_like(match.expand, _with_unit(x, _expand_axis(match.expand)))
-            match.expand.inputs[0] = x
+            match.expand.set_input(0, x)
             src = match.expand.outputs[0]
         if explicit:
             src = _insert_pad(graph, src, conv, pads)
-        conv.inputs[0] = src
+        conv.set_input(0, src)
         opts = conv.options
         opts.padding = fb.Padding.SAME if same else fb.Padding.VALID
         opts.dilationHFactor, opts.dilationWFactor = match.axes[1].block, match.axes[2].block
@@ -227,9 +228,8 @@ class FoldSpaceToBatch(Rewrite):
             else:
                 _set_shape(op.outputs[0], four_d if op.outputs[0].rank == 4 else (out.shape, out.signature))
         last = bts.inputs[0].producer
-        graph.ops.remove(bts)
-        last.outputs[0] = out
-        graph.link()
+        graph.remove_op(bts)
+        last.set_output(0, out)
 
 
 def _conv_problem(conv: Op) -> str | None:
@@ -333,7 +333,7 @@ def _reshape_like(op: Op, shape_sig: tuple[tuple[int, ...], tuple[int, ...]]) ->
     if op.builtin == B["RESHAPE"]:
         sig = np.asarray(shape_sig[1], dtype=np.int32)
         if op.input(1) is not None:
-            op.inputs[1] = build.constant(op.graph, f"{op.outputs[0].name}/shape", sig)
+            op.set_input(1, build.constant(op.graph, f"{op.outputs[0].name}/shape", sig))
         if op.options is not None and getattr(op.options, "newShape", None) is not None:
             op.options.newShape = sig
 

@@ -5,7 +5,7 @@
     ==>  x[...,4] -> same ops with 4-channel constants -> weights with a zero 4th input channel
 
 The GPU delegate stores tensors in slices of 4 channels, so a 3-channel input costs a copy into
-RGBA layout on every invoke (research §5.2, tflite/g3doc/performance/gpu.md "Image data
+RGBA layout on every invoke (delegate.cc SetInputsAndOutputs, tflite/g3doc/performance/gpu.md "Image data
 channels"). Feeding RGBA avoids it. Per-channel pre-processing constants get a 4th entry (0 for
 ADD/SUB, 1 for MUL/DIV, so nothing becomes infinite), and the first convolution or fully
 connected layer gets zero weights for the 4th channel: outputs do not depend on the alpha values.
@@ -89,18 +89,17 @@ class RgbToRgba(Rewrite):
         for op in match.elementwise:
             if op.builtin in FILL:
                 i = next(i for i, t in enumerate(op.inputs) if t is not None and t.is_constant)
-                op.inputs[i] = _widen_constant(op, op.inputs[i], FILL[op.builtin], extra[id(op.outputs[0])])
+                op.set_input(i, _widen_constant(op, op.inputs[i], FILL[op.builtin], extra[id(op.outputs[0])]))
         for op in match.depthwise:  # weights [1, H, W, C*m] and bias [C*m]: zeros for the new outputs
             for i in (1, 2):
                 if op.input(i) is not None:
-                    op.inputs[i] = _widen_constant(op, op.input(i), 0.0, extra[id(op.outputs[0])])
+                    op.set_input(i, _widen_constant(op, op.input(i), 0.0, extra[id(op.outputs[0])]))
         for op in match.absorbers:  # weights [..., C]: zeros for the new input channels
-            op.inputs[1] = _widen_constant(op, op.input(1), 0.0, extra[id(op.input(0))])
+            op.set_input(1, _widen_constant(op, op.input(1), 0.0, extra[id(op.input(0))]))
         for t in graph.tensors:
             if id(t) in extra:
                 n = t.shape[-1] + extra[id(t)]
                 build.reshape_tensor(t, t.shape[:-1] + (n,), t.signature[:-1] + (n,))
-        graph.link()
 
 
 def _admit(reader: Op, t: Tensor, region: Region) -> str | None:

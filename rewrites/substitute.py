@@ -21,7 +21,7 @@ writes the replaced op's own output tensor, so names, model outputs and signatur
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -116,24 +116,30 @@ class Substitution(Rewrite):
     def check(self, op: Op, ctx: RewriteContext) -> Replacement | str | None:
         if not ctx.rejects(op):
             return None
-        graph, model = op.graph, op.graph.model
-        marks = len(graph.tensors), len(model.buffers)
-        r = Replacement(op, [op], ctx=ctx)
-        why = _static_float(op, self.data(op)) or self.plan(op, r, ctx) or refused(r, ctx)
-        if why:
-            del graph.tensors[marks[0]:]  # a refusal leaves the graph as it was
-            if model.fb.buffers is not None:
-                del model.fb.buffers[marks[1]:]
-            return why
-        return r
+        return planned(op, [op], ctx, lambda r: _static_float(op, self.data(op)) or self.plan(op, r, ctx))
 
     def rewrite(self, match: Replacement, ctx: RewriteContext) -> None:
         graph = match.graph
-        at = graph.op_index(match.anchor)
-        graph.ops[at:at + 1] = match.new
-        graph.link()
+        graph.replace_op(match.anchor, match.new)
         for old, new in match.rewire:
             graph.replace_uses(old, new)
+
+
+def planned(anchor: Op, replaced: list[Op], ctx: RewriteContext,
+            plan: Callable[[Replacement], str | None]) -> Replacement | str:
+    """The Replacement of `replaced` (anchored at `anchor`) that `plan` fills, or why there is
+    none: `plan`'s reason, or the profile's for a replacement op it rejects. A refusal removes the
+    tensors and buffers the plan made, leaving the graph as it was."""
+    graph, model = anchor.graph, anchor.graph.model
+    marks = len(graph.tensors), len(model.buffers)
+    r = Replacement(anchor, replaced, ctx=ctx)
+    why = plan(r) or refused(r, ctx)
+    if why:
+        del graph.tensors[marks[0]:]
+        if model.fb.buffers is not None:
+            del model.fb.buffers[marks[1]:]
+        return why
+    return r
 
 
 def _static_float(op: Op, data: Tensor | None) -> str | None:

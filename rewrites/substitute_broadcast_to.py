@@ -4,13 +4,13 @@ TILE otherwise.
     z = ADD(BROADCAST_TO(x, shape), w)   ==>   z = ADD([RESHAPE](x), w)
     y = BROADCAST_TO(x, shape)           ==>   y = TILE([RESHAPE](x), shape / x.shape)
 
-No GPU delegate generation has a parser for BROADCAST_TO (research §3 lists none; LiteRT's ML
+No GPU delegate generation has a parser for BROADCAST_TO (model_builder.cc NewOperationParser has none; LiteRT's ML
 Drift accelerator refuses it: rules/profiles/litert_mldrift.py). A binary elementwise op
 broadcasts its operands itself (tflite/kernels/add.cc, mul.cc, ... via
 reference_ops::BroadcastBinaryFunction4DSlow), so when every reader is such an op and its other
 operand already has the full shape, the readers can read x (a RESHAPE first adds the leading 1s
 when x has fewer dimensions, since the classic delegate only broadcasts equal ranks well:
-research §3 ADD). The readers are judged by the profile with their new operand before anything
+gpu_compatibility.cc ADD). The readers are judged by the profile with their new operand before anything
 changes. Otherwise BROADCAST_TO(x) is TILE(x) with multiples target / x.shape: broadcasting
 repeats each size-1 dimension, which is what TILE does (tflite/kernels/broadcast_to.cc, tile.cc).
 

@@ -4,13 +4,14 @@
     y = GATHER(x, [0, 2, 4], axis=3)         ==>   y = STRIDED_SLICE(x, ..., strides [1, 1, 1, 2])
     y = GATHER_ND(x, [[0, 1], [0, 2]])       ==>   y = RESHAPE(SLICE(x, [0, 1, 0, 0], [1, 2, W, C]))
 
-No GPU delegate generation has a parser for GATHER_ND, and GATHER only on OpenCL/Metal with
-INT32 indices (research §3 GATHER, GATHER_ND). With constant indices the op is a fixed
-selection: GATHER_ND reads, for each index tuple in row-major order, x[tuple] (the slab of the
-remaining dimensions; tflite/kernels/gather_nd.cc), GATHER reads x's slabs along `axis` for each
-index in order (tflite/kernels/gather.cc). When the tuples enumerate, in row-major order, every
-point of a box whose sides are ascending arithmetic progressions, that is exactly the strided
-slice of the box, laid out in the same order; a RESHAPE gives it the indices' shape.
+No GPU delegate generation has a parser for GATHER_ND, and GATHER only on OpenCL/Metal with INT32
+indices (gpu_compatibility.cc GATHER; model_builder.cc has no GATHER_ND parser). With constant
+indices the op is a fixed selection: GATHER_ND reads, for each index tuple in row-major order,
+x[tuple] (the slab of the remaining dimensions; tflite/kernels/gather_nd.cc), GATHER reads x's
+slabs along `axis` for each index in order (tflite/kernels/gather.cc). When the tuples enumerate,
+in row-major order, every point of a box whose sides are ascending arithmetic progressions, that is
+exactly the strided slice of the box, laid out in the same order; a RESHAPE gives it the indices'
+shape.
 
 Safety: exact (data is copied, never computed).
 """

@@ -2,7 +2,7 @@
 
     y = L2_NORMALIZATION(x)   ==>   y = x / MAXIMUM(SQRT(SUM(SQUARE(x), axis=-1, keep_dims)), 1e-6)
 
-No GPU delegate generation has a parser for L2_NORMALIZATION (research §3; LiteRT's ML Drift
+No GPU delegate generation has a parser for L2_NORMALIZATION (model_builder.cc NewOperationParser; LiteRT's ML Drift
 accelerator refuses it too), and every op of the chain is one it takes. The chain is the CPU
 kernel's own arithmetic, step for step: the reference kernel sums x*x over the last axis, takes
 the square root, clamps it from below with epsilon = 1e-6 and divides

@@ -4,7 +4,7 @@
     ==>  per padded axis: CONCATENATION(x[t-1], ..., x[0], x, x[n-1], ..., x[n-b])
 
 The classic GPU delegate mirrors in REFLECT mode only (gpu_compatibility.cc pad group,
-research §3 MIRROR_PAD), and early generations have no MIRROR_PAD at all. Mirror padding only
+MIRROR_PAD), and early generations have no MIRROR_PAD at all. Mirror padding only
 copies rows: per axis, the rows before x are x's first rows in reverse order and the rows after
 are its last rows in reverse, with (REFLECT) or without (SYMMETRIC) skipping the edge row
 itself (tflite/kernels/mirror_pad.cc: offset 1 for REFLECT, 0 for SYMMETRIC). Each copied row is

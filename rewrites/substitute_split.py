@@ -4,7 +4,7 @@
 
 The classic GPU delegate puts SPLIT and SPLIT_V in an exclusion set when OpenCL is unavailable
 (the OpenGL backend has no split kernel: tflite/delegates/gpu/delegate.cc DelegatePrepare,
-research §1 step 4 and §3.1); SLICE has an OpenGL shader. Each output is the slice of x that
+and gl/kernels/registry.cc); SLICE has an OpenGL shader. Each output is the slice of x that
 starts where the previous one ended (tflite/kernels/split.cc, split_v.cc: equal parts, or the
 size_splits with one -1 taking the rest).
 

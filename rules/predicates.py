@@ -210,7 +210,7 @@ def const_input(index: int, what: str, layer: Layer = "partition") -> Check:
 
 def shape_mappable(op: Op, ctx: Context) -> Verdict:
     """MBH ExtractTensorShape, called on every runtime input and output at Parse: rank 0 (a scalar)
-    or rank >= 5 has no BHWC view, and the whole delegation fails (research §1.1)."""
+    or rank >= 5 has no BHWC view, and the whole delegation fails (model_builder_helper.cc ExtractTensorShape)."""
     for t in [*runtime_inputs(op, ctx), *op.outputs]:
         if bhwc(t.shape) is None:
             return reject(f"runtime tensor {t.name!r} has rank {t.rank}; the GPU graph needs rank 1 to 4", "parse",
@@ -374,7 +374,8 @@ def block_size_above_one(op: Op, ctx: Context) -> Verdict:
     if size > 1:
         return ACCEPT
     if size == 1:
-        return reject("block_size 1 is a no-op and is rejected", runtime_message=f"{op.name} block_size = 1 is a no-op.")
+        return reject("block_size 1 is a no-op and is rejected",
+                      runtime_message=f"{op.name} block_size = 1 is a no-op.")
     return reject(f"block_size must be > 1, is {size}", runtime_message=f"{op.name} block_size must be > 1.")
 
 

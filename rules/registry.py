@@ -28,3 +28,12 @@ def get(name: str) -> Profile:
     if module is None:
         raise GpucompatError(f"unknown profile {name!r} (known: {', '.join(MODULES)})")
     return importlib.import_module(f"gpucompat.rules.profiles.{module}").PROFILE
+
+
+def get_with_backend(name: str, backend: str) -> Profile:
+    """The profile called `name`, which must model `backend` (a GpucompatError naming the ones it
+    has otherwise)."""
+    profile = get(name)
+    if backend not in profile.backends:
+        raise GpucompatError(f"profile {name} has no {backend} backend (it has: {', '.join(profile.backends)})")
+    return profile

@@ -2,7 +2,7 @@
 
 from gpucompat import ir
 from gpucompat.analyses import analyze
-from gpucompat.check import check_model
+from gpucompat.placement import check_model
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
 

@@ -7,6 +7,7 @@ import models_analyses  # noqa: F401  (registers builders)
 import models_basic  # noqa: F401
 import models_executor_extra  # noqa: F401
 import models_fix  # noqa: F401
+import models_fp16  # noqa: F401
 import models_ops  # noqa: F401
 import models_realworld  # noqa: F401
 import models_report  # noqa: F401

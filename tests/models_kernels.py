@@ -47,7 +47,8 @@ def k_depthwise() -> bytes:
     def f(*xs):
         out = {}
         for i, (x, c) in enumerate(zip(xs, CHANNELS)):
-            out[f"c{c:02d}a"] = t.nn.depthwise_conv2d(x, const([3, 3, c, 1], i), [1, 1, 1, 1], "SAME") + const([c], 9 + i)
+            depthwise = t.nn.depthwise_conv2d(x, const([3, 3, c, 1], i), [1, 1, 1, 1], "SAME")
+            out[f"c{c:02d}a"] = depthwise + const([c], 9 + i)
             out[f"c{c:02d}b"] = t.nn.depthwise_conv2d(x, const([3, 3, c, 2], 50 + i), [1, 2, 2, 1], "VALID")
             out[f"c{c:02d}c"] = t.nn.relu6(t.nn.depthwise_conv2d(x, const([3, 3, c, 1], 90 + i), [1, 1, 1, 1],
                                                                  "SAME", dilations=[2, 2]))
@@ -130,7 +131,8 @@ def k_movement() -> bytes:
             "pad": t.pad(x, [[0, 0], [1, 2], [0, 1], [0, 0]]), "pad_c": t.pad(x, [[0, 0], [0, 0], [0, 0], [1, 2]]),
             "mirror": t.pad(x, [[0, 0], [1, 1], [2, 2], [0, 0]], mode="REFLECT"),
             "slice": t.slice(x, [0, 1, 0, 1], [1, 2, 3, 4]), "strided": x[:, 1:5:2, ::2, 1:],
-            "tile": t.tile(x, [1, 2, 1, 2]), "d2s": t.nn.depth_to_space(y, 2), "s2d": t.nn.space_to_depth(x[:, :4, :4, :], 2),
+            "tile": t.tile(x, [1, 2, 1, 2]), "d2s": t.nn.depth_to_space(y, 2),
+            "s2d": t.nn.space_to_depth(x[:, :4, :4, :], 2),
             "gather": t.gather(x, [2, 0, 3], axis=3), "split_a": a, "split_b": b + 1.0,
             "unpack": t.unstack(x, axis=1)[2] * 2.0, "pack": t.stack([x[:, 0], x[:, 1]], axis=1),
         })
@@ -163,7 +165,8 @@ def k_dense() -> bytes:
     t = tf()
 
     def f(v, x):
-        out = {"fc": t.matmul(v, const([9, 5], 1)) + const([5], 2), "fc_relu": t.nn.relu(t.matmul(v, const([9, 16], 3)))}
+        out = {"fc": t.matmul(v, const([9, 5], 1)) + const([5], 2),
+               "fc_relu": t.nn.relu(t.matmul(v, const([9, 16], 3)))}
         for pad in ("SAME", "VALID"):
             h = 10 if pad == "SAME" else 11
             out[f"tconv_{pad}"] = t.nn.conv2d_transpose(x, const([3, 3, 4, 5], 4), [1, h, 2 * 7 + (pad == "VALID"), 4],

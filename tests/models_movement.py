@@ -4,8 +4,8 @@ profile delegates that only moves data, over channel counts 1-9 and 16, odd spat
 input elements (or PADV2's fill), so any difference from the reference is a wrong position.
 """
 
-from models_kernels import CHANNELS, _named
 from modelgen import builder, convert_fn, tf
+from models_kernels import CHANNELS, _named
 
 H, W = 5, 7
 
@@ -72,14 +72,16 @@ def _low_rank(t, a, b, c: int) -> dict:
     return {
         "a_tr": t.transpose(a), "a_slice": t.slice(a, [1, 0], [3, -1]), "a_rev": a[::-1, ::-1],
         "a_step": a[1:5:2, ::-2], "a_shrink": a[2], "a_pad": t.pad(a, [[1, 2], [2, 1]]),
-        "a_reflect": t.pad(a, [[1, 1], [0, 0]], mode="REFLECT"), "a_symmetric": t.pad(a, [[2, 2], [1, 0]], mode="SYMMETRIC"),
+        "a_reflect": t.pad(a, [[1, 1], [0, 0]], mode="REFLECT"),
+        "a_symmetric": t.pad(a, [[2, 2], [1, 0]], mode="SYMMETRIC"),
         "a_tile": t.tile(a, [2, 3]), "a_cat0": t.concat([a, a[::-1]], 0), "a_cat1": t.concat([a, a[:, ::-1]], 1),
         "a_gather0": t.gather(a, [4, 1, 1], axis=0), "a_gather1": t.gather(a, [c - 1, 0], axis=1),
         "a_gather2d": t.gather(a, [[0, 2], [1, 1]], axis=0),
         "a_split": t.split(a, [2, 3], axis=0)[1], "a_unpack0": t.unstack(a, axis=0)[3],
         "a_unpack1": t.unstack(a, axis=1)[c - 1], "a_pack0": t.stack([a, a[::-1]], axis=0),
         "a_pack2": t.stack([a, a[::-1]], axis=2), "a_reshape": t.reshape(a, [c, 5]), "a_flat": t.reshape(a, [5 * c]),
-        "b_tr021": t.transpose(b, [0, 2, 1]), "b_tr210": t.transpose(b, [2, 1, 0]), "b_tr102": t.transpose(b, [1, 0, 2]),
+        "b_tr021": t.transpose(b, [0, 2, 1]), "b_tr210": t.transpose(b, [2, 1, 0]),
+        "b_tr102": t.transpose(b, [1, 0, 2]),
         "b_slice": t.slice(b, [1, 2, 0], [2, 4, -1]), "b_rev": b[:, ::-2, :], "b_shrink": b[1, :, :],
         "b_pad": t.pad(b, [[0, 0], [2, 1], [1, 1]]), "b_reflect": t.pad(b, [[1, 1], [2, 2], [0, 0]], mode="REFLECT"),
         "b_tile": t.tile(b, [1, 2, 1]), "b_cat1": t.concat([b, b[:, ::-1]], 1), "b_cat2": t.concat([b, b[::-1]], 2),

@@ -29,7 +29,8 @@ def test_rgb_input_is_flagged(models):
     _, a = analyses_of(models.path("conv_relu"))
     [k] = a.boundaries.kernels
     [rgb] = [c for c in k.crossings if c.three_channels]
-    assert (tuple(rgb.shape), rgb.bytes, rgb.graph_input, rgb.quantized) == ((1, 16, 16, 3), 16 * 16 * 3 * 4, True, False)
+    assert (tuple(rgb.shape), rgb.bytes, rgb.graph_input, rgb.quantized) == \
+        ((1, 16, 16, 3), 16 * 16 * 3 * 4, True, False)
 
 
 def test_quantized_io_is_flagged(models):

@@ -26,7 +26,8 @@ def test_json_contract_on_a_split_model(models):
     assert [(s["type"], s["nodes"], s["delegated"]) for s in subsets] == [
         ("gpu", [0], False), ("cpu", [1], False), ("gpu", [2, 3, 4], True)]
     [gather] = rec["unsupported"]
-    assert (gather["op"], gather["opcode"], gather["nodes"], gather["layer"]) == ("GATHER_ND", 107, [[0, 1]], "partition")
+    assert (gather["op"], gather["opcode"], gather["nodes"], gather["layer"]) == \
+        ("GATHER_ND", 107, [[0, 1]], "partition")
     assert [o["placement"] for o in rec["ops"]] == ["cpu", "cpu", "gpu", "gpu", "gpu"]
     codes = {f["code"] for f in rec["findings"]}
     assert {"GPU001", "PRT101"} <= codes
@@ -67,13 +68,14 @@ def test_directory_of_models(models, tmp_path):
     assert code == 1 and len(doc["models"]) == 2
 
 
-def test_check_never_imports_tensorflow(models):
+def test_check_never_imports_tensorflow_or_pyopencl(models):
     import subprocess
     import sys
 
     probe = ("import sys; from gpucompat.cli import main; sys.argv=['gpucompat','check',sys.argv[1]]\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n"
-             "assert 'tensorflow' not in sys.modules, 'tensorflow was imported'")
+             "assert 'tensorflow' not in sys.modules, 'tensorflow was imported'\n"
+             "assert 'pyopencl' not in sys.modules, 'pyopencl was imported'")
     r = subprocess.run([sys.executable, "-c", probe, models.path("conv_relu")], capture_output=True, text=True,
                        cwd="/")
     assert r.returncode == 0, r.stderr

@@ -33,7 +33,8 @@ def test_config_found_upwards_and_flags_override(models, tmp_path):
 
 
 def test_select_and_per_path_ignores(models, tmp_path):
-    model = project(tmp_path, models, "select = ['GPU', 'PRT102']\n[tool.gpucompat.per-path-ignores]\n'assets/**' = ['PRT102']")
+    model = project(tmp_path, models,
+                    "select = ['GPU', 'PRT102']\n[tool.gpucompat.per-path-ignores]\n'assets/**' = ['PRT102']")
     codes = {f["code"] for f in summary(gpucompat("check", model, "--format", "json"))["findings"]}
     assert codes == {"GPU001"}
 
@@ -62,3 +63,62 @@ def test_selection_prefixes():
     assert selected("PERF201", select=("PERF201",), ignore=("PERF",))  # the more specific prefix wins
     assert not selected("PERF202", select=("PERF201",))
     assert not selected("GPU001", select=("GPU",), ignore=("GPU",))
+
+
+def test_fix_reads_the_shared_keys_and_its_own_table(models, tmp_path):
+    model = project(tmp_path, models, "max-delegated-partitions = 3\n[tool.gpucompat.fix]\nskip = ['substitute']")
+    doc = json.loads(gpucompat("fix", model, "--dry-run", "--format", "json").stdout)
+    assert doc["before"]["partitions_delegated"] == 3
+    assert doc["applied"] == []  # the GATHER_ND substitution is skipped by the file
+    doc = json.loads(gpucompat("fix", model, "--dry-run", "--format", "json", "--skip", "rgb-to-rgba").stdout)
+    assert "substitute-gather" in [a["rewrite"] for a in doc["applied"]]  # the flag replaces the file's skip
+
+
+def test_verify_reads_its_table(models, tmp_path):
+    model = project(tmp_path, models, "[tool.gpucompat.verify]\nruns = 2\nprecision = 'fp16'")
+    doc = json.loads(gpucompat("verify", model, "--format", "json").stdout)
+    assert doc["runs"] == 2 and doc["precision"] == "fp16"
+    doc = json.loads(gpucompat("verify", model, "--format", "json", "--runs", "1").stdout)
+    assert doc["runs"] == 1
+
+
+def test_diff_and_report_read_the_shared_profile(models, tmp_path):
+    model = project(tmp_path, models, "profile = 'litert-mldrift'")
+    assert json.loads(gpucompat("diff", model, model, "--format", "json").stdout)["profile"] == "litert-mldrift"
+    html = tmp_path / "r.html"
+    assert gpucompat("report", model, "-o", str(html)).returncode == 0
+    assert "litert-mldrift" in html.read_text() and "gpu-current" not in html.read_text()
+
+
+def test_a_bad_key_in_any_commands_table_is_exit_2_whatever_command_runs(models, tmp_path):
+    model = project(tmp_path, models, "[tool.gpucompat.confirm]\ntimeout = 'long'")
+    for command in (["check", model], ["diff", model, model], ["fix", model, "--dry-run"], ["confirm", model]):
+        r = gpucompat(*command)
+        assert r.returncode == 2 and "[tool.gpucompat.confirm] timeout" in r.stderr, command
+        assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    (tmp_path / "pyproject.toml").write_text("[tool.gpucompat.verify]\nbackend = 'cl'\n")
+    r = gpucompat("verify", model)
+    assert r.returncode == 2 and "backend" in r.stderr and "opencl, litert-gpu" in r.stderr
+
+
+def test_a_profile_list_is_for_check_only(models, tmp_path):
+    model = project(tmp_path, models, "profile = 'gpu-current,litert-mldrift'")
+    assert gpucompat("check", model, "--fail-on", "never").returncode == 0
+    r = gpucompat("fix", model, "--dry-run")
+    assert r.returncode == 2 and "profile" in r.stderr and "[tool.gpucompat.fix]" in r.stderr
+    assert gpucompat("fix", model, "--dry-run", "--profile", "gpu-current").returncode == 0
+
+
+def test_the_readme_example_is_valid_for_every_command():
+    import os
+    import re
+    import tomllib
+
+    from gpucompat import config
+
+    readme = open(os.path.join(os.path.dirname(__file__), "..", "README.md"), encoding="utf-8").read()
+    block = re.search(r"```toml\n(\[tool\.gpucompat\].*?)```", readme, re.S).group(1)
+    table = tomllib.loads(block)["tool"]["gpucompat"]
+    assert config.parse(table, "README.md", "verify").values["precision"] == "fp16"
+    assert config.parse(table, "README.md", "fix").values["skip"] == ("rgb-to-rgba",)
+    assert config.parse(table, "README.md", "check").values["fail_on"] == "warning"

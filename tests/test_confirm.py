@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from cli import gpucompat
-from gpucompat.check import check_model
-from gpucompat.confirm import compare, logs, runner
 from gpucompat import ir
+from gpucompat.confirm import compare, logs, runner
+from gpucompat.placement import check_model
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
 

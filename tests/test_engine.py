@@ -1,7 +1,7 @@
 """Engine behaviour that spans profiles: backend fallback, the 2019 message, FP16 under prefix mode."""
 
 from gpucompat import ir
-from gpucompat.check import check_model
+from gpucompat.placement import check_model
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
 
@@ -47,8 +47,9 @@ def test_fp16_dequantize_does_not_end_the_2019_prefix(models):
 
 def test_whole_model_failure_reaches_the_user(models):
     # A custom op LiteRT does not register: the model cannot even be loaded with the accelerator.
-    from cli import gpucompat
     import json
+
+    from cli import gpucompat
 
     r = gpucompat("check", models.path("rw_custom_op"), "--profile", "litert-mldrift", "--format", "json")
     summary = json.loads(r.stdout)["models"][0]["summary"]
@@ -59,8 +60,9 @@ def test_whole_model_failure_reaches_the_user(models):
 
 
 def test_backend_fallback_is_shown(models):
-    from cli import gpucompat
     import json
+
+    from cli import gpucompat
 
     r = gpucompat("check", models.path("ops_floor"), "--format", "json")
     assert json.loads(r.stdout)["models"][0]["summary"]["backend_used"] == "gl"

@@ -40,7 +40,8 @@ def test_03_fix(tmp_path):
     out = example("03_fix.py", str(tmp_path))
     # folding STB/BTS into the dilation leaves 6 supported ops in one partition
     assert os.path.exists(tmp_path / "segmenter_fixed.tflite")
-    assert "6 on GPU (100%)" in out
+    assert "applied fold-space-to-batch (equivalent)" in out
+    assert "after: 6 of 6 (fully delegated)" in out
 
 
 def test_04_verify():

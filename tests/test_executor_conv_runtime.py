@@ -6,12 +6,12 @@ group of 16), 1x1 (the pointwise kernel) with 20 outputs; each with its bias and
 
 import numpy as np
 import pytest
-from test_executor_kernels import compare_all_gpu, runtimes, seeded_inputs  # noqa: F401  (fixture)
 
 from gpucompat import ir
 from gpucompat.opencl.executor import UnsupportedOp
 from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
 from modelgen import builder, const, convert_fn, tf
+from test_executor_kernels import compare_all_gpu, runtimes, seeded_inputs  # noqa: F401  (fixture)
 
 
 @builder("k_conv_runtime_weights")

@@ -4,7 +4,6 @@ depthwise_plus_1x1, conv.cl depthwise_pointwise), where the delegate's special s
 match the reference interpreter; pairs just outside each condition are not merged."""
 
 import pytest
-from test_executor_kernels import compare_all_gpu, runtimes  # noqa: F401  (fixture)
 
 from gpucompat import ir
 from gpucompat.opencl.device import choose
@@ -12,6 +11,7 @@ from gpucompat.opencl.fusion import kernel_ops
 from gpucompat.opencl.hybrid import HybridRunner
 from gpucompat.opencl.runtime import Runtime
 from modelgen import builder, const, convert_fn, tf
+from test_executor_kernels import compare_all_gpu, runtimes  # noqa: F401  (fixture)
 
 
 def _dw(t, x, channels: int, size: int, seed: int, stride: int = 1, padding: str = "SAME", dilation: int = 1,

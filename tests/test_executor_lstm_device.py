@@ -8,8 +8,6 @@ import os
 
 import numpy as np
 import pytest
-from models_executor_extra import LSTM_BASIC_SHAPES, basic_lstm
-from test_executor_kernels import seeded_inputs
 
 from gpucompat import ir
 from gpucompat.confirm.infer import run_on_accelerator
@@ -17,6 +15,8 @@ from gpucompat.confirm.runner import NoDevice
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.hybrid import HybridRunner
 from gpucompat.opencl.runtime import Runtime
+from models_executor_extra import LSTM_BASIC_SHAPES, basic_lstm
+from test_executor_kernels import seeded_inputs
 
 pytestmark = pytest.mark.fidelity
 

@@ -13,7 +13,6 @@ import models_kernels  # noqa: F401  (registers builders)
 import models_mldrift_ops  # noqa: F401
 from cli import gpucompat
 from gpucompat import ir
-from gpucompat.check import check_model
 from gpucompat.errors import GpucompatError
 from gpucompat.ir import dtypes, opcodes
 from gpucompat.ir.nodes import OpCode
@@ -21,6 +20,7 @@ from gpucompat.opencl.device import choose
 from gpucompat.opencl.executor import UnsupportedOp
 from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
 from gpucompat.opencl.runtime import Runtime
+from gpucompat.placement import check_model
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
 from gpucompat.verify.run import Settings, placements_by_subgraph, verify_model

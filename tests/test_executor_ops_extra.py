@@ -10,16 +10,15 @@ import json
 
 import numpy as np
 import pytest
-from cli import gpucompat
-from models_executor_extra import (LSTM_BASIC_SHAPES, LSTM_FULL_VARIANTS, RESAMPLER_SHAPES, SELECT_VARIANTS,
-                                   FlatModel)
-from test_executor_kernels import TOLERANCE, compare_all_gpu, seeded_inputs
 
+from cli import gpucompat
 from gpucompat import ir
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.executor import Executor
 from gpucompat.opencl.hybrid import HybridRunner, reference_interpreter, run_reference
 from gpucompat.opencl.runtime import Runtime
+from models_executor_extra import LSTM_BASIC_SHAPES, LSTM_FULL_VARIANTS, RESAMPLER_SHAPES, SELECT_VARIANTS, FlatModel
+from test_executor_kernels import TOLERANCE, compare_all_gpu, seeded_inputs
 
 PRECISIONS = list(TOLERANCE)
 

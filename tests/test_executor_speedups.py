@@ -7,10 +7,10 @@ multiples of 8, batches, fused activations and a fused residual ADD; fp32 tight 
 the documented tolerance."""
 
 import pytest
-from test_executor_kernels import compare_all_gpu, runtimes  # noqa: F401  (fixture)
 
 from gpucompat import ir
 from modelgen import builder, const, convert_fn, tf
+from test_executor_kernels import compare_all_gpu, runtimes  # noqa: F401  (fixture)
 
 POINTWISE_OUTPUTS = (1, 3, 4, 8, 12, 16, 17, 20, 33)
 

@@ -9,8 +9,7 @@ import pytest
 
 from cli import gpucompat
 from gpucompat.fixing import run
-from gpucompat.fixing.verify import (ExecutorRun, NotRun, executor_tolerance, tolerance_of, verify,
-                                     verify_everywhere)
+from gpucompat.fixing.verify import ExecutorRun, NotRun, executor_tolerance, tolerance_of, verify, verify_everywhere
 from gpucompat.opencl import device, ops
 from gpucompat.opencl.device import CLError
 from gpucompat.opencl.ops import elementwise

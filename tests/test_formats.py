@@ -38,7 +38,8 @@ def test_github_annotations(models):
     r = gpucompat("check", models.path("two_gathers"), "--format", "github")
     lines = r.stdout.splitlines()
     path = models.path("two_gathers").replace(":", "%3A").replace(",", "%2C")
-    assert f"::error file={path},title=GPU001 (gpu-current)::op code #107 GATHER_ND: no GPU implementation of this op (2 op(s) run on the CPU)" in lines
+    assert (f"::error file={path},title=GPU001 (gpu-current)::op code #107 GATHER_ND: "
+            "no GPU implementation of this op (2 op(s) run on the CPU)") in lines
     assert any(line.startswith("::warning ") and "title=PRT102" in line for line in lines)
     assert r.returncode == 1
 

@@ -58,10 +58,31 @@ def test_cycle_is_named_not_looped_on(models):
     m = ir.from_bytes(models.bytes("conv_relu"))
     g = m.graphs[0]
     conv, mean, _ = g.ops
-    conv.inputs[0] = mean.outputs[0]  # conv now reads what its consumer produces
-    g.link()
+    conv.set_input(0, mean.outputs[0])  # conv now reads what its consumer produces
     with pytest.raises(GraphError, match=r"cycle through op#\d CONV_2D -> op#\d MEAN -> op#\d CONV_2D"):
         g.toposort()
+
+
+def test_edits_keep_the_links_current(models):
+    """Every editing method leaves producer and readers right without a relink, and an edit made
+    by hand on the lists is what stale_links names."""
+    from gpucompat.ir import build
+
+    g = ir.from_bytes(models.bytes("conv_relu")).graphs[0]
+    conv, mean, fc = g.ops
+    x, features = g.inputs[0], conv.outputs[0]
+    mean.set_input(0, x)
+    assert features.consumers == [] and mean in x.consumers and g.stale_links() is None
+    relu = build.operator(g, "RELU", [x], [features])
+    g.replace_op(conv, [relu])  # RELU now writes what CONV_2D wrote
+    assert features.producer is relu and conv not in x.consumers and g.stale_links() is None
+    mean.set_input(0, features)
+    g.remove_op(fc)
+    assert fc.outputs[0].producer is None and fc not in mean.outputs[0].consumers and g.stale_links() is None
+    g.insert_op(2, fc)
+    assert fc.outputs[0].producer is fc and g.stale_links() is None
+    mean.inputs[0] = x  # by hand: the readers of `features` and `x` are now wrong
+    assert "names the wrong readers" in g.stale_links()
 
 
 def test_saved_model_after_edit_runs(models):
@@ -78,7 +99,7 @@ def test_saved_model_after_edit_runs(models):
 
 
 def test_networkx_view_follows_data_flow(models):
-    from gpucompat.ir.view import to_networkx
+    from gpucompat.ir.networkx_view import to_networkx
 
     g = ir.from_bytes(models.bytes("gather_nd_island")).graphs[0]
     view = to_networkx(g)

@@ -25,7 +25,8 @@ def test_profiles_side_by_side(models):
     doc = json.loads(r.stdout)
     [entry] = doc["comparison"]
     assert [p["profile"] for p in entry["profiles"]] == ["gpu-current", "litert-mldrift"]
-    # neither generation has a GATHER_ND parser (research §4 Gen-4): the same 2 of 6 ops on the GPU
+    # neither generation has a GATHER_ND parser (model_builder.cc, ml_drift_delegate/tflite/model_builder.cc):
+    # the same 2 of 6 ops on the GPU
     assert [(p["ops_gpu"], p["ops_total"]) for p in entry["profiles"]] == [(2, 6), (2, 6)]
     text = gpucompat("check", models.path("two_gathers"), "--profile", "gpu-current,litert-mldrift").stdout
     assert "profiles side by side" in text and "litert-mldrift" in text

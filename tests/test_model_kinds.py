@@ -3,13 +3,14 @@ subgraph, whether the model is fully delegated or fails as a whole, and the reje
 
 Expectations are worked out by hand from the rules: for litert-mldrift from the accelerator's
 observed behaviour (every row was also checked against the real accelerator, see
-docs/fidelity.md), for gpu-current from research/gpu_delegate_rules.md §1-§3."""
+docs/fidelity.md), for gpu-current from model_builder.cc
+GetOpsToReplace, gpu_compatibility.cc and graph_info.cc."""
 
 import pytest
 
 import models_realworld  # noqa: F401  (registers the builders)
 from gpucompat import ir
-from gpucompat.check import check_model
+from gpucompat.placement import check_model
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
 
@@ -110,7 +111,7 @@ def test_gate_in_a_later_subgraph_keeps_earlier_delegation_in_the_interpreter(mo
     assert first_dynamic_tensor(body) is None
     r = check_model(model, registry.get("gpu-current"), Options())
     r.subgraphs[1].gate = "forced"
-    from gpucompat.check import _apply_failures
+    from gpucompat.placement import _apply_failures
     _apply_failures(model, r)
     assert [o.placement for o in r.ops if o.subgraph == 0] == ["cpu", "gpu"]
     assert all(o.placement == "cpu" for o in r.ops if o.subgraph == 2) and r.subgraphs[2].blocked

@@ -1,9 +1,9 @@
 """Partitioning worked out by hand from graph_info.cc's greedy algorithm and
-GetFirstNLargestPartitions (research §2), on graphs whose GPU islands are cut by GATHER_ND, which
+GetFirstNLargestPartitions (delegates/utils.cc), on graphs whose GPU islands are cut by GATHER_ND, which
 no profile supports."""
 
 from gpucompat import ir
-from gpucompat.check import check_model
+from gpucompat.placement import check_model
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
 

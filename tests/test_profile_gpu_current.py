@@ -1,12 +1,12 @@
 """gpu-current on one-op models: which ops the delegate takes, and the reason and layer a user sees
-for those it refuses. Expected values come from the runtime's rules (research §1, §3), worked out
+for those it refuses. Expected values come from the runtime's rules (model_builder.cc GetOpsToReplace), worked out
 per case; messages are the runtime's own (model_builder.cc, gpu_compatibility.cc)."""
 
 import pytest
 
 import roundtrip
 from gpucompat import ir
-from gpucompat.check import check_model
+from gpucompat.placement import check_model
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
 from modelgen import BUILDERS

@@ -7,8 +7,8 @@ import pytest
 
 import models_mldrift_ops  # noqa: F401  (registers the builders)
 from gpucompat import ir
-from gpucompat.check import check_model
 from gpucompat.confirm.compare import predicted
+from gpucompat.placement import check_model
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
 

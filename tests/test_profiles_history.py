@@ -1,9 +1,9 @@
-"""The delegate generations side by side on models where they differ (research §4)."""
+"""The delegate generations side by side on models where they differ (rules/profiles/*.py)."""
 
 import pytest
 
 from gpucompat import ir
-from gpucompat.check import check_model
+from gpucompat.placement import check_model
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
 

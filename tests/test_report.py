@@ -5,10 +5,9 @@ import re
 from html.parser import HTMLParser
 
 from cli import gpucompat
+from gpucompat.output.html import render
+from gpucompat.output.html_view import doc_html, strip_runs
 from models_report import BLOCKS, CUSTOM_CODE, DESCRIPTION, IMG_NAME, RUN_OPS, SCRIPT_NAME
-
-from gpucompat.report import render
-from gpucompat.report.view import doc_html, strip_runs
 
 
 class Page(HTMLParser):

@@ -5,9 +5,9 @@ with no console errors, the op table sorts and filters, markup in a model's name
 import os
 
 import pytest
-from models_report import BLOCKS, CUSTOM_CODE, IMG_NAME, RUN_OPS, SCRIPT_NAME
 
 from cli import gpucompat
+from models_report import BLOCKS, CUSTOM_CODE, IMG_NAME, RUN_OPS, SCRIPT_NAME
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -39,7 +39,8 @@ class Opened:
         self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
-        self.page.on("request", lambda r: None if r.url.startswith("file://") else self.errors.append(f"request {r.url}"))
+        self.page.on("request",
+                     lambda r: None if r.url.startswith("file://") else self.errors.append(f"request {r.url}"))
         self.page.goto("file://" + html_path)
 
     def column(self, header: str) -> list[str]:

@@ -94,7 +94,8 @@ def test_rgb_to_rgba_ignores_the_alpha_channel(models, name):
 def test_rgb_to_rgba_refuses_a_pool_it_cannot_extend(models):
     fixed, trace = rewritten(models.bytes("rgb_pool"), RgbToRgba())
     assert trace.applied == []
-    assert [e.reason for e in trace.not_applied] == ["AVERAGE_POOL_2D cannot absorb a 4th channel (it would need a slice)"]
+    assert [e.reason for e in trace.not_applied] == \
+        ["AVERAGE_POOL_2D cannot absorb a 4th channel (it would need a slice)"]
 
 
 def test_rgb_to_rgba_carries_alpha_through_a_depthwise_conv(models):

@@ -1,12 +1,12 @@
 """fold-space-to-batch on generated models: the padding and dilation worked out by hand from
-research §7.2, outputs compared with the original on the reference interpreter."""
+array_ops.py required_space_to_batch_paddings, outputs compared with the original on the reference interpreter."""
 
 import pytest
 from ai_edge_litert import schema_py_generated as fb
 
 from gpucompat import ir
-from gpucompat.check import check_model
 from gpucompat.fixing.verify import verify
+from gpucompat.placement import check_model
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options

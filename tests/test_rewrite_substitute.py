@@ -7,14 +7,14 @@ import json
 import numpy as np
 import pytest
 
+from cli import gpucompat
 from gpucompat import ir, rewrites
-from gpucompat.check import check_model
 from gpucompat.fixing.verify import input_shapes, seeded_inputs, verify
+from gpucompat.placement import check_model
 from gpucompat.rewrites.engine import RewriteContext, apply
 from gpucompat.rewrites.substitute_gather import index_box
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
-from cli import gpucompat
 
 
 def _names(model):
@@ -25,7 +25,8 @@ def fixed(models, name, profile="gpu-current", backend="cl"):
     """(original bytes, fixed model, trace) with every substitution, under profile/backend."""
     raw = models.bytes(name)
     model = ir.from_bytes(raw)
-    trace = apply(model, rewrites.select(["substitute"]), RewriteContext(registry.get(profile), Options(backend=backend)))
+    context = RewriteContext(registry.get(profile), Options(backend=backend))
+    trace = apply(model, rewrites.select(["substitute"]), context)
     return raw, model, trace
 
 

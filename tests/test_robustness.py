@@ -90,7 +90,9 @@ def test_declared_output_shape_the_reference_does_not_compute(tmp_path):
     [1,1,1,4]; the reference interpreter computes [1,4], and verify's comparison raised ValueError
     (internal error). It now names the output and both shapes in one line."""
     b, g = single_graph()
-    x, axes, y = g.tensor("x", (1, 2, 2, 4)), g.const("axes", np.array([1, 2], np.int32)), g.tensor("mean", (1, 1, 1, 4))
+    x = g.tensor("x", (1, 2, 2, 4))
+    axes = g.const("axes", np.array([1, 2], np.int32))
+    y = g.tensor("mean", (1, 1, 1, 4))
     g.op("MEAN", [x, axes], [y], record_of(fb.ReducerOptionsT, keepDims=False))
     g.io([x], [y])
     p = tmp_path / "m.tflite"

@@ -1,6 +1,7 @@
 """CPU<->GPU boundaries: what crosses into and out of every delegate kernel on each inference.
 
-Facts (research §5.2, §5.4, §2 "Defaults by entry point"): each delegate kernel invoke copies all
+Facts (tflite/delegates/gpu/cl/api.cc InferenceRunnerImpl::Run, delegate.cc GetTensorObject /
+DelegateKernel::Invoke, delegate_options.cc): each delegate kernel invoke copies all
 its inputs CPU->GPU with a layout conversion (BHWC -> slices of 4, so a 3-channel RGB tensor is
 widened to 4 channels), runs, copies the outputs back and waits for the queue: one synchronous
 round trip per delegated partition per inference (tflite/delegates/gpu/cl/api.cc
@@ -13,14 +14,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpucompat.layout import bhwc
 from gpucompat.ir import dtypes
+from gpucompat.layout import bhwc
 from gpucompat.partition import node_subsets
-from gpucompat.support import is_fp16_constant_dequantize
+from gpucompat.rules.judging import is_fp16_constant_dequantize
 
 QUANTIZED = {dtypes.INT8, dtypes.UINT8}
 
-# Precision each way of creating the delegate defaults to (research §2, §5.6).
+# Precision each way of creating the delegate defaults to (delegate_options.cc
+# TfLiteGpuDelegateOptionsV2Default, java/.../GpuDelegateFactory.java, cl/api.cc GetPrecision).
 PRECISION_DEFAULTS = (
     {"entry_point": "C++ TfLiteGpuDelegateV2Create", "precision": "fp32",
      "source": "tflite/delegates/gpu/delegate_options.cc (inference_priority1 = MAX_PRECISION)"},

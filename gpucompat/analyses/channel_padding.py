@@ -1,7 +1,7 @@
 """Channel-padding waste: the delegate stores every GPU tensor in slices of 4 channels, so a
 tensor with C = 5 costs as much memory and bandwidth as one with C = 8.
 
-Facts (research §5.1): memory = B*H*W*align4(C) elements (tflite/delegates/gpu/common/task/
+Facts: memory = B*H*W*align4(C) elements (tflite/delegates/gpu/common/task/
 tensor_desc.cc GetSizeInBytesForShape); docs: [B,H,W,5] costs about what [B,H,W,8] does. OpenCL
 stores tensors with C < 4 as SINGLE_TEXTURE_2D without padding when the default storage is a
 texture and the device has that pixel format (common/gpu_model.cc), so waste on those tensors is an
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpucompat.layout import align4, bhwc, padded_elements
 from gpucompat.ir import Op, Tensor, opcodes
-from gpucompat.support import is_fp16_constant_dequantize
+from gpucompat.layout import align4, bhwc, padded_elements
+from gpucompat.rules.judging import is_fp16_constant_dequantize
 
 # Bytes per stored element at the precision the C++ API defaults to (MAX_PRECISION -> F32,
 # tflite/delegates/gpu/cl/api.cc GetPrecision); FP16 inference halves every byte figure.

@@ -1,6 +1,6 @@
 """Reshape hotspots: data-movement ops that cost GPU time without doing any arithmetic.
 
-Facts (research §5.3): the docs single out BATCH_TO_SPACE, SPACE_TO_BATCH, SPACE_TO_DEPTH "and
+Facts: the docs single out BATCH_TO_SPACE, SPACE_TO_BATCH, SPACE_TO_DEPTH "and
 similar" as expensive and advise removing them (tflite/g3doc/performance/gpu.md "Reshape
 operations"); RESHAPE is a real kernel unless it is an identity (remove_identity_reshape) and takes
 the cheaper Reshapex4 kernel only when both channel counts are multiples of 4
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpucompat.layout import bhwc
 from gpucompat.ir import Op, opcodes
+from gpucompat.layout import bhwc
 
 _B = opcodes.BUILTIN
 ALWAYS = {_B[n] for n in ("SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND", "SPACE_TO_DEPTH", "DEPTH_TO_SPACE",

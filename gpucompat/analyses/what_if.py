@@ -1,6 +1,6 @@
 """Counterfactuals: for each rejected op type, and each single rejected node, what the delegated
 share and the partition count would become if the delegate accepted it (or a rewrite replaced it
-with supported ops). Found by re-running the partition simulation of gpucompat.check with those
+with supported ops). Found by re-running the partition simulation of gpucompat.placement with those
 nodes accepted; sorted by gain, this is the "what do I change first" list."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from gpucompat.check import SubgraphResult, choose_nodes
 from gpucompat.partition import node_subsets
-from gpucompat.support import is_fp16_constant_dequantize
+from gpucompat.placement import SubgraphResult, choose_nodes
+from gpucompat.rules.judging import is_fp16_constant_dequantize
 
 DELEGATION_BREAKING = ("parse", "backend")
 MAX_SINGLE_NODES = 40  # single-node counterfactuals beyond this many add time, not insight
@@ -42,7 +42,8 @@ class WhatIf:
             what = f"accepting {self.op} node {self.nodes[0][0]}:{self.nodes[0][1]}"
         if self.delegation_fails:
             return f"{what}: the delegation still fails, 0% on GPU"
-        return (f"{what}: {self.partitions_delegated} delegated partition{'s' if self.partitions_delegated != 1 else ''}, "
+        plural = "s" if self.partitions_delegated != 1 else ""
+        return (f"{what}: {self.partitions_delegated} delegated partition{plural}, "
                 f"{100 * self.share:.0f}% on GPU ({self.gain:+d} ops)")
 
 

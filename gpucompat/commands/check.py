@@ -1,6 +1,6 @@
 """`gpucompat check`: per-op verdicts, partitions, cost analyses and findings for one or more
-models under one or more profiles. Settings come from [tool.gpucompat] in the nearest
-pyproject.toml (gpucompat/config.py); flags given on the command line win."""
+models under one or more profiles. Settings come from [tool.gpucompat] (gpucompat/config.py);
+flags given on the command line win."""
 
 from __future__ import annotations
 
@@ -9,8 +9,17 @@ from typing import Annotated
 
 import typer
 
-from gpucompat.commands.common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, BackendChoice, FailOn, Format, write_text
+from gpucompat.commands.common import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    BackendChoice,
+    ConfigFile,
+    FailOn,
+    Format,
+)
 from gpucompat.errors import GpucompatError
+from gpucompat.output.destination import write_text
 from gpucompat.output.text import printable
 
 
@@ -29,7 +38,8 @@ def check(
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Check models in this many processes.")] = 1,
     baseline: Annotated[str | None, typer.Option(help="Only findings not in this baseline file count toward the exit code.")] = None,
     write_baseline: Annotated[str | None, typer.Option(help="Record today's findings in this baseline file.")] = None,
-    config: Annotated[str | None, typer.Option(help="Read [tool.gpucompat] from this pyproject.toml instead of searching.")] = None,
+    config: ConfigFile = None,
+    inputs: Annotated[str | None, typer.Option(help="Representative inputs (.npz: one array per input, keyed by name or index, first axis = samples): the reference interpreter runs on them and the PREC4xx rules judge every tensor's range against fp16's.")] = None,
     confirm: Annotated[bool, typer.Option("--confirm", help="Then compile each model on LiteRT's real GPU accelerator beside the litert-mldrift prediction (gpucompat confirm).")] = False,
 ) -> None:
     """Report, per op, whether the GPU delegate takes it and why, how the graph is partitioned, and
@@ -37,29 +47,25 @@ def check(
     each rejected op would gain."""
     from gpucompat import baseline as baselines
     from gpucompat import config as configs
-    from gpucompat.batch import Task, check_many
     from gpucompat.discover import model_paths
+    from gpucompat.pipeline import Task, check_many
     from gpucompat.rules import registry
     from gpucompat.rules.lint import SEVERITIES
 
     files = model_paths(paths)
     if confirm and (output_format is not Format.terminal or output):
         raise GpucompatError("--confirm prints to the terminal; for JSON or a file run gpucompat confirm --format json")
-    cfg = configs.load_file(config) if config else configs.load(files[0] if files else ".")
-    profiles = _split(profile or cfg.profile or registry.DEFAULT)
-    chosen_backend = backend.value if backend else (cfg.backend or "cl")
+    cfg = configs.settings("check", files[0] if files else ".", config)
+    profiles = _split(cfg.pick("profile", profile, registry.DEFAULT))
+    chosen_backend = cfg.pick("backend", backend.value if backend else None, "cl")
     for name in profiles:
-        prof = registry.get(name)
-        if chosen_backend not in prof.backends:
-            raise GpucompatError(f"profile {name} has no {chosen_backend} backend (it has: {', '.join(prof.backends)})")
-    level = fail_on.value if fail_on else (cfg.fail_on or "error")
-    chosen_select = tuple(c.upper() for c in _split(select)) if select else cfg.select
+        registry.get_with_backend(name, chosen_backend)
+    level = cfg.pick("fail_on", fail_on.value if fail_on else None, "error")
+    chosen_select = tuple(c.upper() for c in _split(select)) if select else cfg.pick("select", None, ())
     extra_ignore = tuple(c.upper() for c in _split(ignore)) if ignore else ()
-    tasks = [Task(path, name, chosen_backend,
-                  allow_quant=not (no_quant if no_quant is not None else bool(cfg.no_quant)),
-                  max_delegated_partitions=max_delegated_partitions if max_delegated_partitions is not None
-                  else (cfg.max_delegated_partitions if cfg.max_delegated_partitions is not None else 1),
-                  select=chosen_select, ignore=cfg.ignored_for(path) + extra_ignore)
+    tasks = [Task(path, name, chosen_backend, allow_quant=not cfg.pick("no_quant", no_quant, False),
+                  max_delegated_partitions=cfg.pick("max_delegated_partitions", max_delegated_partitions, 1),
+                  select=chosen_select, ignore=cfg.ignored_for(path, extra_ignore), inputs=inputs)
              for path in files for name in profiles]
     recs = check_many(tasks, jobs)
     if baseline:
@@ -77,13 +83,13 @@ def check(
     for path, error in dict.fromkeys((r["path"], r["error"]) for r in recs if r["error"]):
         typer.echo(printable(f"gpucompat: {path}: {error}"), err=True)
     if html:
-        from gpucompat.report import write_report
+        from gpucompat.output.html import write_report
 
         write_report(recs, html, protect=tuple(files))
     if confirm:
         from gpucompat.commands.confirm import after_check
 
-        status = after_check(files, status)
+        status = after_check(files, status, config)
     raise typer.Exit(status)
 
 
@@ -112,18 +118,8 @@ def _emit(recs: list[dict], output_format: Format, output: str | None, protect: 
 
         write_node_data(doc, output, protect)
     else:
-        _terminal(doc, output, protect)
+        from gpucompat.output.destination import write_rich
+        from gpucompat.output.terminal import render_document
 
-
-def _terminal(doc: dict, output: str | None, protect: tuple[str, ...]) -> None:
-    from io import StringIO
-
-    from rich.console import Console
-
-    from gpucompat.output.terminal import render_document
-
-    buf = StringIO() if output else None
-    console = Console(file=buf, highlight=False, soft_wrap=True) if buf else Console(highlight=False)
-    render_document(console, doc, skip_errors=not buf)
-    if buf:
-        write_text(buf.getvalue(), output, protect)
+        # on the terminal a model that could not be checked is left to the stderr line check prints
+        write_rich(lambda console: render_document(console, doc, skip_errors=not output), output, protect)

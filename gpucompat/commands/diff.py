@@ -3,30 +3,39 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Annotated
 
 import typer
 
-from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, Format
+from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, Format
 from gpucompat.errors import GpucompatError
 
 
 def diff(
     old: Annotated[str, typer.Argument(help="The earlier model.")],
     new: Annotated[str, typer.Argument(help="The later model.")],
-    profile: Annotated[str, typer.Option(help="Delegate profile.")] = "gpu-current",
-    backend: Annotated[BackendChoice, typer.Option(help="GPU backend.")] = BackendChoice.cl,
-    max_delegated_partitions: Annotated[int, typer.Option(help="Partitions delegated.")] = 1,
+    profile: Annotated[str | None, typer.Option(help="Delegate profile (default gpu-current).")] = None,
+    backend: Annotated[BackendChoice | None, typer.Option(help="GPU backend (default cl).")] = None,
+    max_delegated_partitions: Annotated[int | None, typer.Option(help="Partitions delegated (default 1).")] = None,
+    no_quant: Annotated[bool | None, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = None,
     output_format: Annotated[Format, typer.Option("--format", help="terminal or json.")] = Format.terminal,
+    config: ConfigFile = None,
 ) -> None:
     """Compare two versions of a model under one profile: ops moved to the CPU, partitions,
     padding waste, reshape and boundary bytes, new findings. Exit 1 when something got worse."""
+    from gpucompat import config as configs
     from gpucompat.analyses.model_diff import diff_records, new_findings
-    from gpucompat.batch import Task, check_one
+    from gpucompat.pipeline import Task, check_one
+    from gpucompat.rules import registry
 
     if output_format not in (Format.terminal, Format.json):
         raise GpucompatError("diff writes terminal or json output")
-    recs = [check_one(Task(p, profile, backend.value, True, max_delegated_partitions)) for p in (old, new)]
+    cfg = configs.settings("diff", new, config)
+    profile = cfg.profile(profile, registry.DEFAULT)
+    task = Task("", profile, cfg.pick("backend", backend.value if backend else None, "cl"),
+                not cfg.pick("no_quant", no_quant, False), cfg.pick("max_delegated_partitions", max_delegated_partitions, 1))
+    recs = [check_one(replace(task, path=p)) for p in (old, new)]
     for rec in recs:
         if rec["error"]:
             raise GpucompatError(f"{rec['path']}: {rec['error']}")

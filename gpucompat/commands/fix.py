@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, FailOn, Format
+from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, FailOn, Format
 from gpucompat.errors import GpucompatError
 
 
@@ -20,20 +20,25 @@ def fix(
     output: Annotated[str | None, typer.Option("--output", "-o", help="Where to write the fixed model.")] = None,
     rewrite: Annotated[str | None, typer.Option(help="Only these rewrites (comma-separated).")] = None,
     skip: Annotated[str | None, typer.Option(help="Skip these rewrites (comma-separated).")] = None,
-    unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="Allow rewrites that change the model's inputs or outputs (rgb-to-rgba).")] = False,
-    profile: Annotated[str, typer.Option(help="Delegate profile the fix aims at.")] = "gpu-current",
-    backend: Annotated[BackendChoice, typer.Option(help="GPU backend the delegate ends up on.")] = BackendChoice.cl,
-    max_delegated_partitions: Annotated[int, typer.Option(help="Partitions delegated (the runtime default is 1).")] = 1,
-    no_quant: Annotated[bool, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = False,
+    unsafe_fixes: Annotated[bool | None, typer.Option("--unsafe-fixes", help="Allow rewrites that change the model's inputs or outputs (rgb-to-rgba).")] = None,
+    profile: Annotated[str | None, typer.Option(help="Delegate profile the fix aims at (default gpu-current).")] = None,
+    backend: Annotated[BackendChoice | None, typer.Option(help="GPU backend the delegate ends up on (default cl).")] = None,
+    max_delegated_partitions: Annotated[int | None, typer.Option(help="Partitions delegated (the runtime default is 1).")] = None,
+    no_quant: Annotated[bool | None, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; verify and write nothing.")] = False,
-    no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip the numerical verification.")] = False,
+    inputs: Annotated[str | None, typer.Option(help="Verify on these inputs instead of seeded random ones: a .npz with one array per input, keyed by name or index, first axis = samples.")] = None,
+    no_verify: Annotated[bool | None, typer.Option("--no-verify", help="Skip the numerical verification.")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Allow writing over the input model.")] = False,
     output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.terminal,
-    fail_on: Annotated[FailOn, typer.Option(help="Exit 1 when findings of this severity remain after the fix.")] = FailOn.never,
+    fail_on: Annotated[FailOn | None, typer.Option(help="Exit 1 when findings of this severity remain after the fix (default never).")] = None,
+    config: ConfigFile = None,
 ) -> None:
     """Rewrite MODEL so the GPU delegate takes more of it, verify the outputs, write the result."""
+    from gpucompat import config as configs
+    from gpucompat import ir
     from gpucompat import rewrites as catalogue
-    from gpucompat.fixing import report, run
+    from gpucompat.fixing import run
+    from gpucompat.output import fix_view
     from gpucompat.rules import registry
     from gpucompat.rules.lint import SEVERITIES, run_all
     from gpucompat.rules.profile import Options
@@ -42,28 +47,32 @@ def fix(
         if not in_place:
             raise GpucompatError("fix needs --output/-o (or --in-place to overwrite the model, or --dry-run)")
         output = path
-    prof = registry.get(profile)
-    if backend.value not in prof.backends:
-        raise GpucompatError(f"profile {profile} has no {backend.value} backend (it has: {', '.join(prof.backends)})")
-    options = Options(allow_quant=not no_quant, backend=backend.value, max_delegated_partitions=max_delegated_partitions)
-    chosen = catalogue.select(_names(rewrite), _names(skip), unsafe_fixes)
+    cfg = configs.settings("fix", path, config)
+    profile = cfg.profile(profile, registry.DEFAULT)
+    chosen_backend = cfg.pick("backend", backend.value if backend else None, "cl")
+    prof = registry.get_with_backend(profile, chosen_backend)
+    options = Options(allow_quant=not cfg.pick("no_quant", no_quant, False), backend=chosen_backend,
+                      max_delegated_partitions=cfg.pick("max_delegated_partitions", max_delegated_partitions, 1))
+    chosen = catalogue.select(cfg.pick("rewrite", _names(rewrite)), cfg.pick("skip", _names(skip)),
+                              cfg.pick("unsafe_fixes", unsafe_fixes, False))
+    level = cfg.pick("fail_on", fail_on.value if fail_on else None, "never")
     result = run.fix_file(path, chosen, prof, options)
+    if inputs:
+        from gpucompat.npz_inputs import load_samples
+
+        result.samples = load_samples(inputs, ir.from_bytes(result.original, path).graphs[0].inputs)
     status = EXIT_CLEAN
-    if not dry_run:
-        if not no_verify and run.verify_fix(result) is not None and not result.verification.ok:
-            result.failing_rewrites = run.blame(result, chosen, prof, options)
-            status = EXIT_FINDINGS
-        elif output is not None and (result.changed or output != path):
-            run.write_fix(result, output, in_place)
-    if status == EXIT_CLEAN and fail_on is not FailOn.never:
-        threshold = SEVERITIES.index(fail_on.value)
+    if not dry_run and not run.prove_and_write(result, chosen, output, in_place, not cfg.pick("no_verify", no_verify, False)):
+        status = EXIT_FINDINGS
+    if status == EXIT_CLEAN and level != "never":
+        threshold = SEVERITIES.index(level)
         if any(SEVERITIES.index(f.severity) <= threshold for f in run_all(result.after)):
             status = EXIT_FINDINGS
-    doc = report.document(result)
+    doc = fix_view.document(result)
     if output_format is Format.json:
         typer.echo(json.dumps(doc, indent=2))
     else:
         from rich.console import Console
 
-        report.render(Console(highlight=False, soft_wrap=True), doc)
+        fix_view.render(Console(highlight=False, soft_wrap=True), doc)
     raise typer.Exit(status)

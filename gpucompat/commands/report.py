@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from gpucompat.commands.common import EXIT_ERROR, BackendChoice
+from gpucompat.commands.common import EXIT_ERROR, BackendChoice, ConfigFile
 from gpucompat.output.text import printable
 
 
@@ -18,26 +18,31 @@ def report(
     after: Annotated[str | None, typer.Option(help="A rewritten version of the model (from `gpucompat fix`), shown before/after.")] = None,
     fix: Annotated[str | None, typer.Option(help="The result of `gpucompat fix --format json` for one of the models, to show with it.")] = None,
     verify: Annotated[str | None, typer.Option(help="The result of `gpucompat verify --format json` for one of the models (or its --after), to show with it.")] = None,
-    profile: Annotated[str, typer.Option(help="Delegate profile (gpu-current, litert-mldrift, ...).")] = "gpu-current",
-    backend: Annotated[BackendChoice, typer.Option(help="GPU backend the delegate ends up on.")] = BackendChoice.cl,
-    max_delegated_partitions: Annotated[int, typer.Option(help="Partitions delegated (the runtime default is 1; <= 0 means 1).")] = 1,
-    no_quant: Annotated[bool, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = False,
+    profile: Annotated[str | None, typer.Option(help="Delegate profile (gpu-current, litert-mldrift, ...; default gpu-current).")] = None,
+    backend: Annotated[BackendChoice | None, typer.Option(help="GPU backend the delegate ends up on (default cl).")] = None,
+    max_delegated_partitions: Annotated[int | None, typer.Option(help="Partitions delegated (the runtime default is 1; <= 0 means 1).")] = None,
+    no_quant: Annotated[bool | None, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = None,
+    config: ConfigFile = None,
 ) -> None:
     """Write a self-contained HTML page: where each op runs and why, the partitions, the costs and
     the findings."""
-    from gpucompat.batch import Task, check_many
+    from gpucompat import config as configs
     from gpucompat.discover import model_paths
-    from gpucompat.errors import GpucompatError
-    from gpucompat.report import write_report
+    from gpucompat.output.html import write_report
+    from gpucompat.pipeline import Task, check_many
     from gpucompat.rules import registry
 
-    if backend.value not in registry.get(profile).backends:
-        raise GpucompatError(f"profile {profile} has no {backend.value} backend")
+    files = model_paths(paths)
+    cfg = configs.settings("report", files[0] if files else ".", config)
+    profile = cfg.profile(profile, registry.DEFAULT)
+    chosen_backend = cfg.pick("backend", backend.value if backend else None, "cl")
+    registry.get_with_backend(profile, chosen_backend)
+    allow_quant = not cfg.pick("no_quant", no_quant, False)
+    partitions = cfg.pick("max_delegated_partitions", max_delegated_partitions, 1)
 
     def records(files: list[str]) -> list[dict]:
-        return check_many([Task(p, profile, backend.value, not no_quant, max_delegated_partitions) for p in files])
+        return check_many([Task(p, profile, chosen_backend, allow_quant, partitions) for p in files])
 
-    files = model_paths(paths)
     recs = records(files)
     later = records(model_paths([after])) if after else None
     for key, file, field in (("fix", fix, "path"), ("verify", verify, "model")):

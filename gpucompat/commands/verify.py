@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 
-from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, Format, write_text
+from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, ConfigFile, Format
 from gpucompat.errors import GpucompatError
-
+from gpucompat.output.destination import write_rich, write_text
 
 # Test backends and their default number of runs: the accelerator's first inference compiles
 # shaders for 10-40 s on the software Vulkan driver, so it runs few by default.
@@ -36,36 +36,46 @@ def _overrides(specs: list[str]) -> dict:
 def verify(
     model: Annotated[str, typer.Argument(help="The .tflite model to run.")],
     runs: Annotated[int | None, typer.Option(help="Number of runs with seeded random inputs (default 50; 3 on litert-gpu).")] = None,
-    backend: Annotated[str, typer.Option(help="Test backend: opencl (hybrid execution on the included executor) or litert-gpu (LiteRT's real GPU accelerator in fp32, fully delegated models only).")] = "opencl",
-    precision: Annotated[str, typer.Option(help="Executor precision: fp32, or fp16 (half storage, float arithmetic).")] = "fp32",
+    inputs: Annotated[str | None, typer.Option(help="Run on these inputs instead of random ones: a .npz with one array per input, keyed by name or index, first axis = samples (one run per sample).")] = None,
+    backend: Annotated[str | None, typer.Option(help="Test backend: opencl (hybrid execution on the included executor; the default) or litert-gpu (LiteRT's real GPU accelerator, fully delegated models only).")] = None,
+    precision: Annotated[str | None, typer.Option(help="fp32 (default), or fp16: half storage with float arithmetic on the executor, the default precision on litert-gpu.")] = None,
     device: Annotated[str | None, typer.Option(help="OpenCL device: index or part of its name (default: a GPU, else PoCL).")] = None,
     cache_dir: Annotated[str | None, typer.Option(help="Compiled-program cache directory (default: the user cache directory; '' disables).")] = None,
-    profile: Annotated[str, typer.Option(help="Delegate profile deciding which ops run on the GPU.")] = "gpu-current",
+    profile: Annotated[str | None, typer.Option(help="Delegate profile deciding which ops run on the GPU (default gpu-current).")] = None,
     atol: Annotated[float | None, typer.Option(help="Absolute tolerance (default per precision: fp32 1e-5, fp16 1e-2).")] = None,
     rtol: Annotated[float | None, typer.Option(help="Relative tolerance (default per precision: fp32 1e-5, fp16 1e-2).")] = None,
     output_tolerance: Annotated[list[str] | None, typer.Option(help="Per-output override NAME_OR_INDEX=ATOL,RTOL (repeatable).")] = None,
-    localize: Annotated[bool, typer.Option("--localize", help="On failure, name the first op whose output diverges.")] = False,
+    localize: Annotated[bool | None, typer.Option("--localize", help="On failure, name the first op whose output diverges.")] = None,
     against: Annotated[str | None, typer.Option(help="Compare with this original model instead of MODEL on the reference interpreter.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the random inputs.")] = 0,
+    seed: Annotated[int | None, typer.Option(help="Seed of the random inputs (default 0).")] = None,
     max_memory: Annotated[str | None, typer.Option(help="Refuse a model whose tensors would need more than this (reference interpreter + executor storage, worked out from the shapes), e.g. 512M (default 2G).")] = None,
     output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.terminal,
     output: Annotated[str | None, typer.Option(help="Write the output to this file (atomically) instead of stdout.")] = None,
+    config: ConfigFile = None,
 ) -> None:
     """Run MODEL on the OpenCL executor (CPU partitions on the reference interpreter) and compare
     its outputs with the reference interpreter. Exit 0 pass, 1 fail, 2 error."""
+    from gpucompat import config as configs
     from gpucompat.opencl.runtime import PRECISIONS
+    from gpucompat.rules import registry
     from gpucompat.verify.budget import parse_size
+    from gpucompat.verify.compare import Tolerance
     from gpucompat.verify.run import Settings, verify_model
 
+    cfg = configs.settings("verify", model, config)
+    backend, precision = cfg.pick("backend", backend, "opencl"), cfg.pick("precision", precision, "fp32")
+    overrides = (_overrides(output_tolerance) if output_tolerance
+                 else {k: Tolerance(*v) for k, v in cfg.pick("output_tolerance", None, {}).items()})
+    max_memory = cfg.pick("max_memory", max_memory)
     if precision not in PRECISIONS:
         raise GpucompatError(f"--precision must be one of {', '.join(PRECISIONS)}")
     if backend not in BACKENDS:
         raise GpucompatError(f"--backend must be one of {', '.join(BACKENDS)}")
-    if backend == "litert-gpu" and precision != "fp32":
-        raise GpucompatError("--backend litert-gpu runs in fp32 only (enforce_f32)")
-    settings = Settings(runs=runs if runs is not None else BACKENDS[backend], backend=backend, precision=precision, device=device, cache_dir=cache_dir, profile=profile,
-                        atol=atol, rtol=rtol, overrides=_overrides(output_tolerance or []), localize=localize,
-                        against=against, seed=seed)
+    settings = Settings(runs=cfg.pick("runs", runs, BACKENDS[backend]), backend=backend, precision=precision,
+                        device=cfg.pick("device", device), cache_dir=cfg.pick("cache_dir", cache_dir),
+                        profile=cfg.profile(profile, registry.DEFAULT), atol=cfg.pick("atol", atol),
+                        rtol=cfg.pick("rtol", rtol), overrides=overrides, localize=cfg.pick("localize", localize, False),
+                        against=against, seed=cfg.pick("seed", seed, 0), inputs=inputs)
     if max_memory is not None:
         settings.max_memory = parse_size(max_memory)
     result = verify_model(model, settings)
@@ -74,15 +84,7 @@ def verify(
     if output_format is Format.json:
         write_text(json.dumps(doc, indent=2) + "\n", output, protect)
     else:
-        from io import StringIO
+        from gpucompat.output.verify_view import render
 
-        from rich.console import Console
-
-        from gpucompat.verify.render import render
-
-        buf = StringIO() if output else None
-        console = Console(file=buf, highlight=False, soft_wrap=True) if buf else Console(highlight=False)
-        render(console, doc, result.ops_gpu, result.ops_total)
-        if buf:
-            write_text(buf.getvalue(), output, protect)
+        write_rich(lambda console: render(console, doc, result.ops_gpu, result.ops_total), output, protect)
     raise typer.Exit(EXIT_CLEAN if result.passed else EXIT_FINDINGS)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from gpucompat.check import ModelResult
 from gpucompat.confirm.runner import Launcher, RuntimeReport, compile_models
+from gpucompat.placement import ModelResult
 
 PROFILE = "litert-mldrift"
 
@@ -92,9 +92,11 @@ def disagreements(real: Delegation, ours: Delegation) -> list[str]:
     if real.gpu_ops != ours.gpu_ops:
         found.append(f"GPU ops per subgraph: runtime {real.gpu_ops}, predicted {ours.gpu_ops}")
     if real.fully_delegated != ours.fully_delegated:
-        found.append(f"fully delegated: runtime {yes_no(real.fully_delegated)}, predicted {yes_no(ours.fully_delegated)}")
+        found.append(f"fully delegated: runtime {yes_no(real.fully_delegated)}, "
+                     f"predicted {yes_no(ours.fully_delegated)}")
     if real.compiles and ours.compiles and set(real.rejected) != set(ours.rejected):
-        only_real, only_ours = sorted(set(real.rejected) - set(ours.rejected)), sorted(set(ours.rejected) - set(real.rejected))
+        only_real = sorted(set(real.rejected) - set(ours.rejected))
+        only_ours = sorted(set(ours.rejected) - set(real.rejected))
         found.append("rejected op types:" + (f" only the runtime rejects {', '.join(only_real)}" if only_real else "")
                      + (";" if only_real and only_ours else "")
                      + (f" only the prediction rejects {', '.join(only_ours)}" if only_ours else ""))
@@ -148,7 +150,7 @@ def confirm(paths: list[str], launch: Launcher, per_model_timeout: float = 120.0
     (WebGPU backend, the one the accelerator runs on). Files are read first, so a bad file
     stops the command before the runtime starts."""
     from gpucompat import ir
-    from gpucompat.check import check_model
+    from gpucompat.placement import check_model
     from gpucompat.rules import registry
     from gpucompat.rules.profile import Options
 

@@ -1,5 +1,6 @@
 """Inference on LiteRT's real GPU accelerator for `verify --backend litert-gpu`: one child process
-(gpucompat/confirm/infer_child.py) compiles the model once in fp32 and runs every input set, with
+(gpucompat/confirm/infer_child.py) compiles the model once, in fp32 or at the accelerator's default
+precision (fp16), and runs every input set, with
 a time limit; the Vulkan driver is found as `gpucompat confirm` finds it (runner.launcher).
 
 The first inference compiles shaders (10-40 s on the software driver), so verify keeps the number
@@ -23,8 +24,10 @@ TIMEOUT_S = 600.0
 
 
 def run_on_accelerator(path: str, runs: list[list[np.ndarray]], input_indices: list[int],
-                       output_indices: list[int], timeout_s: float = TIMEOUT_S) -> list[list[np.ndarray]]:
-    """Outputs (in `output_indices` order) of every run of `path` on the accelerator; a one-line
+                       output_indices: list[int], timeout_s: float = TIMEOUT_S,
+                       precision: str = "fp32") -> list[list[np.ndarray]]:
+    """Outputs (in `output_indices` order) of every run of `path` on the accelerator at `precision`
+    (fp32: enforce_f32; fp16: the accelerator's default); a one-line
     GpucompatError when there is no Vulkan device, the model is not fully accelerated, or the
     child fails or runs past `timeout_s`."""
     launch = launcher()
@@ -32,7 +35,8 @@ def run_on_accelerator(path: str, runs: list[list[np.ndarray]], input_indices: l
         inputs, outputs = os.path.join(tmp, "inputs.npz"), os.path.join(tmp, "outputs.npz")
         np.savez(inputs, **{f"run{r}_t{t}": v for r, feeds in enumerate(runs) for t, v in zip(input_indices, feeds)})
         try:
-            proc = subprocess.run([launch.python, infer_child.__file__, os.path.abspath(path), inputs, outputs],
+            argv = [launch.python, infer_child.__file__, os.path.abspath(path), inputs, outputs, precision]
+            proc = subprocess.run(argv,
                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                   env=launch.env, timeout=timeout_s)
         except subprocess.TimeoutExpired:

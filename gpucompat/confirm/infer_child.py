@@ -1,12 +1,12 @@
-"""Run in a child process: inference on LiteRT's GPU accelerator in fp32, for `verify --backend
-litert-gpu`. Standard library, numpy and ai_edge_litert only (the parent may run it with another
-Python than its own).
+"""Run in a child process: inference on LiteRT's GPU accelerator, for `verify --backend litert-gpu`.
+Standard library, numpy and ai_edge_litert only (the parent may run it with another Python than its own).
 
-Usage: infer_child.py MODEL INPUTS.npz OUTPUTS.npz. INPUTS.npz holds `run<R>_t<T>`: the value of
+Usage: infer_child.py MODEL INPUTS.npz OUTPUTS.npz [fp32|fp16]. INPUTS.npz holds `run<R>_t<T>`: the value of
 input tensor T (the tensor's index in the main subgraph) for run R. OUTPUTS.npz receives
 `run<R>_t<T>` for every output tensor T, and `status` a JSON text: {"fully_accelerated": bool,
-"error": str|null}. The model is compiled on the GPU accelerator only, with `enforce_f32`
-(GpuOptions), so nothing falls back to the CPU unnoticed.
+"error": str|null}. The model is compiled on the GPU accelerator only, so nothing falls back to
+the CPU unnoticed: with `enforce_f32` (GpuOptions) for fp32, at the accelerator's default precision
+(fp16) for fp16.
 """
 
 import json
@@ -15,7 +15,7 @@ import sys
 import numpy as np
 
 
-def main(model_path: str, inputs_path: str, outputs_path: str) -> None:
+def main(model_path: str, inputs_path: str, outputs_path: str, precision: str = "fp32") -> None:
     """Compile once, run every input set, write the outputs (or why there are none)."""
     from ai_edge_litert.compiled_model import CompiledModel
     from ai_edge_litert.gpu_options import GpuOptions
@@ -25,8 +25,8 @@ def main(model_path: str, inputs_path: str, outputs_path: str) -> None:
     results: dict[str, np.ndarray] = {}
     status = {"fully_accelerated": False, "error": None}
     try:
-        model = CompiledModel.from_file(model_path, options=Options(HardwareAccelerator.GPU,
-                                                                    gpu_options=GpuOptions(enforce_f32=True)))
+        gpu_options = GpuOptions(enforce_f32=precision == "fp32")
+        model = CompiledModel.from_file(model_path, options=Options(HardwareAccelerator.GPU, gpu_options=gpu_options))
         status["fully_accelerated"] = bool(model.is_fully_accelerated())
         if status["fully_accelerated"]:
             results = _run_all(model, np.load(inputs_path))
@@ -55,4 +55,4 @@ def _run_all(model, inputs) -> dict[str, np.ndarray]:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:5])

@@ -127,7 +127,8 @@ def _batch(paths: list[str], launch: Launcher, per_model_timeout: float) -> list
     return reports
 
 
-def run_watched(argv: list[str], env: dict | None, per_model_timeout: float) -> tuple[subprocess.Popen, list[str], bool]:
+def run_watched(argv: list[str], env: dict | None,
+                per_model_timeout: float) -> tuple[subprocess.Popen, list[str], bool]:
     """Run a child, watching its stderr for model markers (_watch); (the finished process, every
     stderr line, whether it was killed). The child writes through a file description of its own:
     one shared with the reader would share its offset, and reading while the child writes would put

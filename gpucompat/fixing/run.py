@@ -11,13 +11,13 @@ from dataclasses import dataclass
 
 from gpucompat import ir
 from gpucompat.errors import GpucompatError
+from gpucompat.fixing.runtime_version import raise_min_runtime_version
+from gpucompat.fixing.verify import Verifications, verify_everywhere
 from gpucompat.ir.buffers import check_metadata_references, compact_buffers
 from gpucompat.ir.mapped import FileMap, copy_all, map_open
 from gpucompat.ir.reader import map_model
 from gpucompat.ir.writer import write_atomic, write_model
-from gpucompat.check import ModelResult, check_model
-from gpucompat.fixing.runtime_version import raise_min_runtime_version
-from gpucompat.fixing.verify import Verifications, verify_everywhere
+from gpucompat.placement import ModelResult, check_model
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
 from gpucompat.rules.profile import Options, Profile
@@ -37,6 +37,7 @@ class Fix:
     verification: Verifications | None = None
     failing_rewrites: list[str] | None = None  # named after a failed verification
     output: str | None = None
+    samples: list | None = None  # representative inputs to verify on (input values per run); None: seeded
 
     @property
     def changed(self) -> bool:
@@ -91,7 +92,7 @@ def verify_fix(fix: Fix) -> Verifications | None:
     ops as the fix's profile and options do; the result is kept on `fix`."""
     if fix.changed:
         fix.verification = verify_everywhere(bytes(fix.original), bytes(fix.fixed), fix.trace.safeties(),
-                                             fix.after.profile.name, fix.after.options)
+                                             fix.after.profile.name, fix.after.options, fix.samples)
     return fix.verification
 
 
@@ -99,6 +100,18 @@ def write_fix(fix: Fix, output: str, in_place: bool) -> None:
     """Write the fixed model atomically; the input is protected unless `in_place`."""
     write_atomic(lambda out: copy_all(fix.fixed, out), output, protect=() if in_place else (fix.path,))
     fix.output = output
+
+
+def prove_and_write(fix: Fix, rewrites: list[Rewrite], output: str | None, in_place: bool,
+                    verify: bool = True) -> bool:
+    """Verify the fix (unless `verify` is False) and write it to `output` when it holds; after a
+    failed verification name the rewrites to blame and write nothing. True when the fix holds."""
+    if verify and verify_fix(fix) is not None and not fix.verification.ok:
+        fix.failing_rewrites = blame(fix, rewrites, fix.after.profile, fix.after.options)
+        return False
+    if output is not None and (fix.changed or output != fix.path):
+        write_fix(fix, output, in_place)
+    return True
 
 
 def blame(fix: Fix, rewrites: list[Rewrite], profile: Profile, options: Options) -> list[str]:
@@ -109,6 +122,6 @@ def blame(fix: Fix, rewrites: list[Rewrite], profile: Profile, options: Options)
         model = ir.from_bytes(fix.original, fix.path)
         trace = rewrite_model(model, [rw], profile, options)
         if trace.applied and not verify_everywhere(bytes(fix.original), ir.to_bytes(model), trace.safeties(),
-                                                   profile.name, options).ok:
+                                                   profile.name, options, fix.samples).ok:
             guilty.append(rw.name)
     return guilty or names

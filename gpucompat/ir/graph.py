@@ -45,22 +45,61 @@ class Graph:
         """Position of an op in the execution plan (cached, rebuilt when the plan changed)."""
         return _position(self.ops, self._op_pos, op)
 
+    def has_op(self, op: Op) -> bool:
+        """True when `op` is in the execution plan (an op being built is not yet)."""
+        try:
+            self.op_index(op)
+        except GraphError:
+            return False
+        return True
+
     def link(self) -> None:
-        """Recompute every tensor's producer and consumers from the ops' input/output lists."""
+        """Recompute every tensor's producer and consumers from the ops' input/output lists (after
+        reading a file; edits keep them current through the methods below)."""
         for t in self.tensors:
             t.producer = None
             t.consumers = []
         for op in self.ops:
+            self.attach(op)
+
+    def attach(self, op: Op, inputs: bool = True, outputs: bool = True) -> None:
+        """Record `op` as a reader of its inputs and the producer of its outputs."""
+        for t in op.present_inputs if inputs else ():
+            if op not in t.consumers:
+                t.consumers.append(op)
+        for t in op.outputs if outputs else ():
+            if t.producer is not None and t.producer is not op:
+                raise GraphError(
+                    f"subgraph {self.index}: tensor#{t.index} {t.name!r} is produced by "
+                    f"op#{t.producer.index} and op#{op.index}"
+                )
+            t.producer = op
+
+    def detach(self, op: Op, inputs: bool = True, outputs: bool = True) -> None:
+        """Forget `op` as a reader of its inputs and the producer of its outputs."""
+        for t in op.present_inputs if inputs else ():
+            t.consumers = [c for c in t.consumers if c is not op]
+        for t in op.outputs if outputs else ():
+            if t.producer is op:
+                t.producer = None
+
+    def stale_links(self) -> str | None:
+        """What differs between the links and the ops' lists, or None when they agree (the rewrite
+        engine asks after every rewrite: an edit that bypassed the editing methods shows here)."""
+        readers = {id(t): [] for t in self.tensors}
+        producer = {}
+        for op in self.ops:
             for t in op.present_inputs:
-                if op not in t.consumers:
-                    t.consumers.append(op)
+                if op not in readers.setdefault(id(t), []):
+                    readers[id(t)].append(op)
             for t in op.outputs:
-                if t.producer is not None and t.producer is not op:
-                    raise GraphError(
-                        f"subgraph {self.index}: tensor#{t.index} {t.name!r} is produced by "
-                        f"op#{t.producer.index} and op#{op.index}"
-                    )
-                t.producer = op
+                producer[id(t)] = op
+        for t in self.tensors:
+            if t.producer is not producer.get(id(t)):
+                return f"tensor#{t.index} {t.name!r} names the wrong producer"
+            if {id(c) for c in t.consumers} != {id(c) for c in readers[id(t)]}:
+                return f"tensor#{t.index} {t.name!r} names the wrong readers"
+        return None
 
     def is_graph_output(self, tensor: Tensor) -> bool:
         """True when the tensor is one of the subgraph's outputs."""
@@ -109,16 +148,17 @@ class Graph:
 
     def cleanup(self) -> None:
         """Remove ops whose outputs nobody reads (and that have no side effects), then tensors
-        that no op, graph input or output refers to. Relinks the graph."""
-        self.link()
+        that no op, graph input or output refers to."""
         keep_ops = live_ops(self)
+        for op in self.ops:
+            if id(op) not in keep_ops:
+                self.detach(op)
         self.ops = [op for op in self.ops if id(op) in keep_ops]
         used = {id(t) for t in self.inputs} | {id(t) for t in self.outputs}
         for op in self.ops:
             used.update(id(t) for t in (*op.present_inputs, *op.outputs, *op.intermediates))
         used.update(id(t) for t in self.model.signature_tensors() if t.graph is self)
         self.tensors = [t for t in self.tensors if id(t) in used]
-        self.link()
 
     def check(self) -> None:
         """Raise GraphError when an IR invariant does not hold (after a rewrite, before saving)."""
@@ -142,17 +182,29 @@ class Graph:
         return t
 
     def insert_op(self, position: int, op: Op) -> Op:
-        """Insert an op into the execution plan at `position` and relink."""
+        """Insert an op into the execution plan at `position`, linking it to its tensors."""
         self.ops.insert(position, op)
-        self.link()
+        self.attach(op)
         return op
+
+    def remove_op(self, op: Op) -> None:
+        """Take `op` out of the execution plan; its outputs are left without a producer."""
+        del self.ops[self.op_index(op)]
+        self.detach(op)
+
+    def replace_op(self, old: Op, new: list[Op]) -> None:
+        """Put the ops `new` (in order) where `old` is in the plan; they may write old's outputs."""
+        at = self.op_index(old)
+        self.ops[at:at + 1] = new
+        self.detach(old)
+        for op in new:
+            self.attach(op)
 
     def replace_uses(self, old: Tensor, new: Tensor) -> None:
         """Make every reader of `old` (ops and graph outputs) read `new` instead."""
-        for op in self.ops:
-            op.inputs = [new if t is old else t for t in op.inputs]
+        for op in list(old.consumers):
+            op.set_inputs([new if t is old else t for t in op.inputs])
         self.outputs = [new if t is old else t for t in self.outputs]
-        self.link()
 
     def __repr__(self) -> str:
         return f"Graph#{self.index}({self.name!r}, {len(self.ops)} ops, {len(self.tensors)} tensors)"
@@ -197,7 +249,7 @@ def describe_cycle(ops: Iterable[Op]) -> str:
         return "no ops"
     import networkx as nx
 
-    from gpucompat.ir.view import to_networkx
+    from gpucompat.ir.networkx_view import to_networkx
 
     graph = ops[0].graph
     stuck = {graph.op_index(op) for op in ops}

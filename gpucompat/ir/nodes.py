@@ -3,6 +3,8 @@
 Each wrapper keeps its flatbuffer record (`fb`) so that every field the schema has survives a
 load/save untouched; the wrappers add what analyses and rewrites need: object links instead of
 indices (op.inputs are Tensor objects, tensor.producer / tensor.consumers are Op objects).
+Edits go through `Op.set_input` / `set_inputs` / `set_output` and the Graph's `insert_op`,
+`remove_op`, `replace_op` and `replace_uses`, which keep those links current.
 """
 
 from __future__ import annotations
@@ -210,6 +212,32 @@ class Op:
     def present_inputs(self) -> list[Tensor]:
         """Inputs that are not optional placeholders."""
         return [t for t in self.inputs if t is not None]
+
+    def set_input(self, i: int, tensor: Tensor | None) -> None:
+        """Make input i read `tensor` (None: an absent optional input), keeping the readers of the
+        old and the new tensor current when the op is in its graph's plan."""
+        inputs = list(self.inputs)
+        inputs[i] = tensor
+        self.set_inputs(inputs)
+
+    def set_inputs(self, tensors) -> None:
+        """Replace the whole input list, keeping the tensors' readers current (see set_input)."""
+        linked = self.graph.has_op(self)
+        if linked:
+            self.graph.detach(self, outputs=False)
+        self.inputs = list(tensors)
+        if linked:
+            self.graph.attach(self, outputs=False)
+
+    def set_output(self, i: int, tensor: Tensor) -> None:
+        """Make output i write `tensor`, keeping both tensors' producer current when the op is in
+        its graph's plan (a tensor another op produces is a GraphError)."""
+        linked = self.graph.has_op(self)
+        if linked:
+            self.graph.detach(self, inputs=False)
+        self.outputs[i] = tensor
+        if linked:
+            self.graph.attach(self, inputs=False)
 
     def __repr__(self) -> str:
         return f"Op#{self.index}({self.name} v{self.version})"

@@ -39,7 +39,7 @@ def overlays(rec: dict) -> dict[str, dict]:
 def write_node_data(doc: dict, output: str | None, protect: tuple[str, ...]) -> None:
     """Print the overlays of the one checked model as {overlay: GraphNodeData}, or write each to
     its own file: OUTPUT (placement), OUTPUT-stem.partition.json, OUTPUT-stem.padding.json."""
-    from gpucompat.commands.common import write_text
+    from gpucompat.output.destination import write_text
 
     if len(doc["models"]) != 1:
         raise GpucompatError("--format model-explorer takes exactly one model")

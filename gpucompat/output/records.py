@@ -9,7 +9,7 @@ from dataclasses import asdict
 from gpucompat import __version__
 from gpucompat.analyses.boundaries import PRECISION_DEFAULTS
 from gpucompat.analyses.channel_padding import STORED_BYTES
-from gpucompat.check import ModelResult
+from gpucompat.placement import ModelResult
 from gpucompat.rules.lint import Finding
 
 SCHEMA_VERSION = 1

@@ -70,4 +70,5 @@ class OutputStats:
         return {"index": self.index, "name": self.name,
                 "avg_error": float(errors.mean()) if errors.size else 0.0,
                 "std_dev": float(errors.std()) if errors.size else 0.0,
-                "max_abs_error": None if np.isnan(self.max_abs_error) else self.max_abs_error, "max_ref_abs": self.max_ref_abs, "passed": self.passed}
+                "max_abs_error": None if np.isnan(self.max_abs_error) else self.max_abs_error,
+                "max_ref_abs": self.max_ref_abs, "passed": self.passed}

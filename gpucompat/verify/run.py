@@ -34,7 +34,8 @@ class Settings:
     localize: bool = False
     against: str | None = None
     seed: int = 0
-    backend: str = "opencl"  # or "litert-gpu": LiteRT's real GPU accelerator in fp32
+    backend: str = "opencl"  # or "litert-gpu": LiteRT's real GPU accelerator (fp32, or its default fp16)
+    inputs: str | None = None  # a .npz of representative inputs (gpucompat/npz_inputs.py): its samples are the runs
     max_memory: int = budget.parse_size(budget.DEFAULT_MAX_MEMORY)  # bytes of tensors a run may allocate
 
     def tolerance(self, index: int, name: str) -> Tolerance:
@@ -83,7 +84,7 @@ def _latency(ms: list[float]) -> dict:
 def placements_by_subgraph(model: ir.Model, profile_name: str, options=None) -> dict[int, list[str]]:
     """Where the simulated delegate puts each op ("gpu" / "cpu"), per subgraph index, under the
     profile and check options (the defaults when None)."""
-    from gpucompat.check import check_model
+    from gpucompat.placement import check_model
     from gpucompat.rules import registry
     from gpucompat.rules.profile import Options
 
@@ -131,11 +132,17 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     reference = reference_interpreter(ref_bytes, ref_path)
     where = [p for ps in by_subgraph.values() for p in ps]
     graph = model.graphs[0]
-    gen = np.random.default_rng(settings.seed)
-    all_feeds = [random_inputs(graph, gen) for _ in range(settings.runs)]
+    if settings.inputs:
+        from gpucompat.npz_inputs import load_samples
+
+        all_feeds = load_samples(settings.inputs, graph.inputs)
+        settings.runs = len(all_feeds)
+    else:
+        gen = np.random.default_rng(settings.seed)
+        all_feeds = [random_inputs(graph, gen) for _ in range(settings.runs)]
     runtime = None
     if settings.backend == "litert-gpu":
-        device, init_s, run_test, timed = _on_accelerator(path, graph, all_feeds)
+        device, init_s, run_test, timed = _on_accelerator(path, graph, all_feeds, settings.precision)
         where = ["gpu"] * len(where)  # the accelerator took every op, or it refused above
     else:
         runtime = open_runtime(settings, data) if "gpu" in where else None
@@ -164,7 +171,8 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
                 raise GpucompatError(f"{path}: {e} (the model declares {declared})") from None
         if first_bad is None and not all(o.passed for o in outputs):
             first_bad = feeds
-    result = VerifyResult(path, settings, device, outputs, ref_ms, test_ms, init_s * 1e3, where.count("gpu"), len(where))
+    result = VerifyResult(path, settings, device, outputs, ref_ms, test_ms, init_s * 1e3, where.count("gpu"),
+                          len(where))
     if settings.localize and first_bad is not None and runtime is not None and not settings.against:
         from gpucompat.verify.localize import first_divergent_op
 
@@ -172,16 +180,18 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     return result
 
 
-def _on_accelerator(path: str, graph: ir.Graph, all_feeds: list[list[np.ndarray]]):
-    """Every run on LiteRT's GPU accelerator in one child process, up front: (device, seconds the
-    child took, a function handing out each run's outputs in turn, False: no per-run latency)."""
+def _on_accelerator(path: str, graph: ir.Graph, all_feeds: list[list[np.ndarray]], precision: str):
+    """Every run on LiteRT's GPU accelerator in one child process, up front, at `precision` (fp16:
+    the accelerator's default): (device, seconds the child took, a function handing out each run's
+    outputs in turn, False: no per-run latency)."""
     from gpucompat.confirm.infer import run_on_accelerator
     from gpucompat.confirm.runner import launcher
 
     t0 = time.perf_counter()
     results = iter(run_on_accelerator(path, all_feeds, [t.index for t in graph.inputs],
-                                      [t.index for t in graph.outputs]))
-    device = f"LiteRT GPU accelerator, fp32 ({launcher().driver})"
+                                      [t.index for t in graph.outputs], precision=precision))
+    mode = precision if precision == "fp32" else "default precision (fp16)"
+    device = f"LiteRT GPU accelerator, {mode} ({launcher().driver})"
     return device, time.perf_counter() - t0, lambda feeds: next(results), False
 
 

@@ -46,7 +46,8 @@ def weights_of(ex: Executor, op: Op, index: int) -> np.ndarray:
 def bias_of(ex: Executor, op: Op, index: int, channels: int, multiple: int = 4):
     """The bias buffer, zero-padded to a multiple of `multiple` channels (whole slices by default;
     zeros when the op has none). A bias computed at run time is refused with the op named: the
-    delegate counts at most the input and the weights as runtime inputs (research notes, CONV_2D)."""
+    delegate counts at most the input and the weights as runtime inputs
+    (tflite/tools/versioning/gpu_compatibility.cc, CONV_2D)."""
     b = ex.value(op.input(index))
     if b is None and op.input(index) is not None:
         raise UnsupportedOp(f"op#{op.index} {op.name}: a runtime (non-constant) bias is not supported")

@@ -11,8 +11,8 @@ from __future__ import annotations
 from gpucompat.ir import Op, Tensor
 from gpucompat.opencl.executor import Executor, Step
 from gpucompat.opencl.fusion import Link
-from gpucompat.opencl.layout import bhwc
 from gpucompat.opencl.ops import activation, lowering
+from gpucompat.opencl.phwc4 import bhwc
 from gpucompat.opencl.runtime import GpuTensor
 
 UNARY = {"CAST": 0, "DEQUANTIZE": 0, "QUANTIZE": 0, "ABS": 1, "COS": 2, "SIN": 3, "EXP": 4, "LOG": 5,

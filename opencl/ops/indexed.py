@@ -12,8 +12,8 @@ import numpy as np
 
 from gpucompat.ir import Op, Tensor
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
-from gpucompat.opencl.layout import phwc4_positions
 from gpucompat.opencl.ops import activation, lowering, options
+from gpucompat.opencl.phwc4 import phwc4_positions
 
 
 def positions(ex: Executor, t: Tensor) -> np.ndarray:

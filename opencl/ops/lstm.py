@@ -26,8 +26,8 @@ import numpy as np
 
 from gpucompat.ir import Op, Tensor
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
-from gpucompat.opencl.layout import BHWC
 from gpucompat.opencl.ops import lowering, options, sequence
+from gpucompat.opencl.phwc4 import BHWC
 from gpucompat.opencl.runtime import GpuTensor
 
 FULL_KERNEL = 0  # schema LSTMKernelType: FULL, BASIC

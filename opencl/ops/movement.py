@@ -16,8 +16,8 @@ import numpy as np
 
 from gpucompat.ir import Op, Tensor
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
-from gpucompat.opencl.layout import BHWC, bhwc
 from gpucompat.opencl.ops import lowering, options, sequence
+from gpucompat.opencl.phwc4 import BHWC, bhwc
 from gpucompat.opencl.runtime import GpuTensor
 
 # The BHWC axis (0 b, 1 h, 2 w, 3 c) of each axis of a rank-n tensor (layout.bhwc: [b, c], [b, w, c]).
@@ -124,7 +124,8 @@ def _const_ints(op: Op, index: int) -> np.ndarray:
 
 def _expect(op: Op, out: Tensor, shape: list[int]) -> None:
     if tuple(shape) != tuple(out.shape):
-        raise UnsupportedOp(f"op#{op.index} {op.name}: computed shape {tuple(shape)}, the output has {tuple(out.shape)}")
+        raise UnsupportedOp(f"op#{op.index} {op.name}: computed shape {tuple(shape)}, "
+                            f"the output has {tuple(out.shape)}")
 
 
 @lowering("RESHAPE", "SQUEEZE", "EXPAND_DIMS")
@@ -284,7 +285,8 @@ def unpack(ex: Executor, op: Op) -> Step:
     rank = len(op.inputs[0].shape)
     axis = options(op).axis % rank
     src = ranked(ex, op.inputs[0])
-    return sequence([window_step(ex, src, ranked(ex, out), _skipping(rank, axis, k)) for k, out in enumerate(op.outputs)])
+    return sequence([window_step(ex, src, ranked(ex, out), _skipping(rank, axis, k))
+                     for k, out in enumerate(op.outputs)])
 
 
 @lowering("CONCATENATION")

@@ -7,9 +7,9 @@ import numpy as np
 
 from gpucompat.ir import Op
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
-from gpucompat.opencl.layout import BHWC
 from gpucompat.opencl.ops import lowering, options, sequence
 from gpucompat.opencl.ops.movement import keepdims_tensor
+from gpucompat.opencl.phwc4 import BHWC
 
 _OPS = {"SUM": 0, "MEAN": 1, "REDUCE_MAX": 2, "REDUCE_MIN": 3, "REDUCE_PROD": 4}
 # Which BHWC dimension each axis of a rank-r tensor is (model_builder_helper.cc ExtractAxisFromIndex).

@@ -32,7 +32,7 @@ order.
 
 ## References
 tflite/g3doc/performance/gpu.md "Reshape operations"; tflite/delegates/gpu/common/selectors/
-operation_selector.cc SelectReshape; research notes §5.3.
+operation_selector.cc SelectReshape.
 """
 
 WASTE_DOC = f"""\
@@ -57,7 +57,7 @@ Not applicable: changing channel counts changes the model.
 
 ## References
 tflite/delegates/gpu/common/task/tensor_desc.cc GetSizeInBytesForShape; common/gpu_model.cc
-(single-texture storage for C < 4); TFLite GPU docs "Image data channels"; research notes §5.1.
+(single-texture storage for C < 4); TFLite GPU docs "Image data channels".
 """
 
 

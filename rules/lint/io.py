@@ -25,7 +25,7 @@ An RGBA input changes the model's signature (`signature` safety): callers must f
 
 ## References
 tflite/delegates/gpu/delegate.cc GetTensorObject / SetInputsAndOutputs; TFLite GPU docs
-"Image data channels"; research notes §5.2.
+"Image data channels".
 """
 
 QUANT_IO_DOC = """\
@@ -48,7 +48,7 @@ Not applicable: the I/O types are part of the model's signature.
 
 ## References
 tflite/delegates/gpu/delegate.cc DelegateKernel::Invoke (DequantizeInputs, QuantizeOutputs); TFLite
-GPU docs; research notes §5.4.
+GPU docs.
 """
 
 

@@ -1,6 +1,7 @@
-"""gpu-2019: the GPU delegate code of 2019 (about TF 1.14-2.1), research §4 "Gen-1".
+"""gpu-2019: the GPU delegate code of 2019 (about TF 1.14-2.1).
 
-Sources: uve/tensorflow @ e08079463bf4 and KabirKwatra/tensorflow @ 046d666c1694,
+Sources: uve/tensorflow @ e08079463bf43e5963acc41da1f57e95603f8080 and KabirKwatra/tensorflow @
+046d666c16947dba9853a679d21883af94e7c687,
 tensorflow/lite/delegates/gpu/common/model_builder.cc (parsers, IsActivationSupported,
 GetOpsToReplace). What differs from today:
 - delegation is the longest supported prefix of the execution plan (`partitioning="prefix"`);
@@ -76,6 +77,8 @@ PROFILE = Profile(
     partitioning="prefix",
     runtime_types=frozenset({dtypes.FLOAT32, dtypes.FLOAT16}),
     max_rank=NO_RANK_LIMIT,
-    sources=("uve/tensorflow@e08079463bf4 tensorflow/lite/delegates/gpu/common/model_builder.cc",
-             "KabirKwatra/tensorflow@046d666c1694 tensorflow/lite/delegates/gpu/common/model_builder.cc"),
+    sources=("uve/tensorflow@e08079463bf43e5963acc41da1f57e95603f8080 "
+             "tensorflow/lite/delegates/gpu/common/model_builder.cc",
+             "KabirKwatra/tensorflow@046d666c16947dba9853a679d21883af94e7c687 "
+             "tensorflow/lite/delegates/gpu/common/model_builder.cc"),
 )

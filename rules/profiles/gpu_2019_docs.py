@@ -1,10 +1,11 @@
-"""gpu-2019-docs: what the early-2019 developer-preview docs promised, research §4 "Gen-0".
+"""gpu-2019-docs: what the early-2019 developer-preview docs promised.
 
-Source: uve/tensorflow @ e08079463bf4 tensorflow/lite/delegates/gpu/README.md (the op list, "16-bit
-and 32-bit float", every op at version 1 except DEPTHWISE_CONV_2D v1-2 and LSTM v2 Basic). The
-preview binary delegated the supported prefix of the plan and printed "op code #K cannot be handled
-by this delegate" with K the BuiltinOperator number. The list is the 2019 code's parsers restricted
-to the documented ops, with the documented versions.
+Source: uve/tensorflow @ e08079463bf43e5963acc41da1f57e95603f8080
+tensorflow/lite/delegates/gpu/README.md (the op list, "16-bit and 32-bit float", every op at
+version 1 except DEPTHWISE_CONV_2D v1-2 and LSTM v2 Basic). The preview binary delegated the
+supported prefix of the plan and printed "op code #K cannot be handled by this delegate" with K the
+BuiltinOperator number. The list is the 2019 code's parsers restricted to the documented ops, with
+the documented versions.
 """
 
 from dataclasses import replace
@@ -27,5 +28,5 @@ PROFILE = replace(
     ops=OPS,
     custom_ops={},
     unsupported_message="op code #{opcode} cannot be handled by this delegate.",
-    sources=("uve/tensorflow@e08079463bf4 tensorflow/lite/delegates/gpu/README.md",),
+    sources=("uve/tensorflow@e08079463bf43e5963acc41da1f57e95603f8080 tensorflow/lite/delegates/gpu/README.md",),
 )

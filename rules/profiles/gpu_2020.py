@@ -1,9 +1,9 @@
-"""gpu-2020: the GPU delegate of 2020 (about TF 2.2-2.5), research §4 "Gen-2".
+"""gpu-2020: the GPU delegate of 2020 (about TF 2.2-2.5).
 
 Sources: a 2020 tensorflow/lite/delegates/gpu/common/model_builder.cc (ElementwiseOperationParser's
 IsTwoArgumentOperation = DIV, POW, SQUARED_DIFF, SUB and IsTwoArgumentOperationWithConst =
 MINIMUM, MAXIMUM, SUB; IsActivationSupported still refusing SIGMOID; FULLY_CONNECTED capped at 4;
-LSTM exactly v2, basic kernel); tensorflow/tensorflow @ 021bfd4e8001 g3doc/performance/
+LSTM exactly v2, basic kernel); tensorflow/tensorflow @ 021bfd4e8001ca9ded726921e90d61594c044419 g3doc/performance/
 gpu_advanced.md. Partitioning as today (FP16GraphPartitionHelper, N largest). 5-D tensors were not
 filtered before Parse (tensorflow#39920: "has bad input dims size: 5" killed the delegation).
 MediaPipe custom ops were accepted at partitioning but their Parse called ParseCustomAttributes,
@@ -71,7 +71,8 @@ PROFILE = Profile(
     runtime_types=frozenset({dtypes.FLOAT32, dtypes.FLOAT16}),
     quant_types=frozenset({dtypes.INT8, dtypes.UINT8}),
     max_rank=gpu_2019.NO_RANK_LIMIT,
-    sources=("tensorflow/lite/delegates/gpu/common/model_builder.cc (2020)",
-             "tensorflow/tensorflow@021bfd4e8001 tensorflow/lite/g3doc/performance/gpu_advanced.md"),
+    sources=("tensorflow/lite/delegates/gpu/common/model_builder.cc (2020; found by code search, no commit)",
+             "tensorflow/tensorflow@021bfd4e8001ca9ded726921e90d61594c044419 "
+             "tensorflow/lite/g3doc/performance/gpu_advanced.md"),
     fallback_backend="gl",  # delegate.cc DelegateKernelCore::Setup: OpenCL first, then OpenGL
 )

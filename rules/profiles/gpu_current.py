@@ -1,7 +1,8 @@
 """gpu-current: the classic TFLite GPU delegate V2 as shipped today (LiteRT snapshot).
 
-Sources (research §1, §3): tflite/delegates/gpu/common/model_builder.cc (NewOperationParser, the
-parsers' CheckMaxSupportedOpVersion caps and Parse, IsAllAllowedTensors), tflite/tools/versioning/
+Sources, in google-ai-edge/LiteRT @ f67457790c9c2ab67347d6fe53270e8d3df20868:
+tflite/delegates/gpu/common/model_builder.cc (NewOperationParser, the parsers'
+CheckMaxSupportedOpVersion caps and Parse, IsAllAllowedTensors), tflite/tools/versioning/
 gpu_compatibility.cc (CheckGpuDelegateCompatibility), model_builder_helper.cc (ExtractTensorShape),
 delegates/gpu/delegate.cc (SPLIT/SPLIT_V excluded without OpenCL), common/selectors/
 operation_selector.cc (OpenCL/Metal kernels) and gl/kernels/registry.cc (OpenGL kernels).
@@ -167,7 +168,9 @@ PROFILE = Profile(
     runtime_types=frozenset({dtypes.FLOAT32, dtypes.FLOAT16}),
     quant_types=frozenset({dtypes.INT8, dtypes.UINT8}),
     excluded_without_opencl=frozenset({B["SPLIT"], B["SPLIT_V"]}),
-    sources=("google-ai-edge/LiteRT tflite/delegates/gpu/common/model_builder.cc",
-             "google-ai-edge/LiteRT tflite/tools/versioning/gpu_compatibility.cc"),
+    sources=("google-ai-edge/LiteRT@f67457790c9c2ab67347d6fe53270e8d3df20868 "
+             "tflite/delegates/gpu/common/model_builder.cc",
+             "google-ai-edge/LiteRT@f67457790c9c2ab67347d6fe53270e8d3df20868 "
+             "tflite/tools/versioning/gpu_compatibility.cc"),
     fallback_backend="gl",  # delegate.cc DelegateKernelCore::Setup: OpenCL first, then OpenGL
 )

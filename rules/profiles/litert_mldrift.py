@@ -1,7 +1,8 @@
 """litert-mldrift: LiteRT's next-generation GPU accelerator (ML Drift), as ai-edge-litert 2.3.0 ships it.
 
-Sources: research §4 Gen-4 (ml_drift_delegate/tflite/model_builder.cc) for the op set, and, for
-every entry, the real accelerator: each fact marked "observed" was seen with ai-edge-litert 2.3.0
+Sources: google-ai-edge/LiteRT @ f67457790c9c2ab67347d6fe53270e8d3df20868
+ml_drift_delegate/tflite/model_builder.cc for the op set, and, for every entry, the real
+accelerator: each fact marked "observed" was seen with ai-edge-litert 2.3.0
 (WebGPU backend on lavapipe, /work/shared/oracle) on one-op and small multi-op models; the
 comparison is recorded in docs/fidelity.md. Where the two disagree the observation wins.
 
@@ -101,7 +102,7 @@ def entry(max_version: int | None = None, *checks: Check, quant_only: bool = Fal
 
 
 # observed: ADD(x, x) and MUL(x, x) are taken; SUB/DIV/MAXIMUM(x, x) go to the CPU with the
-# classic Parse message (ML Drift moved the check into IsSupported, research §3).
+# classic Parse message (ML Drift moved the check into IsSupported, ml_drift_delegate/tflite/model_builder.cc).
 _IDENTICAL = _restated(p.identical_inputs)
 # observed: SIGN_BIT on ADD prints "Unsupported fused activation: 5", on SUB and CONV_2D the enum name.
 _ACT_ADD = _restated(p.fused_activation(), "Unsupported fused activation: 5")
@@ -198,6 +199,7 @@ PROFILE = Profile(
     loads_variable_tensors=False,  # model_load.cc UnpackTensor; observed with full-kernel LSTM models
     rank_message="Tensor dimensions must be less than {limit}. {name}",
     type_message="Tensor type({type}) is not supported. {name}",
-    sources=("research §4 Gen-4: ml_drift_delegate/tflite/model_builder.cc",
+    sources=("google-ai-edge/LiteRT@f67457790c9c2ab67347d6fe53270e8d3df20868 "
+             "ml_drift_delegate/tflite/model_builder.cc",
              "observed with ai-edge-litert 2.3.0 (docs/fidelity.md)"),
 )

@@ -8,7 +8,6 @@ import re
 
 from markupsafe import Markup, escape
 
-
 # Where an op ends up, as the strip and the table colour it.
 GPU, SPARE, CPU = "gpu", "spare", "cpu"  # spare: supported, but in a partition the runtime did not delegate
 

@@ -23,6 +23,7 @@ class Task:
     max_delegated_partitions: int
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    inputs: str | None = None  # a .npz of representative inputs: the value-range pass runs on them
 
 
 @contextlib.contextmanager
@@ -47,10 +48,10 @@ def check_one(task: Task) -> dict:
 
 def _check_one(task: Task) -> dict:
     from gpucompat.analyses import analyze
-    from gpucompat.check import check_model
     from gpucompat.errors import GpucompatError
     from gpucompat.ir import load
     from gpucompat.output import records
+    from gpucompat.placement import check_model
     from gpucompat.rules import registry
     from gpucompat.rules.lint import run_all, selected
     from gpucompat.rules.profile import Options
@@ -61,11 +62,22 @@ def _check_one(task: Task) -> dict:
     try:
         model = load(task.path)
         result = check_model(model, prof, options)
+        ranges = _value_ranges(task, model) if task.inputs else None
     except GpucompatError as e:
         return records.error_record(task.path, prof.name, str(e).removeprefix(f"{task.path}: "))
-    analyses = analyze(model, result)
+    analyses = analyze(model, result, ranges)
     findings = [f for f in run_all(result, analyses) if selected(f.code, task.select, task.ignore)]
     return records.model_record(result, findings, analyses)
+
+
+def _value_ranges(task: Task, model) -> dict:
+    """Every tensor's range on the task's inputs (the reference interpreter keeping intermediates)."""
+    from gpucompat.npz_inputs import load_samples
+    from gpucompat.value_ranges import observe
+
+    with open(task.path, "rb") as f:
+        data = f.read()
+    return observe(model, data, task.path, load_samples(task.inputs, model.graphs[0].inputs))
 
 
 def check_many(tasks: list[Task], jobs: int = 1) -> list[dict]:

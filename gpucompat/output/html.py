@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpucompat.report import view
+from gpucompat.output import html_view
 
 # Record keys other issues add (analyses, fix, verify): each is shown in its own section when present.
 EXTRA_SECTIONS = (
@@ -27,17 +27,17 @@ def _environment():
 def _model_view(rec: dict) -> dict:
     if rec["error"]:
         return {"rec": rec}
-    padding = view.op_padding(rec)
+    padding = html_view.op_padding(rec)
     return {
         "rec": rec,
-        "headline": view.headline(rec),
-        "strips": [{"subgraph": sg, "runs": view.strip_runs(rec, sg["index"])} for sg in rec["subgraphs"]],
-        "kinds": [view.op_kind(o, rec["subgraphs"][o["subgraph"]]["node_subsets"]) for o in rec["ops"]],
-        "tensors": [view.op_tensors(o) for o in rec["ops"]],
+        "headline": html_view.headline(rec),
+        "strips": [{"subgraph": sg, "runs": html_view.strip_runs(rec, sg["index"])} for sg in rec["subgraphs"]],
+        "kinds": [html_view.op_kind(o, rec["subgraphs"][o["subgraph"]]["node_subsets"]) for o in rec["ops"]],
+        "tensors": [html_view.op_tensors(o) for o in rec["ops"]],
         "padding": [padding.get((o["subgraph"], o["index"])) for o in rec["ops"]] if padding else None,
         "what_if": sorted(rec.get("what_if") or [], key=lambda w: -w["gain"]),
-        "strings": view.model_strings(rec),
-        "rules": view.rule_docs({f["code"] for f in rec["findings"]}),
+        "strings": html_view.model_strings(rec),
+        "rules": html_view.rule_docs({f["code"] for f in rec["findings"]}),
         "extras": [(key, title, rec[key]) for key, title in EXTRA_SECTIONS if rec.get(key) not in (None, [], {})],
     }
 
@@ -52,7 +52,7 @@ def render(doc: dict, after: dict | None = None) -> str:
 
 def write_report(recs: list[dict], output: str, protect: tuple[str, ...] = (), after: list[dict] | None = None) -> None:
     """Render the records of a check into `output` (atomically)."""
-    from gpucompat.commands.common import write_text
     from gpucompat.output import records
+    from gpucompat.output.destination import write_text
 
     write_text(render(records.document(recs), records.document(after) if after else None), output, protect)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from gpucompat.check import ModelResult
 from gpucompat.fixing.run import Fix
 from gpucompat.ir import from_bytes
+from gpucompat.placement import ModelResult
 
 SCHEMA_VERSION = 1
 

@@ -24,7 +24,8 @@ def render(console, doc: dict, ops_gpu: int, ops_total: int) -> None:
         mark = "[green]pass[/]" if o["passed"] else "[red]FAIL[/]"
         max_err = "nan" if o["max_abs_error"] is None else f"{o['max_abs_error']:.3g}"
         console.print(f"  OutputDiff[{o['index']}] {o['name']}: avg_error={o['avg_error']:.3g}, "
-                      f"std_dev={o['std_dev']:.3g}, max_abs_error={max_err}, max_ref_abs={o['max_ref_abs']:.3g}  {mark}")
+                      f"std_dev={o['std_dev']:.3g}, max_abs_error={max_err}, "
+                      f"max_ref_abs={o['max_ref_abs']:.3g}  {mark}")
     bad = doc["first_divergent_op"]
     if bad:
         console.print(f"  first divergent op: op#{bad['index']} {bad['op']} ({bad['placement']}) -> "

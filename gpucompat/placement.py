@@ -8,9 +8,9 @@ from dataclasses import dataclass, field, replace
 from gpucompat.dynamic import first_dynamic_tensor
 from gpucompat.ir import Model
 from gpucompat.partition import NodeSubset, largest, node_subsets, supported_prefix
+from gpucompat.rules.judging import judge_graph
 from gpucompat.rules.profile import Options, Profile
 from gpucompat.rules.verdict import Verdict
-from gpucompat.support import judge_graph
 
 
 @dataclass
@@ -187,7 +187,8 @@ def _fall_back(model: Model, result: ModelResult) -> None:
     profile, options = result.profile, result.options
     failed = result.delegation_failure
     fallback = profile.fallback_backend
-    if not failed or fallback is None or options.backend == fallback or any(o.verdict.layer != "backend" for o in failed):
+    if (not failed or fallback is None or options.backend == fallback
+            or any(o.verdict.layer != "backend" for o in failed)):
         return
     retry = replace(options, backend=fallback)
     verdicts = {(g.index, i): v for g in model.graphs for i, v in enumerate(judge_graph(g, profile, retry).verdicts)}

@@ -1,0 +1,64 @@
+"""The Python API: `gpucompat.check`, `gpucompat.fix` and `gpucompat.verify` return the records the
+commands' JSON output is made of (docs/json-schema.md), without the command line's settings file.
+
+    import gpucompat
+    rec = gpucompat.check("model.tflite", profile="litert-mldrift")
+    print(rec["summary"]["ops_gpu"], "of", rec["summary"]["ops_total"], "ops on the GPU")
+
+A model that cannot be read, or a bad argument, raises gpucompat.errors.GpucompatError with the
+one-line message the command prints."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def check(path: str, profile: str = "gpu-current", *, backend: str = "cl", max_delegated_partitions: int = 1,
+          no_quant: bool = False, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> dict:
+    """One model's record under one profile, as an entry of `gpucompat check --format json`'s
+    "models": per-op placements and reasons, partitions, analyses, findings."""
+    from gpucompat.errors import GpucompatError
+    from gpucompat.pipeline import Task, check_one
+    from gpucompat.rules import registry
+
+    registry.get_with_backend(profile, backend)
+    rec = check_one(Task(path, profile, backend, not no_quant, max_delegated_partitions,
+                         tuple(c.upper() for c in select), tuple(c.upper() for c in ignore)))
+    if rec["error"]:
+        raise GpucompatError(f"{path}: {rec['error']}")
+    return rec
+
+
+def fix(path: str, output: str | None = None, *, rewrites: Sequence[str] | None = None,
+        skip: Sequence[str] | None = None, unsafe_fixes: bool = False, profile: str = "gpu-current",
+        backend: str = "cl", max_delegated_partitions: int = 1, no_quant: bool = False, verify: bool = True,
+        in_place: bool = False) -> dict:
+    """Rewrite the model so the delegate takes more of it, prove the outputs unchanged (unless
+    `verify` is False) and write it to `output` (nothing is written when `output` is None or the
+    proof fails); the record `gpucompat fix --format json` prints."""
+    from gpucompat import rewrites as catalogue
+    from gpucompat.fixing import run
+    from gpucompat.output import fix_view
+    from gpucompat.rules import registry
+    from gpucompat.rules.profile import Options
+
+    prof = registry.get_with_backend(profile, backend)
+    options = Options(allow_quant=not no_quant, backend=backend, max_delegated_partitions=max_delegated_partitions)
+    chosen = catalogue.select(list(rewrites) if rewrites is not None else None, list(skip or ()), unsafe_fixes)
+    result = run.fix_file(path, chosen, prof, options)
+    if output is not None or verify:
+        run.prove_and_write(result, chosen, output, in_place, verify)
+    return fix_view.document(result)
+
+
+def verify(path: str, *, runs: int = 50, precision: str = "fp32", profile: str = "gpu-current",
+           device: str | None = None, atol: float | None = None, rtol: float | None = None,
+           against: str | None = None, seed: int = 0, localize: bool = False) -> dict:
+    """Run the model on the included OpenCL executor (CPU partitions on the reference interpreter)
+    and compare its outputs with the reference interpreter; the record `gpucompat verify --format
+    json` prints ("passed", per-output errors, the first divergent op with `localize`)."""
+    from gpucompat.verify.run import Settings, verify_model
+
+    settings = Settings(runs=runs, precision=precision, profile=profile, device=device, atol=atol, rtol=rtol,
+                        against=against, seed=seed, localize=localize)
+    return verify_model(path, settings).record()

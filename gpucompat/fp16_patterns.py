@@ -1,0 +1,156 @@
+"""Graph patterns whose values leave fp16's range (65504) at the GPU's default precision, found
+from the ops alone: sums of squares of unscaled values (variance, LayerNorm) and EXP without
+max-subtraction. The precision rules flag them without data; `fp16-safe-layernorm` rewrites the
+LayerNorm that TensorFlow's converter writes for keras.layers.LayerNormalization:
+
+    mean = MEAN(x, [-1], keep)    var = MEAN(SQUARED_DIFFERENCE(x, mean), [-1], keep)
+    r = RSQRT(ADD(var, eps))      (then x * r * gamma + (beta - mean * r * gamma), as it likes)
+
+IR only: `gpucompat check` imports this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpucompat.ir import Op, Tensor
+
+SQUARE_OPS = ("SQUARED_DIFFERENCE", "SQUARE", "MUL", "POW")
+SUMMING_OPS = ("MEAN", "SUM")
+SCALE_SEARCH_DEPTH = 4  # ops walked back from a divisor looking for the REDUCE_MAX of a scaled form
+
+
+@dataclass
+class SumOfSquares:
+    """A MEAN / SUM over the squares an op computes."""
+
+    square: Op
+    total: Op
+
+
+@dataclass
+class LayerNorm:
+    """The converter's LayerNorm over the last axis, up to the RSQRT (what overflows in fp16)."""
+
+    x: Tensor
+    mean: Op
+    square: Op
+    variance: Op
+    add_eps: Op
+    rsqrt: Op
+    epsilon: float
+
+    @property
+    def ops(self) -> list[Op]:
+        """The ops of the pattern in plan order."""
+        return [self.mean, self.square, self.variance, self.add_eps, self.rsqrt]
+
+
+def squared_input(op: Op) -> Tensor | None:
+    """The runtime tensor `op` squares: SQUARE(x), MUL(x, x), POW(x, 2), or the first operand of
+    SQUARED_DIFFERENCE; None for any other op."""
+    ins = op.present_inputs
+    if op.name == "SQUARE" or (op.name == "SQUARED_DIFFERENCE" and len(ins) == 2):
+        return ins[0]
+    if op.name == "MUL" and len(ins) == 2 and ins[0] is ins[1]:
+        return ins[0]
+    if op.name == "POW" and len(ins) == 2:
+        exponent = ins[1].data()
+        if exponent is not None and exponent.size == 1 and float(exponent.ravel()[0]) == 2.0:
+            return ins[0]
+    return None
+
+
+def is_scaled(t: Tensor) -> bool:
+    """True when `t` is a value divided (or multiplied) by something derived from a REDUCE_MAX:
+    the scaled domain S = max(max|x| / 8, 1), x / S that keeps squares within fp16."""
+    op = t.producer
+    if op is None or op.name not in ("DIV", "MUL"):
+        return False
+    return any(_from_reduce_max(x, SCALE_SEARCH_DEPTH) for x in op.present_inputs[1:] if x is not t)
+
+
+def _from_reduce_max(t: Tensor, depth: int) -> bool:
+    op = t.producer
+    if op is None or depth == 0:
+        return False
+    return op.name == "REDUCE_MAX" or any(_from_reduce_max(x, depth - 1) for x in op.present_inputs)
+
+
+def unscaled_sums_of_squares(graph) -> list[SumOfSquares]:
+    """MEAN / SUM ops reading the squares of values not in a scaled domain (for
+    SQUARED_DIFFERENCE(a, b), neither a nor b scaled)."""
+    out = []
+    for op in graph.ops:
+        if op.name not in SQUARE_OPS:
+            continue
+        x = squared_input(op)
+        if x is None or x.is_constant or any(is_scaled(t) for t in op.present_inputs):
+            continue
+        for reader in op.outputs[0].consumers:
+            if reader.name in SUMMING_OPS and reader.present_inputs[0] is op.outputs[0]:
+                out.append(SumOfSquares(op, reader))
+    return out
+
+
+def unguarded_exps(graph) -> list[Op]:
+    """EXP ops whose input is not x - max(x): SUB(z, REDUCE_MAX(z)) or ADD(z, NEG(REDUCE_MAX(z)))."""
+    return [op for op in graph.ops if op.name == "EXP" and not _max_subtracted(op.present_inputs[0])]
+
+
+def _max_subtracted(t: Tensor) -> bool:
+    op = t.producer
+    if op is None or len(op.present_inputs) != 2:
+        return False
+    z, m = op.present_inputs
+    if op.name == "ADD" and m.producer is not None and m.producer.name == "NEG":
+        m = m.producer.present_inputs[0]
+    elif op.name != "SUB":
+        return False
+    return m.producer is not None and m.producer.name == "REDUCE_MAX" and m.producer.present_inputs[0] is z
+
+
+def layer_norms(graph) -> list[LayerNorm]:
+    """Every LayerNorm over the last axis in the converter's form, up to its RSQRT."""
+    return [ln for op in graph.ops if op.name == "RSQRT" and (ln := layer_norm_at(op)) is not None]
+
+
+def layer_norm_at(rsqrt: Op) -> LayerNorm | None:
+    """The converter's LayerNorm ending in this RSQRT, or None."""
+    add = rsqrt.present_inputs[0].producer
+    if add is None or add.name != "ADD" or len(add.present_inputs) != 2:
+        return None
+    variance_t, eps_t = _split_constant(add)
+    if variance_t is None or (variance := variance_t.producer) is None or variance.name != "MEAN":
+        return None
+    square = variance.present_inputs[0].producer
+    if square is None or square.name != "SQUARED_DIFFERENCE":
+        return None
+    a, b = square.present_inputs
+    for x, m in ((a, b), (b, a)):
+        mean = m.producer
+        if mean is not None and mean.name == "MEAN" and mean.present_inputs[0] is x \
+                and _last_axis_kept(mean) and _last_axis_kept(variance) and not x.is_constant:
+            return LayerNorm(x, mean, square, variance, add, rsqrt, float(np.ravel(eps_t.data())[0]))
+    return None
+
+
+def _split_constant(op: Op) -> tuple[Tensor | None, Tensor | None]:
+    """(runtime input, single-value float constant input) of a two-input op, or (None, None)."""
+    a, b = op.present_inputs
+    for run, const in ((a, b), (b, a)):
+        v = const.data()
+        if v is not None and v.size == 1 and v.dtype.kind == "f" and not run.is_constant:
+            return run, const
+    return None, None
+
+
+def _last_axis_kept(op: Op) -> bool:
+    """A reduction over the last axis only, keeping it (output [..., 1])."""
+    x, axes = op.present_inputs[0], op.present_inputs[1].data() if len(op.present_inputs) > 1 else None
+    if axes is None or axes.size != 1 or not x.shape:
+        return False
+    out = op.outputs[0].shape
+    return int(axes.ravel()[0]) % len(x.shape) == len(x.shape) - 1 and out == (*x.shape[:-1], 1)

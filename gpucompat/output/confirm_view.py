@@ -1,0 +1,65 @@
+"""`gpucompat confirm`'s views: the JSON document and the terminal table, the runtime's side beside
+the litert-mldrift prediction with every disagreement marked."""
+
+from __future__ import annotations
+
+
+def document(results: list) -> dict:
+    """The JSON document: the runtime used and one record per model."""
+    from gpucompat import __version__
+    from gpucompat.confirm import compare
+
+    first = results[0].runtime if results else None
+    return {"schema_version": 1, "tool": f"gpucompat {__version__}",
+            "runtime": {"litert": first.litert if first else None, "device": first.facts.adapter if first else None},
+            "models": [compare.record(c) for c in results]}
+
+
+def terminal(results: list) -> str:
+    """Both sides per model as a table, disagreements marked, then the runtime's reasons."""
+    from io import StringIO
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from gpucompat.confirm.compare import yes_no as _yes
+
+    buf = StringIO()
+    console = Console(file=buf, highlight=False, soft_wrap=True, width=120)
+    for c in results:
+        real, ours = c.observed, c.predicted
+        console.print(f"[bold]{c.path}[/bold]  LiteRT {c.runtime.litert or '?'} GPU accelerator on "
+                      f"{c.runtime.facts.adapter or 'an unnamed device'}")
+        table = Table(show_edge=False, pad_edge=False)
+        for name in ("", "runtime", "litert-mldrift", ""):
+            table.add_column(name)
+        rows = [("compiles", _yes(real.compiles), _yes(ours.compiles)),
+                ("GPU ops per subgraph", _counts(real.gpu_ops), _counts(ours.gpu_ops)),
+                ("fully delegated", _yes(real.fully_delegated), _yes(ours.fully_delegated)),
+                ("rejected op types", ", ".join(sorted(real.rejected)) or "-", ", ".join(sorted(ours.rejected)) or "-"),
+                ("dynamic-tensor gate", _yes(real.dynamic_gate), _yes(ours.dynamic_gate))]
+        for label, a, b in rows:
+            flagged = any(d.startswith(_topic(label)) for d in c.disagreements)
+            table.add_row(label, a, b, "[red]differs[/red]" if flagged else "")
+        console.print(table)
+        if real.failure:
+            console.print(f"  runtime: {real.failure}")
+        if ours.failure:
+            console.print(f"  predicted: {ours.failure}")
+        for op in sorted(real.rejected):
+            console.print(f"  runtime rejects {op}: {'; '.join(r or '(no reason given)' for r in real.rejected[op])}")
+        for d in c.disagreements:
+            console.print(f"  [red]disagreement[/red] {d}")
+        console.print()
+    agree = sum(1 for c in results if not c.disagreements)
+    console.print(f"{agree} of {len(results)} model(s): the runtime and litert-mldrift agree")
+    return buf.getvalue()
+
+
+def _topic(label: str) -> str:
+    """The words a disagreement about this row starts with (gpucompat.confirm.compare.disagreements)."""
+    return {"GPU ops per subgraph": "GPU ops", "rejected op types": "rejected op"}.get(label, label)
+
+
+def _counts(per_subgraph: dict[int, int]) -> str:
+    return ", ".join(f"{s}: {n}" for s, n in sorted(per_subgraph.items())) or "none"
