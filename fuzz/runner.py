@@ -37,7 +37,7 @@ class Outcome:
 def warm_up() -> None:
     """Import what every command imports, once, in the parent: forked children then start warm."""
     import gpucompat.cli  # noqa: F401
-    from gpucompat import analyses, batch, check  # noqa: F401
+    from gpucompat import analyses, pipeline, placement  # noqa: F401
     from gpucompat.output import records, terminal  # noqa: F401
 
 

@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from gpucompat.errors import GpucompatError
 from gpucompat.rewrites.cleanup import Cleanup
+from gpucompat.rewrites.drop_unit_axis import DropUnitAxis
 from gpucompat.rewrites.engine import Rewrite
 from gpucompat.rewrites.fold_constants import FoldConstants
+from gpucompat.rewrites.fold_quantized_weights import FoldQuantizedWeights
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
 from gpucompat.rewrites.fp16_safe_layernorm import Fp16SafeLayerNorm
+from gpucompat.rewrites.freeze_shapes import FreezeShapes
 from gpucompat.rewrites.rgb_to_rgba import RgbToRgba
 from gpucompat.rewrites.substitute import FAMILY as SUBSTITUTE
+from gpucompat.rewrites.substitute_batch_matmul import SubstituteBatchMatmul
 from gpucompat.rewrites.substitute_broadcast_to import SubstituteBroadcastTo
 from gpucompat.rewrites.substitute_gather import SubstituteGather
 from gpucompat.rewrites.substitute_l2_normalization import SubstituteL2Normalization
@@ -19,8 +23,9 @@ from gpucompat.rewrites.substitute_mirror_pad import SubstituteMirrorPad
 from gpucompat.rewrites.substitute_split import SubstituteSplit
 
 REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
-    (Cleanup, FoldConstants, FoldSpaceToBatch, Fp16SafeLayerNorm, RgbToRgba, SubstituteBroadcastTo, SubstituteGather,
-     SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit),
+    (Cleanup, DropUnitAxis, FoldConstants, FoldQuantizedWeights, FoldSpaceToBatch, Fp16SafeLayerNorm, FreezeShapes,
+     RgbToRgba, SubstituteBatchMatmul, SubstituteBroadcastTo, SubstituteGather, SubstituteL2Normalization,
+     SubstituteMirrorPad, SubstituteSplit),
     key=lambda r: (r.priority, r.name)))
 
 
@@ -38,10 +43,12 @@ def _expand(names: list[str] | None) -> list[str] | None:
     return [m for n in names for m in (family if n == SUBSTITUTE else [n])]
 
 
-def select(only: list[str] | None = None, skip: list[str] | None = None, unsafe: bool = False) -> list[Rewrite]:
+def select(only: list[str] | None = None, skip: list[str] | None = None, unsafe: bool = False,
+           input_shapes: dict[str, tuple[int, ...]] | None = None) -> list[Rewrite]:
     """The rewrites to run: `only` (default: all), minus `skip`. Signature rewrites change the
-    model's inputs or outputs, so they need `unsafe` (the --unsafe-fixes flag). "substitute"
-    names the whole substitution family."""
+    model's inputs or outputs, so they need `unsafe` (the --unsafe-fixes flag); shapes named by
+    --input-shape (`input_shapes`) allow freeze-shapes by themselves. "substitute" names the whole
+    substitution family."""
     known = by_name()
     only, skip = _expand(only), _expand(skip)
     for name in [*(only or []), *(skip or [])]:
@@ -49,10 +56,13 @@ def select(only: list[str] | None = None, skip: list[str] | None = None, unsafe:
             raise GpucompatError(f"unknown rewrite {name!r} (known: {', '.join(known)}; {SUBSTITUTE} names "
                                  f"every {SUBSTITUTE}-* rewrite)")
     chosen = [known[n] for n in known if (not only or n in only) and n not in (skip or [])]
+    if input_shapes and FreezeShapes not in chosen:
+        raise GpucompatError(f"--input-shape needs the {FreezeShapes.name} rewrite, which --rewrite / --skip leave out")
+    allowed = {FreezeShapes} if input_shapes else set()
     if not unsafe:
-        asked = [r.name for r in chosen if r.safety == "signature" and only and r.name in only]
+        asked = [r.name for r in chosen if r.safety == "signature" and only and r.name in only and r not in allowed]
         if asked:
             raise GpucompatError(f"{', '.join(asked)} changes the model's inputs or outputs: "
                                  f"pass --unsafe-fixes to allow it")
-        chosen = [r for r in chosen if r.safety != "signature"]
-    return [r() for r in chosen]
+        chosen = [r for r in chosen if r.safety != "signature" or r in allowed]
+    return [r(input_shapes) if r is FreezeShapes else r() for r in chosen]

@@ -8,10 +8,12 @@ import models_basic  # noqa: F401
 import models_executor_extra  # noqa: F401
 import models_fix  # noqa: F401
 import models_fp16  # noqa: F401
+import models_freeze  # noqa: F401
 import models_ops  # noqa: F401
 import models_realworld  # noqa: F401
 import models_report  # noqa: F401
 import models_scale  # noqa: F401
+import models_xformer  # noqa: F401
 
 
 @pytest.fixture(scope="session")

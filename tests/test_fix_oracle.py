@@ -40,3 +40,23 @@ def test_the_real_accelerator_fully_delegates_the_fixed_model(models, tmp_path, 
     assert before["ok"] and not before["fully_accelerated"] and before["rejected"]
     assert after["ok"] and after["fully_accelerated"] and after["cpu_ops"] == 0, after
     assert [r["partitions"] for r in after["replacing"]] == ["1"]
+
+
+@pytest.mark.parametrize("name, unsafe", [("freeze_mobilenet", True), ("freeze_mobilenet_v3_small", True),
+                                          ("freeze_efficientnet_b0_fp16", True), ("freeze_transformer_encoder", True),
+                                          ("xformer_constant_lhs_matmul", False), ("xformer_weight_only_dense", False),
+                                          ("xformer_constant_lhs_matmul_adjoint", False), ("xformer_rank5_qkv", False)])
+def test_the_real_accelerator_takes_the_fixed_export_whole(models, tmp_path, name, unsafe):
+    """Dynamic-batch Keras models fail the dynamic-tensor gate and a weight-only dense layer
+    fails the compile; a constant-LHS BATCH_MATMUL and rank-5 attention tensors stay on the CPU.
+    Fixed, each is taken whole."""
+    raw = models.bytes(name)
+    model = ir.from_bytes(raw)
+    trace = apply(model, rewrites.select(unsafe=unsafe), RewriteContext(registry.get("litert-mldrift"), Options()))
+    assert verify(raw, ir.to_bytes(model), trace.safeties()).ok
+    out = tmp_path / f"{name}.fixed.tflite"
+    ir.save(model, str(out))
+    before, after = ask(models.path(name), str(out))
+    assert not before["ok"] or before["rejected"], before
+    assert after["ok"] and after["fully_accelerated"] and after["cpu_ops"] == 0, after
+    assert [r["partitions"] for r in after["replacing"]] == ["1"]

@@ -15,12 +15,30 @@ def _names(value: str | None) -> list[str] | None:
     return [n.strip() for n in value.split(",") if n.strip()] if value else None
 
 
+def _input_shapes(values: list[str] | None) -> dict[str, tuple[int, ...]] | None:
+    """--input-shape NAME=1,224,224,3 (repeatable) as {name: shape}."""
+    if not values:
+        return None
+    shapes = {}
+    for value in values:
+        name, sep, dims = value.rpartition("=")
+        try:
+            shape = tuple(int(d) for d in dims.split(","))
+        except ValueError:
+            shape = ()
+        if not sep or not name or not shape:
+            raise GpucompatError(f"--input-shape {value!r}: expected NAME=d0,d1,... (e.g. input=1,224,224,3)")
+        shapes[name] = shape
+    return shapes
+
+
 def fix(
     path: Annotated[str, typer.Argument(help="The .tflite model to fix.")],
     output: Annotated[str | None, typer.Option("--output", "-o", help="Where to write the fixed model.")] = None,
     rewrite: Annotated[str | None, typer.Option(help="Only these rewrites (comma-separated).")] = None,
     skip: Annotated[str | None, typer.Option(help="Skip these rewrites (comma-separated).")] = None,
-    unsafe_fixes: Annotated[bool | None, typer.Option("--unsafe-fixes", help="Allow rewrites that change the model's inputs or outputs (rgb-to-rgba).")] = None,
+    unsafe_fixes: Annotated[bool | None, typer.Option("--unsafe-fixes", help="Allow rewrites that change the model's inputs or outputs (freeze-shapes, rgb-to-rgba).")] = None,
+    input_shape: Annotated[list[str] | None, typer.Option("--input-shape", help="Freeze input NAME to a static shape: NAME=1,224,224,3 (repeatable; allows freeze-shapes).")] = None,
     profile: Annotated[str | None, typer.Option(help="Delegate profile the fix aims at (default gpu-current).")] = None,
     backend: Annotated[BackendChoice | None, typer.Option(help="GPU backend the delegate ends up on (default cl).")] = None,
     max_delegated_partitions: Annotated[int | None, typer.Option(help="Partitions delegated (the runtime default is 1).")] = None,
@@ -54,7 +72,7 @@ def fix(
     options = Options(allow_quant=not cfg.pick("no_quant", no_quant, False), backend=chosen_backend,
                       max_delegated_partitions=cfg.pick("max_delegated_partitions", max_delegated_partitions, 1))
     chosen = catalogue.select(cfg.pick("rewrite", _names(rewrite)), cfg.pick("skip", _names(skip)),
-                              cfg.pick("unsafe_fixes", unsafe_fixes, False))
+                              cfg.pick("unsafe_fixes", unsafe_fixes, False), _input_shapes(input_shape))
     level = cfg.pick("fail_on", fail_on.value if fail_on else None, "never")
     result = run.fix_file(path, chosen, prof, options)
     if inputs:

@@ -6,8 +6,9 @@ hybrid execution on the included OpenCL executor (GPU partitions placed by the f
 rest on the reference interpreter) runs the fixed model against the original on the reference
 interpreter, the reference for what the model computes. The executor is built for the declared
 input shapes, so there dynamic dimensions run at 1 (at 2 on the reference interpreter, so a batch
-mix-up shows). A backend that cannot run a model here (no OpenCL
-device, an op without a kernel) reports "not run" and why, which does not fail the fix.
+mix-up shows); a dimension the fix froze (freeze-shapes) runs at its frozen size on both models.
+A backend that cannot run a model here (no OpenCL device, an op without a kernel) reports "not
+run" and why, which does not fail the fix.
 
 Tolerance on the reference interpreter follows the loosest safety class applied: `exact` rewrites
 must give identical outputs (0 difference); `equivalent` and `signature` rewrites may differ by
@@ -197,14 +198,29 @@ def run_reference(model_bytes: bytes, inputs: list[np.ndarray]) -> tuple[list[st
 
 def input_shapes(model_bytes: bytes, dynamic_dim: int = DYNAMIC_DIM) -> list[tuple[tuple[int, ...], np.dtype]]:
     """Shape (dynamic dimensions set to `dynamic_dim`) and dtype of every input, in order."""
+    return [(tuple(dynamic_dim if s < 0 else s for s in sig), dt) for sig, dt in input_signatures(model_bytes)]
+
+
+def input_signatures(model_bytes: bytes) -> list[tuple[tuple[int, ...], np.dtype]]:
+    """Shape signature (-1: dynamic) and dtype of every input, in order."""
     from ai_edge_litert.interpreter import Interpreter
 
     it = Interpreter(model_content=model_bytes)
     out = []
     for d in it.get_input_details():
         sig = d.get("shape_signature")
-        dims = [dynamic_dim if s < 0 else s for s in (sig if sig is not None and len(sig) else d["shape"])]
-        out.append((tuple(int(x) for x in dims), np.dtype(d["dtype"])))
+        out.append((tuple(int(x) for x in (sig if sig is not None and len(sig) else d["shape"])), np.dtype(d["dtype"])))
+    return out
+
+
+def frozen_at(shapes: list[tuple[tuple[int, ...], np.dtype]], original: bytes, fixed: bytes):
+    """The original's input shapes, with every dimension it leaves dynamic and the fixed model
+    has frozen (freeze-shapes) at the fixed model's size: the original runs at the frozen shape."""
+    out = []
+    for (shape, dt), (sig, _), (fixed_sig, _) in zip(shapes, input_signatures(original), input_signatures(fixed)):
+        if len(sig) == len(fixed_sig):
+            shape = tuple(f if s < 0 and f >= 0 else d for d, s, f in zip(shape, sig, fixed_sig))
+        out.append((shape, dt))
     return out
 
 
@@ -245,6 +261,7 @@ def verify(original: bytes, fixed: bytes, safeties: set[str], backend: Backend |
     tolerance = backend.tolerance(safeties)
     result = Verification(backend.name, tolerance.label)
     shapes, fixed_shapes = input_shapes(original, backend.dynamic_dim), input_shapes(fixed, backend.dynamic_dim)
+    shapes = frozen_at(shapes, original, fixed)
     if len(shapes) != len(fixed_shapes):
         result.error = f"the fixed model has {len(fixed_shapes)} inputs, the original {len(shapes)}"
         return result

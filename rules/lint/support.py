@@ -69,11 +69,15 @@ nothing in that subgraph runs on the GPU.
 `RESHAPE(x, PACK(STRIDED_SLICE(SHAPE(x)), ...))` from a model exported with a dynamic batch.
 
 ## How to fix
-Export with a fixed batch size (a concrete input signature) so that the converter folds the shape
-computation, or make the reshape's shape a constant.
+`gpucompat fix --unsafe-fixes` (or `--input-shape NAME=1,224,224,3`) applies `freeze-shapes`:
+the batch becomes 1 (other dynamic dimensions are named with `--input-shape`), every tensor gets
+its static shape and the shape computation folds into constants. Or export with a fixed batch
+size (a concrete input signature) so that the converter folds it.
 
 ## Fix safety
-Not applicable.
+signature: the fixed model accepts the frozen input shape only. It is verified against the
+original run at that shape. A shape that depends on input values (WHERE, a RESHAPE to a shape
+computed from the data) cannot be frozen: the rewrite refuses and names the op.
 
 ## References
 tflite/core/subgraph.cc ModifyGraphWithDelegateImpl.
@@ -111,5 +115,5 @@ RULES = [
          "An accepted op fails when the GPU graph is built: the whole model runs on the CPU.",
          DELEGATION_FAILS_DOC, _delegation_fails),
     Rule("GPU003", "dynamic-tensor", "error", "A dynamic-sized tensor stops delegation of its subgraph.",
-         DYNAMIC_DOC, _dynamic),
+         DYNAMIC_DOC, _dynamic, fix="freeze-shapes"),
 ]

@@ -58,6 +58,34 @@ def _no_runtime_per_channel(op, ctx: Context) -> Verdict:
     return ACCEPT
 
 
+def _runtime_lhs(op, ctx: Context) -> Verdict:
+    """A constant left operand (a baked matrix times runtime values) is refused at partitioning;
+    observed with ai-edge-litert 2.3.0 (constant [1,32,16] x runtime [1,16,64]): "Not supported
+    batched mat mul case: non-constant tensor", the op stays on the CPU. edge-compat's measured
+    matrix (gpu_mldrift, LiteRT 2.2.0, Galaxy S26 / Pixel 8a) records the whole compile failing
+    instead on Android OpenCL."""
+    lhs = op.input(0)
+    if lhs is not None and ctx.is_const(lhs):
+        return reject(f"the left operand {lhs.name!r} is a constant (gpucompat fix: substitute-batch-matmul)",
+                      runtime_message="Not supported batched mat mul case: non-constant tensor")
+    return ACCEPT
+
+
+def _not_quantized_weights_of_fully_connected(op, ctx: Context) -> Verdict:
+    """int8 / uint8 weights read through DEQUANTIZE into FULLY_CONNECTED make the whole compile
+    fail; observed with ai-edge-litert 2.3.0 on a converter-written weight-only Dense(576)
+    ("Failed to modify graph with delegate"), LiteRT issue 9523 on Android ("Shape mismatch:
+    {bhwc, {576, 1, 1, 576}} vs {bhwc, {1, 1, 576, 576}}"). fp16 weights through DEQUANTIZE and
+    hybrid FULLY_CONNECTED (int8 weights read directly) compile."""
+    src, out = op.input(0), op.outputs[0] if op.outputs else None
+    if src is None or src.dtype == dtypes.FLOAT16 or out is None:
+        return ACCEPT
+    if any(c.builtin == B["FULLY_CONNECTED"] and c.input(1) is out for c in out.consumers):
+        return reject("dequantizes int8 weights of a FULLY_CONNECTED (gpucompat fix: fold-quantized-weights)", "parse",
+                      "Failed to modify graph with delegate")
+    return ACCEPT
+
+
 def _unclamped_slice(op, ctx: Context) -> Verdict:
     """STRIDED_SLICE reads begin and end literally (a negative index counts from the end once, a
     mask takes the whole axis) and does not clamp them to the axis: a slice whose bounds lie
@@ -135,7 +163,7 @@ OPS: dict[int, OpSupport] = {
     B["FULLY_CONNECTED"]: entry(None, _ACT, _no_runtime_per_channel),
     # observed: a Keras PReLU with a constant per-channel alpha is taken (tests/models_ops.py ops_prelu)
     B["PRELU"]: entry(),
-    B["BATCH_MATMUL"]: entry(),
+    B["BATCH_MATMUL"]: entry(None, _runtime_lhs),
     B["AVERAGE_POOL_2D"]: entry(2), B["MAX_POOL_2D"]: entry(2),
     # reductions (observed any axes, REDUCE_ANY on BOOL, ARG_MAX with INT32 output, TOPK_V2 cap 1)
     **{B[n]: entry() for n in ("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ANY",
@@ -167,7 +195,7 @@ OPS: dict[int, OpSupport] = {
     B["LSTM"]: entry(None, p.lstm),
     # quantization (observed: int8 models with QUANTIZE/DEQUANTIZE fully delegated)
     B["QUANTIZE"]: entry(quant_only=True),
-    B["DEQUANTIZE"]: entry(None, _not_from_densify, quant_only=True),
+    B["DEQUANTIZE"]: entry(None, _not_from_densify, _not_quantized_weights_of_fully_connected, quant_only=True),
 }
 # Not here, observed "Operation is not supported.": ARG_MIN, BROADCAST_TO, BATCH_TO_SPACE_ND,
 # SPACE_TO_BATCH_ND, DENSIFY, FILL, GATHER_ND, L2_NORMALIZATION, LOCAL_RESPONSE_NORMALIZATION,

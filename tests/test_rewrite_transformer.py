@@ -1,0 +1,53 @@
+"""What LiteRT's GPU accelerator refuses in transformer graphs: check names it under
+litert-mldrift with the rewrite that removes it, and fix removes it with verified outputs."""
+
+import json
+
+import pytest
+
+from cli import gpucompat
+from gpucompat import ir
+
+
+@pytest.mark.parametrize("name, op, words, rewrite", [
+    ("xformer_constant_lhs_matmul", "BATCH_MATMUL", "left operand", "substitute-batch-matmul"),
+    ("xformer_constant_lhs_matmul_adjoint", "BATCH_MATMUL", "left operand", "substitute-batch-matmul"),
+    ("xformer_weight_only_dense", "DEQUANTIZE", "int8 weights of a FULLY_CONNECTED", "fold-quantized-weights"),
+])
+def test_check_names_the_failure_and_fix_removes_it(models, tmp_path, name, op, words, rewrite):
+    path = models.path(name)
+    r = gpucompat("check", path, "--profile", "litert-mldrift")
+    assert words in r.stdout and rewrite in r.stdout
+    out = tmp_path / "fixed.tflite"
+    r = gpucompat("fix", path, "-o", str(out), "--profile", "litert-mldrift", "--format", "json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 0 and [e["rewrite"] for e in doc["applied"]] == [rewrite]
+    assert doc["before"]["ops_gpu"] == 0 and doc["after"]["fully_delegated"]
+    assert doc["verification"]["ok"] and all(b["not_run"] is None for b in doc["verification"]["backends"])
+    assert op not in {o.name for o in ir.load(str(out)).graphs[0].ops}
+
+
+
+def test_rank_5_attention_tensors_become_rank_4_with_identical_outputs(models, tmp_path):
+    path = models.path("xformer_rank5_qkv")
+    out = tmp_path / "fixed.tflite"
+    r = gpucompat("fix", path, "-o", str(out), "--profile", "litert-mldrift", "--format", "json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 0 and [e["rewrite"] for e in doc["applied"]] == ["drop-unit-axis"]
+    assert not doc["before"]["fully_delegated"] and doc["after"]["fully_delegated"]
+    ref = doc["verification"]["backends"][0]
+    assert ref["tolerance"] == "exact" and ref["ok"] and doc["verification"]["ok"]
+    assert max(t.rank for t in ir.load(str(out)).graphs[0].tensors) == 4
+
+
+def test_a_rank_5_tensor_read_by_another_op_is_refused_with_the_reader(models):
+    from gpucompat.rewrites.drop_unit_axis import DropUnitAxis
+    from models_fix import rewritten
+
+    model = ir.from_bytes(models.bytes("xformer_rank5_qkv"))
+    g = model.graphs[0]
+    unpack = next(op for op in g.ops if op.name == "UNPACK")
+    g.outputs.append(unpack.input(0))  # the rank-5 transposed tensor becomes a model output too
+    _, trace = rewritten(ir.to_bytes(model), DropUnitAxis(), profile="litert-mldrift")
+    assert not trace.applied
+    assert any("is a model output" in e.reason for e in trace.not_applied if e.rewrite == "drop-unit-axis")
