@@ -150,11 +150,10 @@ def confirm(paths: list[str], launch: Launcher, per_model_timeout: float = 120.0
     (WebGPU backend, the one the accelerator runs on). Files are read first, so a bad file
     stops the command before the runtime starts."""
     from gpucompat import ir
+    from gpucompat.ir.litertlm import as_files
     from gpucompat.placement import check_model
     from gpucompat.rules import registry
     from gpucompat.rules.profile import Options
-
-    from gpucompat.ir.litertlm import as_files
 
     models = [ir.load(p) for p in paths]
     with as_files(paths) as files:  # the runtime opens files: bundle sections get one each

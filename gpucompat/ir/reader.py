@@ -162,7 +162,7 @@ def _build(model: Model, path: str) -> None:
             if not 0 <= o.opcodeIndex < len(codes) or codes[o.opcodeIndex] is None:
                 raise ModelError(path, f"{where}: operator {oi} has op code index {o.opcodeIndex}, "
                                        f"but the model has {len(codes)} op codes")
-            what = lambda: f"{where} operator {oi}"  # noqa: E731 - made only for an error
+            what = lambda where=where, oi=oi: f"{where} operator {oi}"  # noqa: E731 - made only for an error
             ins = _indices(o.inputs, what, n, path, True)
             outs = _indices(o.outputs, what, n, path, False)
             mids = _indices(o.intermediates, what, n, path, False)
@@ -189,7 +189,7 @@ def _validate_operands(g: Graph, path: str) -> None:
         return f"subgraph {gi}: operator {i} ({op.name})"
 
     for i, op in enumerate(g.ops):
-        _validate_options(op, lambda: where(i, op), path)
+        _validate_options(op, lambda i=i, op=op: where(i, op), path)
         if not op.outputs and op.builtin not in _NO_OUTPUTS:
             raise ModelError(path, f"{where(i, op)} has no outputs")
         required = _REQUIRED_INPUTS.get(op.builtin, 0)

@@ -97,7 +97,8 @@ def _render_model(console: Console, rec: dict) -> None:
 def render_document(console: Console, doc: dict, skip_errors: bool = False) -> None:
     """Print every model record, then the profile comparison and, for several models, a summary.
     `skip_errors`: error records were already reported on stderr."""
-    doc = printable_record({k: v for k, v in doc.items() if k != "models"}) | {"models": [_shown(r) for r in doc["models"]]}
+    doc = printable_record({k: v for k, v in doc.items() if k != "models"}) \
+        | {"models": [_shown(r) for r in doc["models"]]}
     for rec in doc["models"]:
         if not (rec["error"] and skip_errors):
             _render_model(console, rec)
