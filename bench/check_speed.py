@@ -66,14 +66,14 @@ def build_models() -> dict[str, str]:
     return paths
 
 
-def timed(cmd: list[str]) -> tuple[float, int, str]:
-    """Wall seconds, peak RSS in MB and stdout of one child process."""
+def timed(cmd: list[str]) -> tuple[float, int, str, float]:
+    """Wall seconds, peak RSS in MB, stdout and CPU seconds (user + system) of one child process."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=CACHE)
     out = proc.stdout.read().decode(errors="replace")
     _, _, usage = os.wait4(proc.pid, 0)
-    return time.perf_counter() - start, usage.ru_maxrss // 1024, out
+    return time.perf_counter() - start, usage.ru_maxrss // 1024, out, usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:

@@ -15,6 +15,9 @@ class Context:
 
     options: Options
     folded: dict[int, Tensor] = field(default_factory=dict)
+    # is_const answers by tensor id, shared by the ops of one judged graph (each tensor is asked
+    # about several times per op, by every op that reads it)
+    known: dict[int, bool] = field(default_factory=dict)
 
     def source(self, t: Tensor) -> Tensor:
         """The tensor the delegate reads in place of `t` (the FP16 constant for a folded one)."""
@@ -22,4 +25,10 @@ class Context:
 
     def is_const(self, t: Tensor | None) -> bool:
         """True when the delegate sees `t` as a constant."""
-        return t is not None and (t.is_constant or id(t) in self.folded)
+        if t is None:
+            return False
+        key = id(t)
+        answer = self.known.get(key)
+        if answer is None:
+            answer = self.known[key] = t.is_constant or key in self.folded
+        return answer

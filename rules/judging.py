@@ -56,6 +56,7 @@ def judge_graph(graph: Graph, profile: Profile, options: Options) -> GraphVerdic
     """Judge every op of `graph` under `profile`."""
     fp16_nodes: set[int] = set()
     folded: dict[int, Tensor] = {}
+    known: dict[int, bool] = {}
     verdicts: list[Verdict] = []
     for i, op in enumerate(graph.ops):
         if profile.fp16_dequantize_helper and is_fp16_constant_dequantize(op):
@@ -63,7 +64,7 @@ def judge_graph(graph: Graph, profile: Profile, options: Options) -> GraphVerdic
             folded[id(op.outputs[0])] = op.input(0)
             verdicts.append(Verdict(True, FP16_WEIGHTS_NOTE))
             continue
-        verdicts.append(judge_op(op, profile, Context(options, folded)))
+        verdicts.append(judge_op(op, profile, Context(options, folded, known)))
     return GraphVerdicts(verdicts, fp16_nodes)
 
 

@@ -14,6 +14,7 @@ import models_freeze  # noqa: F401
 import models_ops  # noqa: F401
 import models_realworld  # noqa: F401
 import models_report  # noqa: F401
+import models_scale  # noqa: F401
 import models_xformer  # noqa: F401
 
 

@@ -165,12 +165,16 @@ def confirm(paths: list[str], launch: Launcher, per_model_timeout: float = 120.0
     (WebGPU backend, the one the accelerator runs on). Files are read first, so a bad file
     stops the command before the runtime starts."""
     from gpucompat import ir
+    from gpucompat.ir.litertlm import as_files
     from gpucompat.placement import check_model
     from gpucompat.rules import registry
     from gpucompat.rules.profile import Options
 
     models = [ir.load(p) for p in paths]
-    reports = compile_models(paths, launch, per_model_timeout)
+    with as_files(paths) as files:  # the runtime opens files: bundle sections get one each
+        reports = compile_models(files, launch, per_model_timeout)
+    for r, p in zip(reports, paths):
+        r.path = p
     profile, options = registry.get(PROFILE), Options(backend="webgpu")
     return [confirmation(r, check_model(m, profile, options), [len(g.ops) for g in m.graphs])
             for m, r in zip(models, reports)]

@@ -6,14 +6,17 @@ need to (the benchmark times `rewrite_model` alone; `--dry-run` stops before ver
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
 
 from gpucompat import ir
 from gpucompat.confirm.compare import PROFILE as ACCELERATOR_PROFILE
+from gpucompat.errors import GpucompatError
 from gpucompat.fixing.runtime_version import raise_min_runtime_version
 from gpucompat.ir.buffers import check_metadata_references, compact_buffers
-from gpucompat.ir.reader import read_bytes
-from gpucompat.ir.writer import write_atomic
+from gpucompat.ir.mapped import FileMap, copy_all, map_open
+from gpucompat.ir.reader import map_model
+from gpucompat.ir.writer import write_atomic, write_model
 from gpucompat.placement import ModelResult, check_model
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
@@ -23,11 +26,12 @@ from gpucompat.verify.fix_proof import Verifications, verify, verify_everywhere
 
 @dataclass
 class Fix:
-    """A fixed model and everything known about it."""
+    """A fixed model and everything known about it. `original` and `fixed` are bytes-like: the
+    input file's map and a map of the rewritten model staged in a temporary file."""
 
     path: str
-    original: bytes
-    fixed: bytes
+    original: FileMap | bytes
+    fixed: FileMap | bytes
     trace: Trace
     before: ModelResult
     after: ModelResult
@@ -59,14 +63,30 @@ def rewrite_model(model: ir.Model, rewrites: list[Rewrite], profile: Profile, op
 
 
 def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Options) -> Fix:
-    """Load `path`, check it, rewrite it and check the result (nothing verified or written)."""
-    original = read_bytes(path)
+    """Load `path`, check it, rewrite it and check the result (nothing verified or written). The
+    model is mapped, not read, and the rewritten one is streamed to a temporary file, untouched
+    weights copied file to file: memory follows the graph and the buffers a rewrite makes."""
+    original = map_model(path)
     before = check_model(ir.from_bytes(original, path), profile, options)
     model = ir.from_bytes(original, path)
     trace = rewrite_model(model, rewrites, profile, options)
-    fixed = ir.to_bytes(model) if trace.applied else original
+    if not trace.applied:  # the same bytes: the same result
+        return Fix(path, original, original, trace, before, before)
+    fixed = _staged(model)
     after = check_model(ir.from_bytes(fixed, path), profile, options)
     return Fix(path, original, fixed, trace, before, after)
+
+
+def _staged(model: ir.Model) -> FileMap | bytes:
+    """The model written to an anonymous temporary file (gone when closed), mapped."""
+    try:
+        f = tempfile.TemporaryFile(prefix="gpucompat-fix-")  # noqa: SIM115 - the map keeps it open
+        write_model(model, f)
+        f.flush()
+    except OSError as e:
+        raise GpucompatError(f"{model.path}: cannot write the fixed model to a temporary file in "
+                             f"{tempfile.gettempdir()} ({e.strerror or e}); nothing was written") from None
+    return map_open(f)
 
 
 def verify_fix(fix: Fix, on_accelerator: bool = False) -> Verifications | None:
@@ -74,18 +94,19 @@ def verify_fix(fix: Fix, on_accelerator: bool = False) -> Verifications | None:
     ops as the fix's profile and options do; also on LiteRT's real GPU accelerator when asked, or
     when the fix aims at it (profile litert-mldrift); the result is kept on `fix`."""
     if fix.changed:
-        fix.verification = verify_everywhere(fix.original, fix.fixed, fix.trace.safeties(),
+        fix.verification = verify_everywhere(bytes(fix.original), bytes(fix.fixed), fix.trace.safeties(),
                                              fix.after.profile.name, fix.after.options, fix.samples)
         if on_accelerator or fix.after.profile.name == ACCELERATOR_PROFILE:
             from gpucompat.fixing import on_accelerator as litert
 
-            fix.verification.results.append(verify(fix.original, fix.fixed, fix.trace.safeties(), litert.backend()))
+            fix.verification.results.append(verify(bytes(fix.original), bytes(fix.fixed), fix.trace.safeties(),
+                                                   litert.backend()))
     return fix.verification
 
 
 def write_fix(fix: Fix, output: str, in_place: bool) -> None:
     """Write the fixed model atomically; the input is protected unless `in_place`."""
-    write_atomic(fix.fixed, output, protect=() if in_place else (fix.path,))
+    write_atomic(lambda out: copy_all(fix.fixed, out), output, protect=() if in_place else (fix.path,))
     fix.output = output
 
 
@@ -109,7 +130,7 @@ def blame(fix: Fix, rewrites: list[Rewrite], profile: Profile, options: Options)
     for rw in (r for r in rewrites if r.name in names):
         model = ir.from_bytes(fix.original, fix.path)
         trace = rewrite_model(model, [rw], profile, options)
-        if trace.applied and not verify_everywhere(fix.original, ir.to_bytes(model), trace.safeties(),
+        if trace.applied and not verify_everywhere(bytes(fix.original), ir.to_bytes(model), trace.safeties(),
                                                    profile.name, options, fix.samples).ok:
             guilty.append(rw.name)
     return guilty or names

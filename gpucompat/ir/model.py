@@ -19,6 +19,11 @@ class Model:
         self.path = path
         self.graphs: list[Graph] = []
         self.size_bytes = 0
+        # What the buffers' data are views of (the file's map, or the bytes read from), and
+        # whether the file kept them after the flatbuffer (offset/size): the writer copies
+        # untouched buffers from the source and keeps that layout.
+        self.source = None
+        self.offset_buffers = False
         # (TensorMapT record, Tensor) pairs: signature defs refer to tensors by index, and the
         # writer re-numbers them from these links.
         self.signature_links: list[tuple[object, Tensor]] = []
@@ -30,19 +35,16 @@ class Model:
 
     def buffer(self, index: int):
         """BufferT at `index`, None when out of range."""
-        b = self.buffers
-        return b[index] if 0 <= index < len(b) else None
+        b = self.fb.buffers
+        return b[index] if b is not None and 0 <= index < len(b) else None
 
     def add_buffer(self, data: np.ndarray | bytes) -> int:
         """Append a buffer holding `data` (raw bytes of a constant) and return its index."""
         from ai_edge_litert import schema_py_generated as fb
 
-        from gpucompat.ir.reader import AlignedBuffer
-
         buf = fb.BufferT()
         buf.data = np.frombuffer(bytes(np.ascontiguousarray(data).tobytes()
                                        if isinstance(data, np.ndarray) else data), dtype=np.uint8)
-        buf.__class__ = AlignedBuffer
         if self.fb.buffers is None:
             self.fb.buffers = [fb.BufferT()]
         self.fb.buffers.append(buf)

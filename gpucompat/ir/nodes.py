@@ -61,7 +61,10 @@ class Tensor:
     @property
     def shape(self) -> tuple[int, ...]:
         """Static shape as stored (dynamic dimensions are stored as 1)."""
-        return tuple(int(d) for d in (self.fb.shape if self.fb.shape is not None else ()))
+        shape = self.fb.shape
+        if type(shape) is tuple:  # the reader's: Python ints already
+            return shape
+        return tuple(int(d) for d in (shape if shape is not None else ()))
 
     @property
     def signature(self) -> tuple[int, ...]:

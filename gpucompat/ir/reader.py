@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import os
+import struct
+from collections.abc import Callable
 
 import numpy as np
 from ai_edge_litert import schema_py_generated as fb
 
 from gpucompat.errors import ModelError
-from gpucompat.ir import dtypes, options
-from gpucompat.ir.fastread import fast_tables
+from gpucompat.ir import dtypes, litertlm, options
 from gpucompat.ir.graph import Graph
+from gpucompat.ir.mapped import map_file
 from gpucompat.ir.model import Model
 from gpucompat.ir.nodes import Op, OpCode, Tensor
+from gpucompat.ir.unpack import unpack_model
 
 FILE_IDENTIFIER = b"TFL3"
 _PLACEHOLDER_FOR_GREATER_OP_CODES = 127
@@ -44,48 +47,33 @@ _SIGNATURES = {
 }
 
 
-class AlignedBuffer(fb.BufferT):
-    """BufferT whose data is written 16-byte aligned, as the converter writes constants."""
-
-    def Pack(self, builder):  # noqa: N802 - flatbuffers naming
-        data = None
-        if self.data is not None:
-            raw = np.asarray(self.data, dtype=np.uint8).tobytes()
-            builder.StartVector(1, len(raw), 16)
-            builder.head = builder.head - len(raw)
-            builder.Bytes[builder.head : builder.head + len(raw)] = raw
-            data = builder.EndVector()
-        fb.BufferStart(builder)
-        if data is not None:
-            fb.BufferAddData(builder, data)
-        fb.BufferAddOffset(builder, self.offset)
-        fb.BufferAddSize(builder, self.size)
-        return fb.BufferEnd(builder)
+def map_model(path: str):
+    """The model's bytes, mapped read-only (nothing is read until used): the file, or for
+    `BUNDLE::section N` that section of a LiteRT-LM bundle; a ModelError saying why not."""
+    bundle, section = litertlm.split(path)
+    if section is None or not os.path.isfile(bundle):
+        return map_file(path)
+    return litertlm.section_bytes(bundle, map_file(bundle), section)
 
 
 def read_bytes(path: str) -> bytes:
-    """The file's bytes, or a ModelError saying why it cannot be read."""
-    if not os.path.exists(path):
-        raise ModelError(path, "no such file")
-    if os.path.isdir(path):
-        raise ModelError(path, "is a directory, not a model file")
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError as e:
-        raise ModelError(path, f"cannot be read ({e.strerror or e})") from None
+    """The model's bytes, read into memory (for runtimes that take bytes); see map_model."""
+    return bytes(map_model(path))
 
 
-def sniff(path: str, raw: bytes) -> None:
+def sniff(path: str, raw) -> None:
     """Raise a ModelError naming what the file is when it is clearly not a TFLite model."""
-    if not raw:
+    if not len(raw):
         raise ModelError(path, "is empty (0 bytes)")
-    if raw.startswith(b"version https://git-lfs"):
+    head = bytes(raw[:32])
+    if head.startswith(b"version https://git-lfs"):
         raise ModelError(path, "is a Git LFS pointer, not the model: run `git lfs pull` to fetch it")
-    if len(raw) >= 8 and raw[4:8] == FILE_IDENTIFIER:
+    if len(head) >= 8 and head[4:8] == FILE_IDENTIFIER:
         return
+    if head.startswith(litertlm.MAGIC):
+        raise ModelError(path, "is a LiteRT-LM bundle, not a single TFLite model")
     for magic, what in _SIGNATURES.items():
-        if raw.startswith(magic):
+        if head.startswith(magic):
             raise ModelError(path, f"is {what}, not a TFLite model")
     if len(raw) < 8:
         raise ModelError(path, f"is too short to be a TFLite model ({len(raw)} bytes)")
@@ -93,38 +81,40 @@ def sniff(path: str, raw: bytes) -> None:
 
 
 def load(path: str) -> Model:
-    """Load and validate a .tflite file."""
-    raw = read_bytes(path)
-    return from_bytes(raw, path)
+    """Load and validate a .tflite file (or a bundle's section), mapped: weights stay on disk
+    until a rule reads them."""
+    return from_bytes(map_model(path), path)
 
 
-def from_bytes(raw: bytes, path: str = "<bytes>") -> Model:
-    """Build the IR from a model's bytes; `path` is only used in messages."""
+def from_bytes(raw, path: str = "<bytes>") -> Model:
+    """Build the IR from a model's bytes (bytes, or a FileMap that untouched buffers are later
+    copied from); `path` is only used in messages. Buffers' data are views of `raw`."""
     sniff(path, raw)
     try:
-        with fast_tables():
-            record = fb.ModelT.InitFromPackedBuf(bytearray(raw), 0)
+        record = unpack_model(raw, struct.unpack_from("<I", raw, 0)[0])
     except Exception as e:  # a corrupt flatbuffer can fail anywhere in the generated reader
         raise ModelError(path, f"is not a valid TFLite flatbuffer ({type(e).__name__}: {e})") from None
     model = Model(record, path)
     model.size_bytes = len(raw)
-    _inline_offset_buffers(model, raw, path)
+    model.source = raw
+    _resolve_offset_buffers(model, raw, path)
     _build(model, path)
     return model
 
 
-def _inline_offset_buffers(model: Model, raw: bytes, path: str) -> None:
-    """Large models store constants after the flatbuffer (offset/size); read them in."""
+def _resolve_offset_buffers(model: Model, raw, path: str) -> None:
+    """Large models store constants after the flatbuffer (offset/size): their data become views
+    of the file too, and the model remembers the layout so the writer keeps it."""
     for i, b in enumerate(model.buffers):
         if b is None:
             raise ModelError(path, f"buffer {i} is missing")
-        b.__class__ = AlignedBuffer
         if b.offset > 1:
             end = b.offset + b.size
-            if b.size < 0 or end > len(raw):
+            if end > len(raw):
                 raise ModelError(path, f"buffer {i} points outside the file (offset {b.offset}, size {b.size})")
-            b.data = np.frombuffer(raw, dtype=np.uint8, count=b.size, offset=b.offset).copy()
+            b.data = np.frombuffer(raw, dtype=np.uint8, count=b.size, offset=b.offset)
             b.offset, b.size = 0, 0
+            model.offset_buffers = True
 
 
 def opcode_of(rec) -> OpCode:
@@ -134,11 +124,15 @@ def opcode_of(rec) -> OpCode:
     return OpCode(builtin, custom, int(rec.version or 1))
 
 
-def _indices(values, what: str, limit: int, path: str, allow_optional: bool) -> list[int]:
-    out = [int(v) for v in (values if values is not None else ())]
-    for v in out:
-        if v >= limit or v < (-1 if allow_optional else 0):
-            raise ModelError(path, f"{what} refers to tensor {v}, but there are only {limit} tensors")
+def _indices(values, what, limit: int, path: str, allow_optional: bool) -> list[int]:
+    """The tensor indices of an operand list; `what` (text, or a function making it: only an
+    error needs it) names the list in the message when one is out of range."""
+    out = [int(v) for v in values] if values is not None else []
+    low = -1 if allow_optional else 0
+    if out and (max(out) >= limit or min(out) < low):
+        bad = next(v for v in out if v >= limit or v < low)
+        raise ModelError(path, f"{what() if callable(what) else what} refers to tensor {bad}, "
+                               f"but there are only {limit} tensors")
     return out
 
 
@@ -168,9 +162,10 @@ def _build(model: Model, path: str) -> None:
             if not 0 <= o.opcodeIndex < len(codes) or codes[o.opcodeIndex] is None:
                 raise ModelError(path, f"{where}: operator {oi} has op code index {o.opcodeIndex}, "
                                        f"but the model has {len(codes)} op codes")
-            ins = _indices(o.inputs, f"{where} operator {oi}", n, path, True)
-            outs = _indices(o.outputs, f"{where} operator {oi}", n, path, False)
-            mids = _indices(o.intermediates, f"{where} operator {oi}", n, path, False)
+            what = lambda where=where, oi=oi: f"{where} operator {oi}"  # noqa: E731 - made only for an error
+            ins = _indices(o.inputs, what, n, path, True)
+            outs = _indices(o.outputs, what, n, path, False)
+            mids = _indices(o.intermediates, what, n, path, False)
             g.ops.append(Op(o, g, codes[o.opcodeIndex],
                             [g.tensors[i] if i >= 0 else None for i in ins],
                             [g.tensors[i] for i in outs], [g.tensors[i] for i in mids]))
@@ -188,22 +183,26 @@ def _validate_operands(g: Graph, path: str) -> None:
     writes (not an input, a constant, a variable or an op's output; an empty tensor, such as the
     converter's shape operand of a reshape to a scalar, holds nothing to read)."""
     inputs = {id(t) for t in g.inputs}
-    for op in g.ops:
-        where = f"subgraph {g.index}: operator {op.index} ({op.name})"
-        _validate_options(op, where, path)
+    gi = g.index
+
+    def where(i: int, op: Op) -> str:  # only for the message: it costs more than the checks
+        return f"subgraph {gi}: operator {i} ({op.name})"
+
+    for i, op in enumerate(g.ops):
+        _validate_options(op, lambda i=i, op=op: where(i, op), path)
         if not op.outputs and op.builtin not in _NO_OUTPUTS:
-            raise ModelError(path, f"{where} has no outputs")
+            raise ModelError(path, f"{where(i, op)} has no outputs")
         required = _REQUIRED_INPUTS.get(op.builtin, 0)
-        if any(op.input(i) is None for i in range(required)):
-            raise ModelError(path, f"{where} lacks one of its {required} required inputs")
-        for t in op.present_inputs:
-            if (t.producer is None and id(t) not in inputs and not t.is_constant and not t.is_variable
-                    and t.num_elements > 0):
-                raise ModelError(path, f"{where} reads tensor {t.index} {t.name!r}, which nothing writes "
-                                       "(not an input, a constant or another op's output)")
+        if any(op.input(k) is None for k in range(required)):
+            raise ModelError(path, f"{where(i, op)} lacks one of its {required} required inputs")
+        for t in op.inputs:
+            if (t is not None and t.producer is None and id(t) not in inputs and not t.is_constant
+                    and not t.is_variable and t.num_elements > 0):
+                raise ModelError(path, f"{where(i, op)} reads tensor {t.index} {t.name!r}, which nothing "
+                                       "writes (not an input, a constant or another op's output)")
 
 
-def _validate_options(op: Op, where: str, path: str) -> None:
+def _validate_options(op: Op, where: Callable[[], str], path: str) -> None:
     """Refuse builtin options of another op's table (the runtime's builtin_options_as_<Table>()
     would read none, and every reader of `op.options` expects the op's own fields) and a strided
     op without its options (its output would have no elements)."""
@@ -212,27 +211,31 @@ def _validate_options(op: Op, where: str, path: str) -> None:
         return
     tag = op.fb.builtinOptionsType
     if tag not in (fb.BuiltinOptions.NONE, expected):
-        raise ModelError(path, f"{where} has builtin options of type {options.table_name(tag)}, "
+        raise ModelError(path, f"{where()} has builtin options of type {options.table_name(tag)}, "
                                f"but the op reads {options.table_name(expected)}")
     if op.options is None and op.builtin in _STRIDED:
-        raise ModelError(path, f"{where} has no {options.table_name(expected)} (its strides would be 0 "
+        raise ModelError(path, f"{where()} has no {options.table_name(expected)} (its strides would be 0 "
                                "and its output would have no elements)")
 
 
 def _validate_tensor(t, gi: int, ti: int, n_buffers: int, path: str) -> None:
+    shape = t.shape if t.shape is not None else ()
+    sig = t.shapeSignature if t.shapeSignature is not None else ()
+    if 0 <= t.buffer < max(n_buffers, 1) and len(shape) <= 16 and t.type in dtypes.NAMES \
+            and (not len(shape) or min(shape) >= 0) and (not len(sig) or min(sig) >= -1):
+        return
     where = f"subgraph {gi}: tensor {ti}"
     if not 0 <= t.buffer < max(n_buffers, 1):
         raise ModelError(path, f"{where} refers to buffer {t.buffer}, but the model has {n_buffers} buffers")
-    for d in t.shape if t.shape is not None else ():
+    for d in shape:
         if d < 0:
             raise ModelError(path, f"{where} has a negative dimension ({d}) in its shape")
-    if len(t.shape if t.shape is not None else ()) > 16:
-        raise ModelError(path, f"{where} has rank {len(t.shape)}")
-    for d in t.shapeSignature if t.shapeSignature is not None else ():
+    if len(shape) > 16:
+        raise ModelError(path, f"{where} has rank {len(shape)}")
+    for d in sig:
         if d < -1:
             raise ModelError(path, f"{where} has an invalid dimension ({d}) in its shape signature")
-    if t.type not in dtypes.NAMES:
-        raise ModelError(path, f"{where} has an unknown tensor type ({t.type})")
+    raise ModelError(path, f"{where} has an unknown tensor type ({t.type})")
 
 
 def _link_signatures(model: Model, path: str) -> None:

@@ -32,7 +32,13 @@ def _pct(part: int, whole: int) -> str:
 
 def render_model(console: Console, rec: dict) -> None:
     """Print one model's record."""
-    _render_model(console, printable_record(rec))
+    _render_model(console, _shown(rec))
+
+
+def _shown(rec: dict) -> dict:
+    """The parts of a model record the terminal prints, made printable (not the per-op list:
+    made printable, a 20,000-op model's would cost more than its check)."""
+    return printable_record({k: v for k, v in rec.items() if k != "ops"})
 
 
 def _render_model(console: Console, rec: dict) -> None:
@@ -101,7 +107,8 @@ def _render_model(console: Console, rec: dict) -> None:
 def render_document(console: Console, doc: dict, skip_errors: bool = False) -> None:
     """Print every model record, then the profile comparison and, for several models, a summary.
     `skip_errors`: error records were already reported on stderr."""
-    doc = printable_record(doc)
+    doc = printable_record({k: v for k, v in doc.items() if k != "models"}) \
+        | {"models": [_shown(r) for r in doc["models"]]}
     for rec in doc["models"]:
         if not (rec["error"] and skip_errors):
             _render_model(console, rec)

@@ -28,6 +28,19 @@
     body.appendChild(frag);
   }
 
+  // Each row's text is read once, on the first filtering, not on every keystroke; only rows whose
+  // visibility changes are touched.
+  var texts = new WeakMap();
+
+  function rowText(row) {
+    var text = texts.get(row);
+    if (text === undefined) {
+      text = row.textContent.toLowerCase();
+      texts.set(row, text);
+    }
+    return text;
+  }
+
   function filter(section) {
     var words = section.querySelector("input.filter").value.toLowerCase().split(/\s+/).filter(Boolean);
     var kind = section.querySelector("select.placement").value;
@@ -35,10 +48,9 @@
     var shown = 0;
     for (var i = 0; i < rows.length; i++) {
       var row = rows[i];
-      var text = row.textContent.toLowerCase();
       var ok = (!kind || row.getAttribute("data-kind") === kind) &&
-        words.every(function (w) { return text.indexOf(w) !== -1; });
-      row.hidden = !ok;
+        (!words.length || words.every(function (w) { return rowText(row).indexOf(w) !== -1; }));
+      if (row.hidden === ok) row.hidden = !ok;
       if (ok) shown++;
     }
     section.querySelector(".count").textContent = shown + " of " + rows.length + " ops";
