@@ -2,7 +2,7 @@
 past 2 GB: constants after the flatbuffer, addressed by Buffer.offset/size), built small by asking
 the converter for that layout, as `_experimental_use_buffer_offset` does."""
 
-from modelgen import builder, const, tf
+from modelgen import builder, const, convert_fn, tf
 
 
 def _convert_with_offsets(fn, specs) -> bytes:
@@ -39,3 +39,35 @@ def scale_offset_stb() -> bytes:
         return t.tensordot(y, fc, axes=1)
 
     return _convert_with_offsets(fn, [([None, 13, 13, 4], t.float32)])
+
+
+# The 20,000-op model of the HTML report's scale tests.
+LONG_OPS = 20_000
+LONG_ROUND = LONG_OPS - 2  # the one rejected op (ROUND), next to last
+LONG_HOSTILE = 12_345  # the op whose output tensor is named SCRIPT_NAME (read by op LONG_HOSTILE + 1)
+
+
+@builder("scale_long_chain")
+def scale_long_chain() -> bytes:
+    """LONG_OPS ops: ADD, TANH × (LONG_OPS - 3), ROUND, TANH. The converter writes the four-op
+    model (x + 0.5, tanh, round, tanh); gpucompat's IR repeats its first TANH, naming each new
+    tensor `link_N` after the op N that writes it and one of them SCRIPT_NAME. Converting 20,000 ops
+    takes the converter about 40 s; this takes a second."""
+    from gpucompat import ir
+    from gpucompat.ir import build, writer
+    from models_report import SCRIPT_NAME
+
+    t = tf()
+    model = ir.from_bytes(convert_fn(lambda x: t.tanh(t.round(t.tanh(x + 0.5))), [([1, 8], t.float32)]))
+    g = model.graphs[0]
+    add, tanh, rnd, last = g.ops
+    x = tanh.outputs[0]
+    repeats = []
+    for n in range(2, LONG_ROUND):
+        y = build.tensor(g, SCRIPT_NAME if n == LONG_HOSTILE else f"link_{n}", x.shape, x.dtype)
+        repeats.append(build.operator(g, "TANH", [x], [y]))
+        x = y
+    rnd.inputs = [x]
+    g.ops = [add, tanh, *repeats, rnd, last]
+    g.link()
+    return writer.to_bytes(model)

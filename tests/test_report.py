@@ -29,6 +29,12 @@ class Page(HTMLParser):
         return [a for t, a in self.tags if t == tag and (cls is None or cls in (a.get("class") or "").split())]
 
 
+def ops_data(html: str) -> list[dict]:
+    """The op table data each model's section embeds for the page's script, as JSON decodes it."""
+    return [json.loads(m) for m in re.findall(r'<script type="application/json" class="ops-data">(.*?)</script>',
+                                              html, re.S)]
+
+
 def report(tmp_path, *paths: str, extra: tuple[str, ...] = (), code: int = 0) -> str:
     out = tmp_path / "report.html"
     r = gpucompat("report", *paths, "-o", str(out), *extra)
@@ -49,8 +55,9 @@ def test_split_model_page(models, tmp_path):
     assert [r["style"] for r in runs] == ["flex-grow: 1", "flex-grow: 1", "flex-grow: 3"]
     assert ["delegated" in r["class"] for r in runs] == [False, False, True]
     assert ["boundary" in r["class"] for r in runs] == [False, True, True]
-    rows = [a for a in page.all("tr") if a.get("data-kind")]
-    assert [r["data-kind"] for r in rows] == ["spare", "cpu", "gpu", "gpu", "gpu"]
+    (table,) = ops_data(html)
+    assert [(r[1], r[2], r[5]) for r in table["ops"]] == [  # index, op, kind
+        (0, "CONV_2D", "spare"), (1, "GATHER_ND", "cpu"), (2, "MUL", "gpu"), (3, "ADD", "gpu"), (4, "TANH", "gpu")]
     findings = re.findall(r'class="code">(\w+)<', html)
     assert {"GPU001", "PRT101"} <= set(findings)
     assert "## What it finds" not in html and "<h4>What it finds</h4>" in html  # rule docs rendered
@@ -75,23 +82,27 @@ def test_hostile_strings_are_text(models, tmp_path):
     for s in (SCRIPT_NAME, IMG_NAME, CUSTOM_CODE, DESCRIPTION):
         assert s not in html
     page = Page(html)
-    text = "".join(page.text)
-    for s in (SCRIPT_NAME, IMG_NAME, CUSTOM_CODE, DESCRIPTION):
-        assert s in text
-    assert len(page.all("script")) == 1 and not page.all("img") and not page.all("svg")
-    assert all(set(a) <= {"class", "id", "data-kind", "data-v", "href", "style", "title", "role", "start",
-                          "lang", "charset", "name", "content", "type", "placeholder", "aria-label", "value",
-                          "data-type", "open"} for _, a in page.tags)
+    assert DESCRIPTION in "".join(page.text)
+    (table,) = ops_data(html)  # the op table's strings reach the page as JSON with < > & escaped
+    strings = {t[0] for t in table["tensors"]} | {r[2] for r in table["ops"]}
+    assert {SCRIPT_NAME, IMG_NAME, CUSTOM_CODE} <= strings
+    scripts = page.all("script")
+    assert [a.get("type") for a in scripts] == ["application/json", None]  # the data, then the one program
+    assert not page.all("img") and not page.all("svg")
+    assert all(set(a) <= {"class", "id", "href", "style", "title", "role", "start", "lang", "charset", "name",
+                          "content", "type", "placeholder", "aria-label", "value", "data-type", "data-key",
+                          "data-model", "open"} for _, a in page.tags)
 
 
 def test_thousand_ops_strip_has_one_box_per_run(models, tmp_path):
     # 8 x (126 supported ops + ROUND): subsets GPU CPU GPU CPU ..., the first GPU run delegated
     # (ties go to the first), the other seven supported runs stay on the CPU.
-    page = Page(report(tmp_path, models.path("thousand_ops")))
+    html = report(tmp_path, models.path("thousand_ops"))
+    page = Page(html)
     runs = page.all("a", "run")
     assert len(runs) == 2 * BLOCKS
     assert [r["class"].split()[1] for r in runs] == ["gpu", "cpu"] + ["spare", "cpu"] * (BLOCKS - 1)
-    assert len([a for a in page.all("tr") if a.get("data-kind")]) == BLOCKS * (RUN_OPS + 1)
+    assert len(ops_data(html)[0]["ops"]) == BLOCKS * (RUN_OPS + 1)
 
 
 def test_before_and_after(models, tmp_path):

@@ -1,6 +1,7 @@
 """The HTML report in a real headless Chromium (Debian's `chromium`, driven by Playwright): it loads
-with no console errors, the op table sorts and filters, markup in a model's names stays text, and a
-1,000+ op model renders. Screenshots go to artifacts/ (gitignored) for a person to look at."""
+with no console errors, the op table sorts and filters, markup in a model's names stays text, and
+1,000 and 20,000 op models render a page of rows at a time. Screenshots go to artifacts/ (gitignored)
+for a person to look at."""
 
 import os
 
@@ -8,6 +9,7 @@ import pytest
 
 from cli import gpucompat
 from models_report import BLOCKS, CUSTOM_CODE, IMG_NAME, RUN_OPS, SCRIPT_NAME
+from models_scale import LONG_HOSTILE, LONG_OPS, LONG_ROUND
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -93,7 +95,7 @@ def test_loads_sorts_and_filters(browser, models, tmp_path):
 def test_hostile_names_are_text(browser, models, tmp_path):
     page = Opened(browser, report(tmp_path, "hostile.html", models.path("hostile_names")))
     assert page.dialogs == [] and page.errors == [] and page.console == []
-    assert page.page.evaluate("document.querySelectorAll('script').length") == 1
+    assert page.page.evaluate("document.querySelectorAll('script:not([type=\"application/json\"])').length") == 1
     assert page.page.evaluate("document.querySelectorAll('img, svg, iframe').length") == 0
     names = page.page.evaluate("[...document.querySelectorAll('.tname')].map(e => e.textContent)")
     assert SCRIPT_NAME in names and IMG_NAME in names
@@ -107,7 +109,10 @@ def test_hostile_names_are_text(browser, models, tmp_path):
 def test_thousand_ops(browser, models, tmp_path):
     page = Opened(browser, report(tmp_path, "thousand.html", models.path("thousand_ops")))
     total = BLOCKS * (RUN_OPS + 1)
-    assert page.page.text_content(".count") == f"{total} of {total} ops"
+    assert page.page.text_content(".count") == f"{total} of {total} ops · showing 1–200 (page 1 of 6)"
+    assert page.column("#")[-1] == "199"
+    page.page.click("button.next")
+    assert page.column("#")[:2] == ["200", "201"] and page.page.is_disabled("button.prev") is False
     assert page.page.evaluate("document.querySelectorAll('.strip .run').length") == 2 * BLOCKS
     page.page.click("table.ops th >> text=#")
     page.page.click("table.ops th >> text=#")
@@ -130,3 +135,44 @@ def test_dark_and_print(browser, models, tmp_path):
     assert dark.page.evaluate(background) == "rgb(255, 255, 255)"
     assert not dark.page.is_visible(".controls")
     assert dark.page.pdf()[:4] == b"%PDF"
+
+
+def test_twenty_thousand_ops(browser, models, tmp_path):
+    # ADD, TANH x 19,997, ROUND (rejected), TANH; tensor `link_N` is op N's output, one named SCRIPT_NAME
+    page = Opened(browser, report(tmp_path, "long.html", models.path("scale_long_chain")))
+    rows = "document.querySelectorAll('table.ops tbody tr').length"
+    assert page.page.text_content(".count") == f"{LONG_OPS} of {LONG_OPS} ops · showing 1–200 (page 1 of 100)"
+    assert page.page.evaluate(rows) == 200
+    page.page.fill("input.filter", "round")
+    assert page.column("op") == ["ROUND", "TANH"]  # the last TANH reads the converter's tensor "Round"
+    assert page.column("#") == [str(LONG_ROUND), str(LONG_OPS - 1)]
+    assert page.page.text_content(".count") == f"2 of {LONG_OPS} ops"
+    page.page.fill("input.filter", f"link_{LONG_ROUND - 1}")  # written by the op before ROUND, read by ROUND
+    assert page.column("#") == [str(LONG_ROUND - 1), str(LONG_ROUND)]
+    page.page.fill("input.filter", "<script>")
+    assert page.column("#") == [str(LONG_HOSTILE), str(LONG_HOSTILE + 1)]
+    assert SCRIPT_NAME in page.page.evaluate("[...document.querySelectorAll('.tname')].map(e => e.textContent)")
+    page.page.fill("input.filter", "")
+    page.page.select_option("select.placement", "cpu")
+    assert page.column("#") == [str(LONG_ROUND)]
+    page.page.select_option("select.placement", "")
+
+    page.page.click("table.ops th >> text=op")
+    assert page.column("op")[:3] == ["ADD", "ROUND", "TANH"] and page.column("#")[:3] == ["0", str(LONG_ROUND), "1"]
+    page.page.click("table.ops th >> text=op")
+    assert page.column("#")[:2] == ["1", "2"]  # TANH first, ties in plan order
+
+    page.page.fill("input.filter", "link_5")  # hides ROUND; the strip's box for it still jumps there
+    page.page.click(f".strip a.run[href='#op-1-0-{LONG_ROUND}']")
+    target = page.page.locator(f"#op-1-0-{LONG_ROUND}")
+    assert target.is_visible() and "target" in target.get_attribute("class")
+    assert page.page.input_value("input.filter") == ""
+    assert page.page.text_content(".count").endswith("(page 100 of 100)")  # descending: ROUND, ADD last
+
+    page.page.evaluate("window.dispatchEvent(new Event('beforeprint'))")  # printing: every matching op
+    assert page.page.evaluate(rows) == LONG_OPS and page.column("op")[-2:] == ["ROUND", "ADD"]
+    page.page.evaluate("window.dispatchEvent(new Event('afterprint'))")
+    assert page.page.evaluate(rows) == 200
+    page.page.select_option("select.page-size", "0")
+    assert page.page.evaluate(rows) == LONG_OPS and page.page.text_content(".count") == f"{LONG_OPS} of {LONG_OPS} ops"
+    assert page.dialogs == [] and page.errors == [] and page.console == []

@@ -27,14 +27,12 @@ def _environment():
 def _model_view(rec: dict) -> dict:
     if rec["error"]:
         return {"rec": rec}
-    padding = html_view.op_padding(rec)
     return {
         "rec": rec,
         "headline": html_view.headline(rec),
         "strips": [{"subgraph": sg, "runs": html_view.strip_runs(rec, sg["index"])} for sg in rec["subgraphs"]],
-        "kinds": [html_view.op_kind(o) for o in rec["ops"]],
-        "tensors": [html_view.op_tensors(o) for o in rec["ops"]],
-        "padding": [padding.get((o["subgraph"], o["index"])) for o in rec["ops"]] if padding else None,
+        "ops": html_view.script_json(html_view.ops_data(rec)),
+        "padded": bool(html_view.op_padding(rec)),
         "what_if": sorted(rec.get("what_if") or [], key=lambda w: -w["gain"]),
         "strings": html_view.model_strings(rec),
         "rules": html_view.rule_docs({f["code"] for f in rec["findings"]}),

@@ -1,9 +1,11 @@
 """What the report template needs beyond a model record: the op strip (runs of ops in execution
-order by placement and partition), each op's tensors (names, shapes, types, from the record),
-the one-sentence verdict, and the documentation of the rules that fired."""
+order by placement and partition), the op table's data (each op with its tensors' names, shapes
+and types, embedded as JSON the page renders on demand), the one-sentence verdict, and the
+documentation of the rules that fired."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from markupsafe import Markup, escape
@@ -45,15 +47,39 @@ def strip_runs(rec: dict, subgraph: int) -> list[dict]:
     return runs
 
 
-def _describe(t: dict) -> dict:
+def _describe(t: dict) -> str:
     dims = "×".join("?" if d < 0 else str(d) for d in t["shape"]) or "scalar"
-    return {"name": t["name"], "index": t["index"], "shape": dims, "dtype": t["dtype"]}
+    return f"{dims} {t['dtype']}"
 
 
-def op_tensors(o: dict) -> dict:
-    """An op record's inputs and outputs, shapes written for people."""
-    return {"inputs": [_describe(t) for t in o.get("inputs", [])],
-            "outputs": [_describe(t) for t in o.get("outputs", [])]}
+def ops_data(rec: dict) -> dict:
+    """The op table as the page's script reads it: one row per op (subgraph, index, op, op code,
+    version, kind, partition, reason, input and output tensors as positions in `tensors`, padded
+    share), and each tensor once as [name, "shape dtype"], so a chain does not repeat its tensors."""
+    padding = op_padding(rec)
+    tensors: list[list[str]] = []
+    position: dict[tuple[int, int], int] = {}
+
+    def refs(o: dict, key: str) -> list[int]:
+        out = []
+        for t in o.get(key, []):
+            at = position.setdefault((o["subgraph"], t["index"]), len(tensors))
+            if at == len(tensors):
+                tensors.append([t["name"], _describe(t)])
+            out.append(at)
+        return out
+
+    rows = [[o["subgraph"], o["index"], o.get("custom_code") or o["op"], o["opcode"], o["version"], op_kind(o),
+             o["partition"], f"{o['layer']}: {o['reason']}" if o["reason"] else "", refs(o, "inputs"),
+             refs(o, "outputs"), padding.get((o["subgraph"], o["index"]))] for o in rec["ops"]]
+    return {"ops": rows, "tensors": tensors}
+
+
+def script_json(value) -> Markup:
+    """`value` as JSON safe inside a <script> element: every <, > and & is a \\u escape, so no
+    model string can close the element or open markup."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
 def op_padding(rec: dict) -> dict[tuple[int, int], float]:

@@ -1,70 +1,225 @@
-// Sorting and filtering of the op tables. Rows are only moved or hidden, never rebuilt, so a
-// sort costs O(n log n) and a filter O(n) in the number of ops.
+// The op tables, drawn from the JSON data each model section embeds: sorting and filtering run over
+// that data, and only one page of rows is ever in the document (every matching row when printing),
+// so a 20,000-op model loads and filters as fast as a small one. Model strings are set with
+// textContent only: a name is always text, never markup.
 (function () {
   "use strict";
 
-  function cellValue(row, col, numeric) {
-    var cell = row.cells[col];
-    var raw = cell.hasAttribute("data-v") ? cell.getAttribute("data-v") : cell.textContent;
-    return numeric ? parseFloat(raw) : raw.trim().toLowerCase();
+  // Positions in a row of the data (gpucompat/output/html_view.py: ops_data).
+  var SUBGRAPH = 0, INDEX = 1, OP = 2, OPCODE = 3, VERSION = 4, KIND = 5, PARTITION = 6, REASON = 7,
+    INPUTS = 8, OUTPUTS = 9, PADDING = 10;
+  var LABELS = { gpu: "GPU", spare: "CPU (spare)", cpu: "CPU" };
+
+  function tensorText(data, refs) {
+    return refs.map(function (t) { return data.tensors[t][0] + " " + data.tensors[t][1]; }).join(" ");
   }
 
-  function sortBy(table, th) {
-    var col = th.cellIndex;
-    var numeric = th.getAttribute("data-type") === "num";
+  // The value a column sorts by, for one row of the data.
+  var SORT_KEYS = {
+    subgraph: function (r) { return r[SUBGRAPH]; },
+    index: function (r) { return r[INDEX]; },
+    op: function (r) { return r[OP].toLowerCase(); },
+    opcode: function (r) { return r[OPCODE]; },
+    version: function (r) { return r[VERSION]; },
+    kind: function (r) { return LABELS[r[KIND]].toLowerCase(); },
+    partition: function (r) { return r[PARTITION] === null ? -1 : r[PARTITION]; },
+    reason: function (r) { return r[REASON].toLowerCase(); },
+    inputs: function (r, data) { return tensorText(data, r[INPUTS]).toLowerCase(); },
+    outputs: function (r, data) { return tensorText(data, r[OUTPUTS]).toLowerCase(); },
+    padding: function (r) { return r[PADDING] === null ? -1 : r[PADDING]; }
+  };
+
+  function element(tag, className, text) {
+    var e = document.createElement(tag);
+    if (className) e.className = className;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function tensorCell(td, data, refs) {
+    td.className = "tensors";
+    refs.forEach(function (t) {
+      var div = element("div");
+      div.appendChild(element("span", "tname", data.tensors[t][0]));
+      div.appendChild(document.createTextNode(" "));
+      div.appendChild(element("span", "shape", data.tensors[t][1]));
+      td.appendChild(div);
+    });
+  }
+
+  // Fills one cell of a row for the column `key`.
+  var CELLS = {
+    subgraph: function (td, r) { td.textContent = r[SUBGRAPH]; },
+    index: function (td, r) { td.textContent = r[INDEX]; },
+    op: function (td, r) { td.textContent = r[OP]; },
+    opcode: function (td, r) { td.textContent = r[OPCODE]; },
+    version: function (td, r) { td.textContent = r[VERSION]; },
+    kind: function (td, r) { td.appendChild(element("span", "pill " + r[KIND], LABELS[r[KIND]])); },
+    partition: function (td, r) { td.textContent = r[PARTITION] === null ? "" : r[PARTITION]; },
+    reason: function (td, r) { td.className = "reason"; td.textContent = r[REASON]; },
+    inputs: function (td, r, data) { tensorCell(td, data, r[INPUTS]); },
+    outputs: function (td, r, data) { tensorCell(td, data, r[OUTPUTS]); },
+    padding: function (td, r) { td.textContent = r[PADDING] === null ? "" : Math.round(100 * r[PADDING]) + "%"; }
+  };
+
+  function OpTable(section) {
+    this.section = section;
+    this.table = section.querySelector("table.ops");
+    this.model = this.table.getAttribute("data-model");
+    this.data = JSON.parse(section.querySelector("script.ops-data").textContent);
+    this.keys = Array.prototype.map.call(this.table.tHead.rows[0].cells, function (th) {
+      return th.getAttribute("data-key");
+    });
+    this.order = this.data.ops.map(function (r, i) { return i; });
+    this.shown = this.order;
+    this.texts = null;  // each row's searchable text, built on the first filtering
+    this.page = 0;
+    this.input = section.querySelector("input.filter");
+    this.placement = section.querySelector("select.placement");
+    this.pageSize = section.querySelector("select.page-size");
+  }
+
+  OpTable.prototype.rowText = function (i) {
+    if (!this.texts) {
+      var data = this.data;
+      this.texts = data.ops.map(function (r) {
+        return [r[SUBGRAPH], r[INDEX], r[OP], r[OPCODE], r[VERSION], LABELS[r[KIND]],
+          r[PARTITION] === null ? "" : r[PARTITION], r[REASON], tensorText(data, r[INPUTS]),
+          tensorText(data, r[OUTPUTS])].join(" ").toLowerCase();
+      });
+    }
+    return this.texts[i];
+  };
+
+  OpTable.prototype.filter = function () {
+    var self = this;
+    var words = this.input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var kind = this.placement.value;
+    var ops = this.data.ops;
+    this.shown = !words.length && !kind ? this.order : this.order.filter(function (i) {
+      if (kind && ops[i][KIND] !== kind) return false;
+      var text = words.length ? self.rowText(i) : "";
+      return words.every(function (w) { return text.indexOf(w) !== -1; });
+    });
+    this.page = 0;
+  };
+
+  OpTable.prototype.sortBy = function (th) {
+    var key = SORT_KEYS[th.getAttribute("data-key")];
     var ascending = th.getAttribute("aria-sort") !== "ascending";
-    table.querySelectorAll("th[aria-sort]").forEach(function (h) { h.removeAttribute("aria-sort"); });
+    this.table.querySelectorAll("th[aria-sort]").forEach(function (h) { h.removeAttribute("aria-sort"); });
     th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
-    var body = table.tBodies[0];
-    var keyed = Array.prototype.map.call(body.rows, function (row, i) {
-      return { row: row, key: cellValue(row, col, numeric), i: i };
-    });
+    var data = this.data;
+    var keyed = data.ops.map(function (r, i) { return { key: key(r, data), i: i }; });
     keyed.sort(function (a, b) {
-      var c = a.key < b.key ? -1 : a.key > b.key ? 1 : a.i - b.i;
-      return ascending ? c : -c;
+      var c = a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+      return (ascending ? c : -c) || a.i - b.i;
     });
-    var frag = document.createDocumentFragment();
-    keyed.forEach(function (k) { frag.appendChild(k.row); });
-    body.appendChild(frag);
-  }
+    this.order = keyed.map(function (k) { return k.i; });
+    this.filter();
+  };
 
-  // Each row's text is read once, on the first filtering, not on every keystroke; only rows whose
-  // visibility changes are touched.
-  var texts = new WeakMap();
+  OpTable.prototype.size = function () {
+    return parseInt(this.pageSize.value, 10) || this.shown.length || 1;
+  };
 
-  function rowText(row) {
-    var text = texts.get(row);
-    if (text === undefined) {
-      text = row.textContent.toLowerCase();
-      texts.set(row, text);
+  // Puts rows [first, last) of the filtered, sorted ops into the table body.
+  OpTable.prototype.draw = function (first, last) {
+    var data = this.data, keys = this.keys, model = this.model;
+    var body = document.createElement("tbody");
+    for (var n = first; n < last; n++) {
+      var r = data.ops[this.shown[n]];
+      var tr = document.createElement("tr");
+      tr.id = "op-" + model + "-" + r[SUBGRAPH] + "-" + r[INDEX];
+      tr.className = r[KIND];
+      tr.setAttribute("data-kind", r[KIND]);
+      for (var k = 0; k < keys.length; k++) CELLS[keys[k]](tr.insertCell(), r, data);
+      body.appendChild(tr);
     }
-    return text;
-  }
+    this.table.replaceChild(body, this.table.tBodies[0]);
+  };
 
-  function filter(section) {
-    var words = section.querySelector("input.filter").value.toLowerCase().split(/\s+/).filter(Boolean);
-    var kind = section.querySelector("select.placement").value;
-    var rows = section.querySelector("table.ops").tBodies[0].rows;
-    var shown = 0;
-    for (var i = 0; i < rows.length; i++) {
-      var row = rows[i];
-      var ok = (!kind || row.getAttribute("data-kind") === kind) &&
-        (!words.length || words.every(function (w) { return rowText(row).indexOf(w) !== -1; }));
-      if (row.hidden === ok) row.hidden = !ok;
-      if (ok) shown++;
+  OpTable.prototype.render = function () {
+    var size = this.size(), total = this.shown.length;
+    var pages = Math.max(1, Math.ceil(total / size));
+    this.page = Math.min(this.page, pages - 1);
+    var first = this.page * size, last = Math.min(total, first + size);
+    this.draw(first, last);
+    this.section.querySelector(".count").textContent = total + " of " + this.data.ops.length + " ops" +
+      (pages > 1 ? " · showing " + (first + 1) + "–" + last + " (page " + (this.page + 1) + " of " + pages + ")" : "");
+    this.section.querySelector(".pager").hidden = pages <= 1;
+    this.section.querySelector("button.prev").disabled = this.page === 0;
+    this.section.querySelector("button.next").disabled = this.page >= pages - 1;
+  };
+
+  // Shows the op `id` (op-MODEL-SUBGRAPH-INDEX): clears a filter that hides it, turns to its page,
+  // scrolls to it and marks it.
+  OpTable.prototype.reveal = function (id) {
+    var parts = id.split("-");
+    var sg = +parts[2], index = +parts[3], ops = this.data.ops;
+    var find = function (list) {
+      for (var n = 0; n < list.length; n++) {
+        if (ops[list[n]][SUBGRAPH] === sg && ops[list[n]][INDEX] === index) return n;
+      }
+      return -1;
+    };
+    var at = find(this.shown);
+    if (at === -1) {
+      this.input.value = "";
+      this.placement.value = "";
+      this.filter();
+      at = find(this.shown);
     }
-    section.querySelector(".count").textContent = shown + " of " + rows.length + " ops";
-  }
+    if (at === -1) return;
+    this.page = Math.floor(at / this.size());
+    this.render();
+    var row = document.getElementById(id);
+    document.querySelectorAll("tr.target").forEach(function (t) { t.classList.remove("target"); });
+    row.classList.add("target");
+    row.scrollIntoView({ block: "center" });
+  };
 
+  OpTable.prototype.wire = function () {
+    var self = this;
+    this.table.querySelectorAll("th[data-key] button").forEach(function (button) {
+      button.addEventListener("click", function () { self.sortBy(button.parentNode); self.render(); });
+    });
+    var refilter = function () { self.filter(); self.render(); };
+    this.input.addEventListener("input", refilter);
+    this.placement.addEventListener("change", refilter);
+    this.pageSize.addEventListener("change", refilter);
+    this.section.querySelector("button.prev").addEventListener("click", function () { self.page--; self.render(); });
+    this.section.querySelector("button.next").addEventListener("click", function () { self.page++; self.render(); });
+    this.section.querySelectorAll(".strip a.run").forEach(function (a) {
+      a.addEventListener("click", function (event) {
+        event.preventDefault();
+        var id = a.getAttribute("href").slice(1);
+        history.replaceState(null, "", "#" + id);
+        self.reveal(id);
+      });
+    });
+  };
+
+  var tables = [];
   document.querySelectorAll("section.model").forEach(function (section) {
-    var table = section.querySelector("table.ops");
-    if (!table) return;
-    table.querySelectorAll("th[data-type] button").forEach(function (button) {
-      button.addEventListener("click", function () { sortBy(table, button.parentNode); });
-    });
-    var run = function () { filter(section); };
-    section.querySelector("input.filter").addEventListener("input", run);
-    section.querySelector("select.placement").addEventListener("change", run);
-    run();
+    if (!section.querySelector("table.ops")) return;
+    var t = new OpTable(section);
+    t.wire();
+    t.filter();
+    t.render();
+    tables.push(t);
   });
+
+  // Printing shows every op that matches the filter, not only the page on screen.
+  window.addEventListener("beforeprint", function () {
+    tables.forEach(function (t) { t.draw(0, t.shown.length); });
+  });
+  window.addEventListener("afterprint", function () {
+    tables.forEach(function (t) { t.render(); });
+  });
+
+  var target = location.hash.match(/^#op-(\d+)-/);
+  if (target) {
+    tables.forEach(function (t) { if (t.model === target[1]) t.reveal(location.hash.slice(1)); });
+  }
 })();
