@@ -98,7 +98,7 @@ def rewrite_reach(model, result) -> dict[str, list[tuple[int, int]]]:
                 m = rw.check(op, ctx)
                 if isinstance(m, Match):
                     covered.update(id(x) for x in m.ops or [m.anchor])
-                elif _fed_by(op, covered) and not ctx.verdict(op).ok:
+                elif covered and _fed_by(op, covered) and not ctx.verdict(op).ok:
                     covered.add(id(op))
         nodes = sorted((g.index, i) for g in model.graphs for i, op in enumerate(g.ops)
                        if id(op) in covered and (g.index, i) in rejected)

@@ -113,8 +113,15 @@ class Tensor:
     @property
     def is_constant(self) -> bool:
         """True when the tensor has data in the file (the runtime's kTfLiteMmapRo tensors)."""
-        buf = self.buffer
-        return not self.fb.isVariable and buf is not None and buf.data is not None and len(buf.data) > 0
+        fb = self.fb
+        if fb.isVariable:
+            return False
+        buffers = self.graph.model.fb.buffers  # Model.buffer inlined: asked about every tensor of every op
+        index = fb.buffer
+        if buffers is None or not 0 <= index < len(buffers):
+            return False
+        buf = buffers[index]
+        return buf is not None and buf.data is not None and len(buf.data) > 0
 
     @property
     def is_variable(self) -> bool:
