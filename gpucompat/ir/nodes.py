@@ -70,6 +70,8 @@ class Tensor:
     def signature(self) -> tuple[int, ...]:
         """Shape signature: -1 marks a dynamic dimension; the static shape when absent."""
         sig = self.fb.shapeSignature
+        if type(sig) is tuple:  # the reader's: Python ints already
+            return sig if sig else self.shape
         return tuple(int(d) for d in sig) if sig is not None and len(sig) else self.shape
 
     @property
