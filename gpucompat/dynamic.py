@@ -58,17 +58,18 @@ def _first_dynamic(graph: Graph, visiting: frozenset[int]) -> tuple[Op, Tensor] 
     for op in graph.ops:
         if not op.outputs:
             continue
-        if op.builtin in ALWAYS_DYNAMIC:
+        code = op.builtin
+        if code in ALWAYS_DYNAMIC:
             return op, op.outputs[0]
-        if op.builtin in (WHILE, IF) and _control_flow_dynamic(op, visiting | {graph.index}):
+        if code in (WHILE, IF) and _control_flow_dynamic(op, visiting | {graph.index}):
             return op, op.outputs[0]
-        if op.builtin == SHAPE:
+        if code == SHAPE:
             known.add(id(op.outputs[0]))
             continue
-        for i in SHAPE_INPUTS.get(op.builtin, ()):
+        for i in SHAPE_INPUTS.get(code, ()):
             if not value_known(op.input(i)):
                 return op, op.outputs[0]
-        if op.builtin in FOLDS_AT_PREPARE and all(value_known(t) for t in op.inputs):
+        if code in FOLDS_AT_PREPARE and all(value_known(t) for t in op.inputs):
             known.update(id(t) for t in op.outputs)
     return None
 

@@ -88,15 +88,17 @@ def node_subsets(graph: Graph, supported: set[int], remap: dict[int, int] | None
             incoming[j] -= 1
         return True
 
+    # the runtime sweeps every node on each pass; a placed node never takes part again, so
+    # sweeping only the unplaced ones, in the same order, places the same nodes at the same time
+    unplaced = list(range(n))
     while True:
         current = NodeSubset(delegated_type=None)  # type: ignore[arg-type]
         subsets.append(current)
         current_epoch = len(subsets) - 1
         while True:
-            did_something = False
-            for i in range(n):
-                if update(i, current, current_epoch):
-                    did_something = True
+            left = [i for i in unplaced if not update(i, current, current_epoch)]
+            did_something = len(left) != len(unplaced)
+            unplaced = left
             if not did_something:
                 break
         if not current.nodes:

@@ -28,10 +28,11 @@ class Task:
 
 
 @contextlib.contextmanager
-def _collector_paused():
+def collector_paused():
     """Pause the cyclic garbage collector: a model makes hundreds of thousands of long-lived
     objects and no cyclic garbage, and each full collection walks them all (a fifth of the time
-    of a 20,000-op check). Collection resumes, and catches up, afterwards."""
+    of a 20,000-op check; rendering its record makes as many). Collection resumes, and catches up,
+    afterwards."""
     was = gc.isenabled()
     gc.disable()
     try:
@@ -43,7 +44,7 @@ def _collector_paused():
 
 def check_one(task: Task) -> dict:
     """The JSON record of one task (an error record when the model cannot be checked)."""
-    with _collector_paused():
+    with collector_paused():
         return _check_one(task)
 
 

@@ -100,10 +100,11 @@ def check_model(model: Model, profile: Profile, options: Options) -> ModelResult
     for g in model.graphs:
         gv = judge_graph(g, profile, options)
         base = len(ops)
+        gi = g.index  # a search of the model's graphs: asked once, not per op
         for i, op in enumerate(g.ops):
-            ops.append(OpResult(g.index, i, op.name, op.builtin, op.code.custom if op.is_custom else None,
+            ops.append(OpResult(gi, i, op.name, op.builtin, op.code.custom if op.is_custom else None,
                                 op.version, gv.verdicts[i]))
-        sr = SubgraphResult(g.index, g.name, len(g.ops), fp16_dequantize=sorted(gv.fp16_dequantize))
+        sr = SubgraphResult(gi, g.name, len(g.ops), fp16_dequantize=sorted(gv.fp16_dequantize))
         subgraphs.append(sr)
         sr.topology_problem = g.topological_problem()
         dyn = first_dynamic_tensor(g) if profile.dynamic_gate else None

@@ -26,8 +26,10 @@ class CalibratedRewrite(Rewrite):
         None when the pattern does not apply to it."""
 
     def check(self, op: Op, ctx: RewriteContext) -> Replacement | str | None:
+        if ctx.profile.name not in calibration.load()["profiles"]:  # asked first: the cheap question
+            return None
         seen = calibration.observed(form_of(op))
-        if ctx.profile.name not in calibration.load()["profiles"] or seen is None or not seen["fp32"]["wrong"]:
+        if seen is None or not seen["fp32"]["wrong"]:
             return None
         r = Replacement(op, [op], ctx=ctx)
         marks = r.marks()

@@ -212,7 +212,7 @@ def shape_mappable(op: Op, ctx: Context) -> Verdict:
     """MBH ExtractTensorShape, called on every runtime input and output at Parse: rank 0 (a scalar)
     or rank >= 5 has no BHWC view, and the whole delegation fails (model_builder_helper.cc ExtractTensorShape)."""
     for t in [*runtime_inputs(op, ctx), *op.outputs]:
-        if bhwc(t.shape) is None:
+        if not 1 <= len(t.shape) <= 4:  # where bhwc() has no view
             return reject(f"runtime tensor {t.name!r} has rank {t.rank}; the GPU graph needs rank 1 to 4", "parse",
                           f'Tensor "{t.name}" has bad input dims size: {t.rank}.')
     return ACCEPT

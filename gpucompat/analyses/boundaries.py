@@ -91,7 +91,8 @@ def boundaries(model, result) -> Boundaries:
     """The delegate kernels of every subgraph and the tensors crossing into and out of them."""
     out = Boundaries()
     for g in model.graphs:
-        chosen = {o.index for o in result.ops if o.subgraph == g.index and o.placement == "gpu"}
+        gi = g.index  # a search of the model's graphs: asked once, not per op
+        chosen = {o.index for o in result.ops if o.subgraph == gi and o.placement == "gpu"}
         if not chosen:
             continue
         graph_inputs = {id(t) for t in g.inputs}

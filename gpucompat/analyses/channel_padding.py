@@ -104,18 +104,19 @@ def channel_padding(model, result) -> ChannelPadding:
     out = ChannelPadding()
     cl = result.options.backend == "cl"
     for g in model.graphs:
-        gpu_ops = [g.ops[o.index] for o in result.ops if o.subgraph == g.index and o.placement == "gpu"]
+        gi = g.index  # a search of the model's graphs: asked once, not per op
+        gpu_ops = [g.ops[o.index] for o in result.ops if o.subgraph == gi and o.placement == "gpu"]
         for t in gpu_tensors(g, gpu_ops):
             counts = padded_elements(t)
             if counts is None:
                 continue
             c = bhwc(t.shape)[3]
-            out.tensors.append(TensorPadding(g.index, g.tensor_index(t), t.name, list(t.shape), t.dtype_name, c,
+            out.tensors.append(TensorPadding(gi, g.tensor_index(t), t.name, list(t.shape), t.dtype_name, c,
                                              *counts, single_texture_possible=cl and c < 4))
         for op in gpu_ops:
             macs = op_macs(op)
             if macs is not None:
-                out.ops.append(OpMacs(g.index, op.index, op.name, *macs))
+                out.ops.append(OpMacs(gi, op.index, op.name, *macs))
     out.tensors.sort(key=lambda t: (-t.wasted_elements, t.subgraph, t.index))
     out.ops.sort(key=lambda o: (-(o.padded_macs - o.useful_macs), o.subgraph, o.index))
     return out

@@ -98,10 +98,10 @@ def rewrite_reach(model, result) -> dict[str, list[tuple[int, int]]]:
                 m = rw.check(op, ctx)
                 if isinstance(m, Match):
                     covered.update(id(x) for x in m.ops or [m.anchor])
-                elif _fed_by(op, covered) and not ctx.verdict(op).ok:
+                elif covered and _fed_by(op, covered) and not ctx.verdict(op).ok:
                     covered.add(id(op))
         nodes = sorted((g.index, i) for g in model.graphs for i, op in enumerate(g.ops)
-                       if id(op) in covered and (g.index, i) in rejected)
+                       if id(op) in covered and (g.index, i) in rejected) if covered else []
         if nodes:
             reach[rw.name] = nodes
     return reach
@@ -125,13 +125,15 @@ def simulate(model, result, kind: str, op: str, nodes: list[tuple[int, int]]) ->
         if base.gate or base.topology_problem or not g.ops:
             continue
         fp16 = set(base.fp16_dequantize)
-        ok = partition_supported([verdicts[g.index][i] for i in range(len(g.ops))], fp16)
-        ok |= {i for i in range(len(g.ops)) if (g.index, i) in accepted}
-        sr = SubgraphResult(g.index, g.name, len(g.ops))
+        gi = g.index  # a search of the model's graphs: asked once, not per op
+        judged = verdicts[gi]
+        ok = partition_supported([judged[i] for i in range(len(g.ops))], fp16)
+        ok |= {i for i in range(len(g.ops)) if (gi, i) in accepted}
+        sr = SubgraphResult(gi, g.name, len(g.ops))
         sr.subsets = node_subsets(g, ok)
         chosen = choose_nodes(g, sr, ok, fp16, result.profile, result.options)
-        fails |= any((g.index, i) not in accepted and not verdicts[g.index][i].ok
-                     and verdicts[g.index][i].layer in DELEGATION_BREAKING for i in chosen)
+        fails |= any((gi, i) not in accepted and not judged[i].ok
+                     and judged[i].layer in DELEGATION_BREAKING for i in chosen)
         gpu += len(chosen)
         kernels += len(sr.delegated)
         total += len(after_replace(g, chosen, fp16)) if chosen else 0

@@ -56,7 +56,7 @@ def check(
     from gpucompat import config as configs
     from gpucompat.discover import model_paths
     from gpucompat.image_inputs import normalization_from_flags
-    from gpucompat.pipeline import Task, check_many
+    from gpucompat.pipeline import Task, check_many, collector_paused
     from gpucompat.rules import registry
     from gpucompat.rules.lint import SEVERITIES
 
@@ -87,7 +87,8 @@ def check(
     if status == EXIT_CLEAN and threshold is not None and any(
             SEVERITIES.index(f["severity"]) <= threshold and not f["baselined"] for r in recs for f in r["findings"]):
         status = EXIT_FINDINGS
-    _emit(recs, output_format, output, protect=tuple(files), compare=len(profiles) > 1)
+    with collector_paused():
+        _emit(recs, output_format, output, protect=tuple(files), compare=len(profiles) > 1)
     # whatever the format, a model that could not be checked is one line on stderr (once, whatever
     # the number of profiles)
     for path, error in dict.fromkeys((r["path"], r["error"]) for r in recs if r["error"]):

@@ -60,7 +60,14 @@ class Graph:
             t.producer = None
             t.consumers = []
         for op in self.ops:
-            self.attach(op)
+            # readers are added in plan order, so an op already recorded (it reads the tensor
+            # twice) is the last one: no search of a list that a shared constant makes as long
+            # as the graph (what attach() does, quadratic here)
+            for t in op.present_inputs:
+                readers = t.consumers
+                if not readers or readers[-1] is not op:
+                    readers.append(op)
+            self.attach(op, inputs=False)
 
     def attach(self, op: Op, inputs: bool = True, outputs: bool = True) -> None:
         """Record `op` as a reader of its inputs and the producer of its outputs."""

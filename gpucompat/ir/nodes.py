@@ -70,6 +70,8 @@ class Tensor:
     def signature(self) -> tuple[int, ...]:
         """Shape signature: -1 marks a dynamic dimension; the static shape when absent."""
         sig = self.fb.shapeSignature
+        if type(sig) is tuple:  # the reader's: Python ints already
+            return sig if sig else self.shape
         return tuple(int(d) for d in sig) if sig is not None and len(sig) else self.shape
 
     @property
@@ -113,8 +115,15 @@ class Tensor:
     @property
     def is_constant(self) -> bool:
         """True when the tensor has data in the file (the runtime's kTfLiteMmapRo tensors)."""
-        buf = self.buffer
-        return not self.fb.isVariable and buf is not None and buf.data is not None and len(buf.data) > 0
+        fb = self.fb
+        if fb.isVariable:
+            return False
+        buffers = self.graph.model.fb.buffers  # Model.buffer inlined: asked about every tensor of every op
+        index = fb.buffer
+        if buffers is None or not 0 <= index < len(buffers):
+            return False
+        buf = buffers[index]
+        return buf is not None and buf.data is not None and len(buf.data) > 0
 
     @property
     def is_variable(self) -> bool:

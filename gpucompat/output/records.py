@@ -71,19 +71,24 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None) ->
     }
     if analyses is not None:
         model = analyses.model
+        described: dict[int, tuple] = {}  # a tensor is read by several ops: described once
         for o in rec["ops"]:
             op = model.graphs[o["subgraph"]].ops[o["index"]]
-            o["inputs"] = [_tensor(t) for t in op.inputs if t is not None]
-            o["outputs"] = [_tensor(t) for t in op.outputs]
+            o["inputs"] = [_tensor(t, described) for t in op.inputs if t is not None]
+            o["outputs"] = [_tensor(t, described) for t in op.outputs]
         desc = model.fb.description
         rec["model"] = {"description": desc.decode("utf-8", "replace") if isinstance(desc, bytes) else (desc or ""),
                         "metadata": sorted(model.metadata())}
     return rec
 
 
-def _tensor(t) -> dict:
-    """A tensor as the op records name it: index, name, shape signature (-1 dynamic), type."""
-    return {"index": t.index, "name": t.name, "shape": list(t.signature), "dtype": t.dtype_name}
+def _tensor(t, described: dict[int, tuple]) -> dict:
+    """A tensor as the op records name it: index, name, shape signature (-1 dynamic), type;
+    `described` keeps what was worked out per tensor (a fresh record each time, nothing shared)."""
+    d = described.get(id(t))
+    if d is None:
+        d = described[id(t)] = (t.index, t.name, t.signature, t.dtype_name)
+    return {"index": d[0], "name": d[1], "shape": list(d[2]), "dtype": d[3]}
 
 
 def analysis_records(a) -> dict:

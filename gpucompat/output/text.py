@@ -9,6 +9,7 @@ import unicodedata
 # BEL, vertical tab, form feed, NEL, ...), format characters (bidirectional overrides), surrogates,
 # and the line and paragraph separators that str.splitlines() breaks on.
 _UNSHOWN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_SCALARS = frozenset({int, float, bool, type(None)})  # values a record holds that are already safe
 
 
 def printable(text: str) -> str:
@@ -23,14 +24,14 @@ def printable_record(value):
     """A copy of a JSON-like record (dicts, lists, strings, numbers) with every string made
     printable, for the renderers that write text for people or line-based tools."""
     kind = type(value)  # exact types first: a 20,000-op record has a million values
-    if kind is int or kind is float or kind is bool or value is None:
+    if kind in _SCALARS:
         return value
     if kind is str:
         return value if value.isprintable() else printable(value)
-    if kind is dict:
-        return {k: printable_record(v) for k, v in value.items()}
+    if kind is dict:  # numbers are taken as they are here, without a call each
+        return {k: v if type(v) in _SCALARS else printable_record(v) for k, v in value.items()}
     if kind is list or kind is tuple:
-        return [printable_record(v) for v in value]
+        return [v if type(v) in _SCALARS else printable_record(v) for v in value]
     if isinstance(value, str):
         return printable(value)
     if isinstance(value, dict):

@@ -86,7 +86,8 @@ LSTM_BASIC = 1  # LSTMKernelType.BASIC (schema)
 def _lstm_units_off_slices(result, analyses) -> list[Finding]:
     out = []
     for g in analyses.model.graphs:
-        for o in (o for o in result.ops if o.subgraph == g.index and o.placement == "gpu" and o.op == "LSTM"):
+        gi = g.index  # a search of the model's graphs: asked once, not per op
+        for o in (o for o in result.ops if o.subgraph == gi and o.placement == "gpu" and o.op == "LSTM"):
             op = g.ops[o.index]
             if getattr(op.options, "kernelType", None) != LSTM_BASIC or len(op.outputs) < 2:
                 continue
