@@ -38,12 +38,17 @@ class SubgraphResult:
     subsets: list[NodeSubset] = field(default_factory=list)
     delegated: list[int] = field(default_factory=list)  # indices into `subsets`
     replaced: int = 0  # nodes handed to the delegate
-    partitions_after_replace: int = 0  # the runtime's "yielding N partitions" (all subsets)
+    after_replace: list[NodeSubset] = field(default_factory=list)  # the subsets once the chosen nodes are replaced
     gate: str | None = None  # why nothing here is delegated (dynamic tensors)
     topology_problem: str | None = None
     full_fp16_override: bool = False
     fp16_dequantize: list[int] = field(default_factory=list)  # constant FP16 DEQUANTIZE nodes (FP16 helper)
     blocked: str | None = None  # delegation never reached this subgraph (an earlier one was gated)
+
+    @property
+    def partitions_after_replace(self) -> int:
+        """The runtime's "yielding N partitions": every subset, CPU and GPU, after replacement."""
+        return len(self.after_replace)
 
 
 @dataclass
@@ -122,7 +127,12 @@ def check_model(model: Model, profile: Profile, options: Options) -> ModelResult
         for i in chosen:
             ops[base + i].placement = "gpu"
         sr.replaced = len(chosen)
-        sr.partitions_after_replace = len(after_replace(g, chosen, gv.fp16_dequantize)) if chosen else 0
+        if not chosen:
+            sr.after_replace = []
+        elif chosen == supported and not gv.fp16_dequantize:
+            sr.after_replace = sr.subsets  # every supported node goes: the runtime forms the same subsets again
+        else:
+            sr.after_replace = after_replace(g, chosen, gv.fp16_dequantize)
         for si, s in enumerate(sr.subsets):
             for n in s.nodes:
                 ops[base + n].partition = si
@@ -153,7 +163,7 @@ def _apply_failures(model: Model, result: ModelResult) -> None:
         for s in result.subgraphs:
             if s.index > gated.index:
                 s.blocked = f"subgraph {gated.index} was gated before delegation reached this one"
-                s.delegated, s.replaced, s.partitions_after_replace = [], 0, 0
+                s.delegated, s.replaced, s.after_replace = [], 0, []
         for o in result.ops:
             if o.subgraph > gated.index:
                 o.placement = "cpu"

@@ -58,13 +58,14 @@ def judge_graph(graph: Graph, profile: Profile, options: Options) -> GraphVerdic
     folded: dict[int, Tensor] = {}
     known: dict[int, bool] = {}
     verdicts: list[Verdict] = []
+    ctx = Context(options, folded, known)  # one view for the whole graph: `folded` grows as it goes
     for i, op in enumerate(graph.ops):
         if profile.fp16_dequantize_helper and is_fp16_constant_dequantize(op):
             fp16_nodes.add(i)
             folded[id(op.outputs[0])] = op.input(0)
             verdicts.append(Verdict(True, FP16_WEIGHTS_NOTE))
             continue
-        verdicts.append(judge_op(op, profile, Context(options, folded, known)))
+        verdicts.append(judge_op(op, profile, ctx))
     return GraphVerdicts(verdicts, fp16_nodes)
 
 
@@ -102,9 +103,7 @@ def judge_op(op: Op, profile: Profile, ctx: Context) -> Verdict:
 def allowed_tensors(op: Op, profile: Profile, entry, ctx: Context) -> Verdict:
     """IsAllAllowedTensors: rank at most `max_rank` for every tensor; runtime tensors of an
     allowed type (FLOAT32/FLOAT16, INT8/UINT8 with quantized ops, per-op extras)."""
-    base = set(profile.runtime_types)
-    if ctx.options.allow_quant:
-        base |= profile.quant_types
+    runtime_types, quant_types = profile.runtime_types, profile.quant_types if ctx.options.allow_quant else ()
     for tensors, extra in ((op.inputs, entry.input_types), (op.outputs, entry.output_types)):
         for t in tensors:
             if t is None:
@@ -113,7 +112,8 @@ def allowed_tensors(op: Op, profile: Profile, entry, ctx: Context) -> Verdict:
                 return reject(f"tensor {t.name!r} has rank {t.rank} (at most {profile.max_rank} is supported)",
                               runtime_message=profile.rank_message.format(
                                   limit=profile.max_rank + 1, type=t.dtype_name, name=display_name(t)))
-            if not ctx.is_const(t) and t.dtype not in base and t.dtype not in extra:
+            dtype = t.dtype
+            if dtype not in runtime_types and dtype not in quant_types and dtype not in extra and not ctx.is_const(t):
                 return reject(f"tensor {t.name!r} is {t.dtype_name}, which the GPU does not take at runtime",
                               runtime_message=profile.type_message.format(
                                   limit=profile.max_rank + 1, type=t.dtype_name, name=display_name(t)))

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 
 from gpucompat.ir import dtypes
 from gpucompat.layout import bhwc
-from gpucompat.partition import node_subsets
 from gpucompat.rules.judging import is_fp16_constant_dequantize
 
 QUANTIZED = {dtypes.INT8, dtypes.UINT8}
@@ -90,13 +89,12 @@ class Boundaries:
 def boundaries(model, result) -> Boundaries:
     """The delegate kernels of every subgraph and the tensors crossing into and out of them."""
     out = Boundaries()
-    for g in model.graphs:
-        gi = g.index  # a search of the model's graphs: asked once, not per op
-        chosen = {o.index for o in result.ops if o.subgraph == gi and o.placement == "gpu"}
-        if not chosen:
+    for g, sr in zip(model.graphs, result.subgraphs):
+        gi = sr.index
+        if not any(o.subgraph == gi and o.placement == "gpu" for o in result.ops):
             continue
         graph_inputs = {id(t) for t in g.inputs}
-        for subset in node_subsets(g, chosen):
+        for subset in sr.after_replace:  # the kernels the runtime forms from the delegated nodes
             if not subset.delegated_type:
                 continue
             crossings = []
@@ -110,5 +108,5 @@ def boundaries(model, result) -> Boundaries:
                                               t.dtype in QUANTIZED,
                                               direction == "in" and t.rank == 4 and m is not None and m[3] == 3,
                                               id(t) in graph_inputs))
-            out.kernels.append(Kernel(g.index, sorted(subset.nodes), crossings))
+            out.kernels.append(Kernel(gi, sorted(subset.nodes), crossings))
     return out

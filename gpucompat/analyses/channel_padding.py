@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpucompat.ir import Op, Tensor, opcodes
-from gpucompat.layout import align4, bhwc, padded_elements
+from gpucompat.layout import align4, bhwc
 from gpucompat.rules.judging import is_fp16_constant_dequantize
 
 # Bytes per stored element at the precision the C++ API defaults to (MAX_PRECISION -> F32,
@@ -85,17 +85,22 @@ class ChannelPadding:
         return sum(o.padded_macs for o in self.ops)
 
 
-def gpu_tensors(graph, gpu_ops: list[Op]) -> list[Tensor]:
-    """Runtime tensors read or written by GPU ops, once each, in tensor-index order. Constants
-    (weights) and the outputs of constant-FP16 DEQUANTIZE nodes (the GPU reads the FP16 weights
-    directly) are not activations and are left out."""
-    seen: dict[int, Tensor] = {}
+def gpu_tensors(graph, gpu_ops: list[Op]) -> list[tuple[int, Tensor]]:
+    """(index, tensor) of the runtime tensors read or written by GPU ops, once each, in
+    tensor-index order. Constants (weights) and the outputs of constant-FP16 DEQUANTIZE nodes (the
+    GPU reads the FP16 weights directly) are not activations and are left out."""
+    touched: dict[int, Tensor] = {}
     for op in gpu_ops:
-        for t in (*op.present_inputs, *op.outputs):
-            if t.is_constant or (t.producer is not None and is_fp16_constant_dequantize(t.producer)):
-                continue
-            seen[graph.tensor_index(t)] = t
-    return [seen[i] for i in sorted(seen)]
+        for t in op.inputs:
+            if t is not None:
+                touched[id(t)] = t
+        for t in op.outputs:
+            touched[id(t)] = t
+    index = graph.tensor_index
+    kept = [(index(t), t) for t in touched.values()
+            if not t.is_constant and not (t.producer is not None and is_fp16_constant_dequantize(t.producer))]
+    kept.sort(key=lambda pair: pair[0])
+    return kept
 
 
 def channel_padding(model, result) -> ChannelPadding:
@@ -106,19 +111,21 @@ def channel_padding(model, result) -> ChannelPadding:
     for g in model.graphs:
         gi = g.index  # a search of the model's graphs: asked once, not per op
         gpu_ops = [g.ops[o.index] for o in result.ops if o.subgraph == gi and o.placement == "gpu"]
-        for t in gpu_tensors(g, gpu_ops):
-            counts = padded_elements(t)
-            if counts is None:
+        for i, t in gpu_tensors(g, gpu_ops):
+            shape = t.shape
+            mapped = bhwc(shape)
+            if mapped is None:
                 continue
-            c = bhwc(t.shape)[3]
-            out.tensors.append(TensorPadding(gi, g.tensor_index(t), t.name, list(t.shape), t.dtype_name, c,
-                                             *counts, single_texture_possible=cl and c < 4))
+            b, h, w, c = mapped
+            pixels = b * h * w
+            out.tensors.append(TensorPadding(gi, i, t.name, list(shape), t.dtype_name, c, pixels * c,
+                                             pixels * align4(c), single_texture_possible=cl and c < 4))
         for op in gpu_ops:
             macs = op_macs(op)
             if macs is not None:
                 out.ops.append(OpMacs(gi, op.index, op.name, *macs))
-    out.tensors.sort(key=lambda t: (-t.wasted_elements, t.subgraph, t.index))
-    out.ops.sort(key=lambda o: (-(o.padded_macs - o.useful_macs), o.subgraph, o.index))
+    out.tensors.sort(key=lambda t: (t.useful_elements - t.padded_elements, t.subgraph, t.index))
+    out.ops.sort(key=lambda o: (o.useful_macs - o.padded_macs, o.subgraph, o.index))
     return out
 
 

@@ -90,6 +90,8 @@ def rewrite_reach(model, result) -> dict[str, list[tuple[int, int]]]:
     ctx = RewriteContext(result.profile, result.options)
     rejected = {(o.subgraph, o.index) for o in result.ops if not o.verdict.ok}
     reach: dict[str, list[tuple[int, int]]] = {}
+    if not rejected:  # nothing for a rewrite to win back: no need to look for matches
+        return reach
     for rw in select():
         covered: set[int] = set()  # id() of the ops the rewrite replaces
         for g in model.graphs:
