@@ -232,10 +232,9 @@ def live_ops(graph: Graph) -> set[int]:
     """Ids of ops that contribute to a graph output or may have side effects."""
     from gpucompat.ir.effects import has_side_effect
 
-    live: set[int] = set()
-    stack = [t for t in graph.outputs]
-    stack += [t for op in graph.ops if has_side_effect(op) for t in op.present_inputs]
-    live.update(id(op) for op in graph.ops if has_side_effect(op))
+    effects = [op for op in graph.ops if has_side_effect(op)]
+    live = {id(op) for op in effects}
+    stack = [*graph.outputs, *(t for op in effects for t in op.inputs if t is not None)]
     seen: set[int] = set()
     while stack:
         t = stack.pop()
@@ -243,9 +242,9 @@ def live_ops(graph: Graph) -> set[int]:
             continue
         seen.add(id(t))
         p = t.producer
-        if p is not None:
+        if p is not None and id(p) not in live:  # a live op's inputs are on the stack already
             live.add(id(p))
-            stack.extend(p.present_inputs)
+            stack.extend(x for x in p.inputs if x is not None)
     return live
 
 

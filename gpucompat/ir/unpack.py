@@ -17,6 +17,7 @@ import numpy as np
 from ai_edge_litert import schema_py_generated as fb
 from flatbuffers import table
 
+from gpucompat.ir import columns
 from gpucompat.ir.fastread import fast_tables
 
 _I32 = struct.Struct("<i").unpack_from
@@ -36,6 +37,7 @@ class _Reader:
 
     def __init__(self, buf):
         self.buf = buf
+        self.data = columns.as_bytes(buf)
         self._vtables: dict[int, tuple[tuple[int, ...], frozenset[int]]] = {}
         self._plans: dict[tuple[int, int], tuple] = {}
 
@@ -120,7 +122,7 @@ def unpack_model(buf, root: int) -> fb.ModelT:
             rec.subgraphs = [_subgraph(r, p) for p in _tables(buf, root + f[2])]
         rec.description = m.Description()
         if _field(f, 4):
-            rec.buffers = [_buffer(r, p) for p in _tables(buf, root + f[4])]
+            rec.buffers = _many(r, _tables(buf, root + f[4]), fb.BufferT, _BUFFER_FIELDS, None, _no_tables)
         if _field(f, 5):
             rec.metadataBuffer = m.MetadataBufferAsNumpy()
         if _field(f, 6):
@@ -138,9 +140,10 @@ def unpack_model(buf, root: int) -> fb.ModelT:
 def _subgraph(r: _Reader, pos: int) -> fb.SubGraphT:
     sg, f, present = _record(r, pos, fb.SubGraphT, _SUBGRAPH_FIELDS)
     if 0 in present:
-        sg.tensors = [_tensor(r, p) for p in _tables(r.buf, pos + f[0])]
+        sg.tensors = _many(r, _tables(r.buf, pos + f[0]), fb.TensorT, _TENSOR_FIELDS, _TENSOR_FAST, _tensor_tables)
     if 3 in present:
-        sg.operators = [_operator(r, p) for p in _tables(r.buf, pos + f[3])]
+        sg.operators = _many(r, _tables(r.buf, pos + f[3]), fb.OperatorT, _OPERATOR_FIELDS, _OPERATOR_FAST,
+                             _operator_tables)
     return sg
 
 
@@ -200,23 +203,67 @@ def _record(r: _Reader, pos: int, kind, spec, fast=None):
     return record, f, present
 
 
-def _tensor(r: _Reader, pos: int) -> fb.TensorT:
-    t, f, present = _record(r, pos, fb.TensorT, _TENSOR_FIELDS, _TENSOR_FAST)
-    if 4 in present:
-        q = _target(r.buf, pos + f[4])
-        t.quantization = (fb.QuantizationParametersT() if not r.fields(q)[1]
+def _tensor_tables(r: _Reader, records: list, at: list[int], f: tuple[int, ...], present: frozenset[int]) -> None:
+    """The table-valued field of tensors of one layout: their quantization parameters (the
+    converter writes an empty table for every float tensor)."""
+    if 4 not in present:
+        return
+    where = columns.targets(r.data, np.asarray(at, np.int64) + f[4])
+    layouts = columns.table_starts(r.data, where)[1].tolist()
+    empty: dict[int, bool] = {}  # layout -> no field present
+    for t, q, vt in zip(records, where.tolist(), layouts):
+        if vt not in empty:
+            empty[vt] = not r.fields(q)[1]
+        t.quantization = (fb.QuantizationParametersT() if empty[vt]
                           else fb.QuantizationParametersT.InitFromBuf(r.buf, q))
-    return t
 
 
-def _operator(r: _Reader, pos: int) -> fb.OperatorT:
-    o, f, present = _record(r, pos, fb.OperatorT, _OPERATOR_FIELDS, _OPERATOR_FAST)
-    if 4 in present:
-        o.builtinOptions = fb.BuiltinOptionsCreator(o.builtinOptionsType,
-                                                    table.Table(r.buf, _target(r.buf, pos + f[4])))
-    return o
+def _operator_tables(r: _Reader, records: list, at: list[int], f: tuple[int, ...], present: frozenset[int]) -> None:
+    """The table-valued field of operators of one layout: their builtin options."""
+    if 4 not in present:
+        return
+    buf = r.buf
+    for o, pos in zip(records, at):
+        o.builtinOptions = fb.BuiltinOptionsCreator(o.builtinOptionsType, table.Table(buf, _target(buf, pos + f[4])))
 
 
-def _buffer(r: _Reader, pos: int) -> fb.BufferT:
-    """A BufferT whose data (when the table has any) is a view of `buf`: nothing is read."""
-    return _record(r, pos, fb.BufferT, _BUFFER_FIELDS)[0]
+def _no_tables(r: _Reader, records: list, at: list[int], f: tuple[int, ...], present: frozenset[int]) -> None:
+    """Buffers have no table-valued field."""
+
+
+# A layout shared by fewer tables than this is read a table at a time (numpy's fixed cost per
+# field would outweigh what it saves).
+_MANY = 16
+_COLUMNS = {_int_tuple: columns.int_tuples, _ints: columns.int_lists, _string: columns.strings, _i8: columns.i8,
+            _u8: columns.u8, _u32: columns.u32, _i32: columns.i32, _bool: columns.boolean}
+
+
+def _many(r: _Reader, positions: list[int], kind, spec, fast: frozenset[int] | None, tables) -> list:
+    """Records of the tables at `positions` (as `_record` reads one, then `tables` reads its
+    table-valued fields). The tables of one layout are read a field at a time for all of them
+    (gpucompat/ir/columns.py)."""
+    buf = r.buf
+    out: list = [None] * len(positions)
+    pos, layouts = columns.table_starts(r.data, positions)
+    order = np.argsort(layouts, kind="stable")
+    cuts = np.flatnonzero(np.diff(layouts[order])) + 1
+    for members in np.split(order, cuts) if len(order) else ():
+        first = positions[members[0]]
+        f, present, plan = r.plan(first, spec)
+        if len(members) < _MANY or (fast is not None and not present <= fast):
+            for k in members.tolist():
+                record, f_k, present_k = _record(r, positions[k], kind, spec, fast)
+                tables(r, [record], [positions[k]], f_k, present_k)
+                out[k] = record
+            continue
+        at = pos[members]
+        records = [kind() for _ in range(len(members))]
+        for name, read, offset in plan:
+            column = _COLUMNS.get(read)
+            values = column(r.data, at + offset) if column else [read(buf, p) for p in (at + offset).tolist()]
+            for record, value in zip(records, values):
+                setattr(record, name, value)
+        tables(r, records, at.tolist(), f, present)
+        for k, record in zip(members.tolist(), records):
+            out[k] = record
+    return out

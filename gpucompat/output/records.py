@@ -71,7 +71,7 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None) ->
     }
     if analyses is not None:
         model = analyses.model
-        described: dict[int, tuple] = {}  # a tensor is read by several ops: described once
+        described: dict[int, dict] = {}  # a tensor is read by several ops: described once
         for o in rec["ops"]:
             op = model.graphs[o["subgraph"]].ops[o["index"]]
             o["inputs"] = [_tensor(t, described) for t in op.inputs if t is not None]
@@ -82,13 +82,14 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None) ->
     return rec
 
 
-def _tensor(t, described: dict[int, tuple]) -> dict:
-    """A tensor as the op records name it: index, name, shape signature (-1 dynamic), type;
-    `described` keeps what was worked out per tensor (a fresh record each time, nothing shared)."""
+def _tensor(t, described: dict[int, dict]) -> dict:
+    """A tensor as the op records name it: index, name, shape signature (-1 dynamic), type. A
+    tensor read by several ops is described once and the ops' lists share that record (records
+    are read, never edited in place)."""
     d = described.get(id(t))
     if d is None:
-        d = described[id(t)] = (t.index, t.name, t.signature, t.dtype_name)
-    return {"index": d[0], "name": d[1], "shape": list(d[2]), "dtype": d[3]}
+        d = described[id(t)] = {"index": t.index, "name": t.name, "shape": list(t.signature), "dtype": t.dtype_name}
+    return d
 
 
 def analysis_records(a) -> dict:
