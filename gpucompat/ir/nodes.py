@@ -9,6 +9,7 @@ Edits go through `Op.set_input` / `set_inputs` / `set_output` and the Graph's `i
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,7 @@ class OpCode:
     custom: str | None = None
     version: int = 1
 
-    @property
+    @functools.cached_property  # asked for every op by every pattern; a frozen dataclass can still cache
     def name(self) -> str:
         """The builtin name ("CONV_2D"), or the custom code for a custom op."""
         if self.builtin == opcodes.CUSTOM:

@@ -127,7 +127,9 @@ def opcode_of(rec) -> OpCode:
 def _indices(values, what, limit: int, path: str, allow_optional: bool) -> list[int]:
     """The tensor indices of an operand list; `what` (text, or a function making it: only an
     error needs it) names the list in the message when one is out of range."""
-    out = [int(v) for v in values] if values is not None else []
+    if values is None:
+        return []
+    out = values if type(values) is list else [int(v) for v in values]  # the reader's lists hold ints already
     low = -1 if allow_optional else 0
     if out and (max(out) >= limit or min(out) < low):
         bad = next(v for v in out if v >= limit or v < low)

@@ -352,10 +352,13 @@ def _unscaled_variance(result, analyses) -> list[Finding]:
     if analyses.value_ranges is not None:
         return []  # with data, PREC403 says whether it overflows
     graph = analyses.model.graphs[0]
+    sums = fp16_patterns.unscaled_sums_of_squares(graph)
+    if not sums:
+        return []
     gpu = _gpu_ops(result)
     layer_norm_squares = {id(ln.square) for ln in fp16_patterns.layer_norms(graph)}
     out = []
-    for s in fp16_patterns.unscaled_sums_of_squares(graph):
+    for s in sums:
         if s.square.index in gpu and s.total.index in gpu:
             what = ("the variance of a LayerNorm; `gpucompat fix --rewrite fp16-safe-layernorm` rewrites it"
                     if id(s.square) in layer_norm_squares else "a sum of squares")
@@ -370,11 +373,12 @@ def _unscaled_variance(result, analyses) -> list[Finding]:
 def _unguarded_exp(result, analyses) -> list[Finding]:
     if analyses.value_ranges is not None:
         return []
-    gpu = _gpu_ops(result)
+    exps = fp16_patterns.unguarded_exps(analyses.model.graphs[0])
+    gpu = _gpu_ops(result) if exps else {}
     return [Finding("PREC407", "warning",
                     f"{_described(op)} takes logits without max-subtraction: past 11.09 exp overflows fp16; "
                     f"data would confirm it (gpucompat check --inputs data.npz)", ((0, op.index),))
-            for op in fp16_patterns.unguarded_exps(analyses.model.graphs[0]) if op.index in gpu]
+            for op in exps if op.index in gpu]
 
 
 RULES = [
