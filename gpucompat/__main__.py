@@ -1,5 +1,5 @@
 """`python -m gpucompat` runs the command-line interface."""
 
-from gpucompat.cli import main
+from gpucompat.cli import run
 
-main()
+run()

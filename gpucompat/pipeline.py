@@ -93,12 +93,30 @@ def _value_ranges(task: Task, model) -> tuple[dict, str]:
 def check_many(tasks: list[Task], jobs: int = 1) -> list[dict]:
     """Records of every task, in task order."""
     if jobs <= 1 or len(tasks) <= 1:
-        return _with_progress(map(check_one, tasks), len(tasks))
+        return _with_progress(_in_turn(tasks), len(tasks))
     from concurrent.futures import ProcessPoolExecutor
 
     chunk = max(1, len(tasks) // (jobs * 8))
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         return _with_progress(pool.map(check_one, tasks, chunksize=chunk), len(tasks))
+
+
+def _in_turn(tasks: list[Task]):
+    """Records of the tasks, one after another. With the collector off (the command line keeps it
+    off), the previous model's IR, cyclic garbage once its record is made, is collected before
+    the next model is read, so memory stays that of one model; the objects alive before the first
+    task are set aside (gc.freeze) so that those collections walk only that garbage."""
+    collect = not gc.isenabled() and len(tasks) > 1
+    if collect:
+        gc.freeze()
+    try:
+        for i, task in enumerate(tasks):
+            if collect and i:
+                gc.collect()
+            yield check_one(task)
+    finally:
+        if collect:
+            gc.unfreeze()
 
 
 def _with_progress(results, total: int) -> list[dict]:

@@ -4,6 +4,7 @@ flags given on the command line win."""
 
 from __future__ import annotations
 
+import gc
 import json
 from typing import Annotated
 
@@ -56,10 +57,13 @@ def check(
     from gpucompat import config as configs
     from gpucompat.discover import model_paths
     from gpucompat.image_inputs import normalization_from_flags
-    from gpucompat.pipeline import Task, check_many, collector_paused
+    from gpucompat.pipeline import Task, check_many
     from gpucompat.rules import registry
     from gpucompat.rules.lint import SEVERITIES
 
+    # a command-line run ends with this command: the cyclic collector stays off, so that no full
+    # collection walks the models' objects (pipeline.check_many collects between models itself)
+    gc.disable()
     files = model_paths(paths)
     normalization = normalization_from_flags(input_mean, input_std, input_range, inputs)
     if confirm and (output_format is not Format.terminal or output):
@@ -87,8 +91,7 @@ def check(
     if status == EXIT_CLEAN and threshold is not None and any(
             SEVERITIES.index(f["severity"]) <= threshold and not f["baselined"] for r in recs for f in r["findings"]):
         status = EXIT_FINDINGS
-    with collector_paused():
-        _emit(recs, output_format, output, protect=tuple(files), compare=len(profiles) > 1)
+    _emit(recs, output_format, output, protect=tuple(files), compare=len(profiles) > 1)
     # whatever the format, a model that could not be checked is one line on stderr (once, whatever
     # the number of profiles)
     for path, error in dict.fromkeys((r["path"], r["error"]) for r in recs if r["error"]):
