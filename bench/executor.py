@@ -63,9 +63,9 @@ def open_runner(data: bytes, precision: str, cache_dir: str, device: str):
     """A HybridRunner placed by the gpu-current profile on OpenCL device `device` (a name part),
     programs cached in `cache_dir`."""
     from gpucompat import ir
-    from gpucompat.verify.hybrid import HybridRunner, open_runtime
-    from gpucompat.verify.placements import placements
-    from gpucompat.verify.session import Settings
+    from gpucompat.verification.hybrid import HybridRunner, open_runtime
+    from gpucompat.verification.placements import placements
+    from gpucompat.verification.session import Settings
 
     model = ir.from_bytes(data)
     runtime = open_runtime(Settings(precision=precision, cache_dir=cache_dir, device=device), data)
@@ -84,7 +84,7 @@ def init_seconds(path: str, precision: str, cache_dir: str, pocl_dir: str, devic
 def executor_ms(data: bytes, feeds: list[np.ndarray], precision: str, cache_dir: str, device: str
                 ) -> tuple[float, float, dict[str, float]]:
     """(median run time in ms, worst max|error| / max|ref| over the runs, kernel ms by family)."""
-    from gpucompat.verify.interpreter import reference_interpreter, run_reference
+    from gpucompat.verification.interpreter import reference_interpreter, run_reference
 
     runner = open_runner(data, precision, cache_dir, device)
     times, outputs = [], []

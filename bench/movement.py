@@ -59,8 +59,8 @@ def child(path: str, runs: int, cache_dir: str) -> dict:
     from gpucompat import ir
     from gpucompat.opencl import device
     from gpucompat.opencl.ops import movement
-    from gpucompat.verify.hybrid import HybridRunner, open_runtime
-    from gpucompat.verify.session import Settings
+    from gpucompat.verification.hybrid import HybridRunner, open_runtime
+    from gpucompat.verification.session import Settings
 
     with open(path, "rb") as f:
         data = f.read()

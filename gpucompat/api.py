@@ -59,7 +59,7 @@ def verify(path: str, *, runs: int = 50, precision: str = "fp32", profile: str =
     """Run the model on the included OpenCL executor (CPU partitions on the reference interpreter)
     and compare its outputs with the reference interpreter; the record `gpucompat verify --format
     json` prints ("passed", per-output errors, the first divergent op with `localize`)."""
-    from gpucompat.verify.session import Settings, verify_model
+    from gpucompat.verification.session import Settings, verify_model
 
     settings = Settings(runs=runs, precision=precision, profile=profile, device=device, atol=atol, rtol=rtol,
                         against=against, seed=seed, localize=localize)

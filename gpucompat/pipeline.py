@@ -79,7 +79,7 @@ def _value_ranges(task: Task, model) -> tuple[dict, str]:
     from gpucompat import ir
     from gpucompat.sample_inputs import load
     from gpucompat.value_ranges import observe
-    from gpucompat.verify.reference_model import with_builtin_twins
+    from gpucompat.verification.reference_model import with_builtin_twins
 
     with open(task.path, "rb") as f:
         data = f.read()

@@ -38,7 +38,7 @@ class TensorRange:
 def observe(model, model_bytes: bytes, what: str, samples: list[list[np.ndarray]]) -> dict[int, TensorRange]:
     """Tensor index (main subgraph) -> its range over `samples` (lists of input values in input
     order), for every float tensor an op writes or the model takes as input."""
-    from gpucompat.verify.interpreter import reference_interpreter, run_reference
+    from gpucompat.verification.interpreter import reference_interpreter, run_reference
 
     graph = model.graphs[0]
     watched = [t for t in graph.tensors if _is_float(t) and (t.producer is not None or t in graph.inputs)]

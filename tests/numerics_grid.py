@@ -279,7 +279,7 @@ def run_batch(batch: list[Form], path: str, seed: int = 0) -> None:
     from gpucompat import ir
     from gpucompat.confirm.infer import run_on_accelerator
     from gpucompat.rules.forms import form_of
-    from gpucompat.verify.interpreter import reference_interpreter, run_reference
+    from gpucompat.verification.interpreter import reference_interpreter, run_reference
 
     data = _retyped(convert(batch), batch)
     with open(path, "wb") as fh:

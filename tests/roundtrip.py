@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from gpucompat import ir
-from gpucompat.verify.inputs import seeded_feeds
-from gpucompat.verify.interpreter import reference_interpreter, run_reference
+from gpucompat.verification.inputs import seeded_feeds
+from gpucompat.verification.interpreter import reference_interpreter, run_reference
 
 
 def structure(model: ir.Model) -> dict:

@@ -8,9 +8,9 @@ import pytest
 
 from gpucompat import ir
 from gpucompat.opencl.executor import UnsupportedOp
-from gpucompat.verify.hybrid import HybridRunner
-from gpucompat.verify.inputs import seeded_feeds
-from gpucompat.verify.interpreter import reference_interpreter, run_reference
+from gpucompat.verification.hybrid import HybridRunner
+from gpucompat.verification.inputs import seeded_feeds
+from gpucompat.verification.interpreter import reference_interpreter, run_reference
 from modelgen import builder, const, convert_fn, tf
 from test_executor_kernels import assert_within, compare_all_gpu, runtimes  # noqa: F401  (fixture)
 

@@ -9,7 +9,7 @@ from gpucompat import ir
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.fusion import kernel_ops
 from gpucompat.opencl.runtime import Runtime
-from gpucompat.verify.hybrid import HybridRunner
+from gpucompat.verification.hybrid import HybridRunner
 from modelgen import builder, const, convert_fn, tf
 from test_executor_kernels import compare_all_gpu, runtimes  # noqa: F401  (fixture)
 

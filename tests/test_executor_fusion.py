@@ -17,8 +17,8 @@ from gpucompat.opencl.device import choose
 from gpucompat.opencl.fusion import groups
 from gpucompat.opencl.ops import linkable, producer
 from gpucompat.opencl.runtime import Runtime
-from gpucompat.verify.hybrid import HybridRunner
-from gpucompat.verify.inputs import seeded_feeds
+from gpucompat.verification.hybrid import HybridRunner
+from gpucompat.verification.inputs import seeded_feeds
 from test_executor_kernels import assert_within
 
 pytestmark = pytest.mark.opencl

@@ -1,7 +1,7 @@
 """Every kernel family against the reference interpreter, on models holding one-op variants over
 parameter grids (tests/models_kernels.py), with every op forced onto the executor.
 
-Judged by the verification package's one tolerance rule (gpucompat/verify/tolerance.py), with
+Judged by the verification package's one tolerance rule (gpucompat/verification/tolerance.py), with
 numbers of their own, one op at a time: fp32 must match to 1e-5 of the output's magnitude (a
 hundred times tighter than verify's whole-model default); fp16 storage (float arithmetic) to 1e-2
 of it.
@@ -14,10 +14,10 @@ import models_kernels  # noqa: F401  (registers builders)
 from gpucompat import ir
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.runtime import Runtime
-from gpucompat.verify.hybrid import HybridRunner
-from gpucompat.verify.inputs import seeded_feeds
-from gpucompat.verify.interpreter import reference_interpreter, run_reference
-from gpucompat.verify.tolerance import Tolerance, magnitude, max_abs_error
+from gpucompat.verification.hybrid import HybridRunner
+from gpucompat.verification.inputs import seeded_feeds
+from gpucompat.verification.interpreter import reference_interpreter, run_reference
+from gpucompat.verification.tolerance import Tolerance, magnitude, max_abs_error
 
 # One op at a time: the package's rule with numbers of its own (docs/verify.md).
 TOLERANCE = {"fp32": Tolerance(1e-5, 1e-5), "fp16": Tolerance(1e-2, 1e-2)}

@@ -14,8 +14,8 @@ from gpucompat.confirm.infer import run_on_accelerator
 from gpucompat.confirm.runner import NoDevice
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.runtime import Runtime
-from gpucompat.verify.hybrid import HybridRunner
-from gpucompat.verify.inputs import seeded_feeds
+from gpucompat.verification.hybrid import HybridRunner
+from gpucompat.verification.inputs import seeded_feeds
 from models_executor_extra import LSTM_BASIC_SHAPES, basic_lstm
 
 pytestmark = [pytest.mark.fidelity, pytest.mark.opencl]

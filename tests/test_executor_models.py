@@ -22,11 +22,11 @@ from gpucompat.opencl.runtime import Runtime
 from gpucompat.placement import check_model
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
-from gpucompat.verify.hybrid import HybridRunner
-from gpucompat.verify.inputs import seeded_feeds
-from gpucompat.verify.interpreter import reference_interpreter, run_reference
-from gpucompat.verify.placements import placements_by_subgraph
-from gpucompat.verify.session import Settings, verify_model
+from gpucompat.verification.hybrid import HybridRunner
+from gpucompat.verification.inputs import seeded_feeds
+from gpucompat.verification.interpreter import reference_interpreter, run_reference
+from gpucompat.verification.placements import placements_by_subgraph
+from gpucompat.verification.session import Settings, verify_model
 from test_executor_kernels import assert_within, compare_all_gpu
 
 pytestmark = pytest.mark.opencl
@@ -127,7 +127,7 @@ def test_convolution2d_transpose_bias_matches_the_builtin_twin(models, runtimes,
 
 def test_a_while_loop_that_runs_past_the_cap_is_an_error(models, runtimes, monkeypatch):
     # k_control_flow's WHILE takes 3 turns; with the cap at 2 the warm-up run at load must stop it.
-    from gpucompat.verify import control_flow
+    from gpucompat.verification import control_flow
 
     monkeypatch.setattr(control_flow, "MAX_TURNS", 2)
     model = ir.from_bytes(models.bytes("k_control_flow"))

@@ -13,9 +13,9 @@ import models_movement  # noqa: F401  (registers builders)
 from gpucompat import ir
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.runtime import Runtime
-from gpucompat.verify.hybrid import HybridRunner
-from gpucompat.verify.inputs import seeded_feeds
-from gpucompat.verify.interpreter import reference_interpreter, run_reference
+from gpucompat.verification.hybrid import HybridRunner
+from gpucompat.verification.inputs import seeded_feeds
+from gpucompat.verification.interpreter import reference_interpreter, run_reference
 
 MOVEMENT = {"CONCATENATION", "RESHAPE", "TRANSPOSE", "SLICE", "STRIDED_SLICE", "PAD", "PADV2", "MIRROR_PAD", "TILE",
             "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "GATHER", "SPLIT", "SPLIT_V", "UNPACK", "PACK"}

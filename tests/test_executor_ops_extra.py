@@ -16,9 +16,9 @@ from gpucompat import ir
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.executor import Executor
 from gpucompat.opencl.runtime import Runtime
-from gpucompat.verify.hybrid import HybridRunner
-from gpucompat.verify.inputs import seeded_feeds
-from gpucompat.verify.interpreter import reference_interpreter, run_reference
+from gpucompat.verification.hybrid import HybridRunner
+from gpucompat.verification.inputs import seeded_feeds
+from gpucompat.verification.interpreter import reference_interpreter, run_reference
 from models_executor_extra import LSTM_BASIC_SHAPES, LSTM_FULL_VARIANTS, RESAMPLER_SHAPES, SELECT_VARIANTS, FlatModel
 from test_executor_kernels import TOLERANCE, assert_within, compare_all_gpu
 

@@ -10,10 +10,10 @@ from cli import gpucompat
 from gpucompat import ir
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.runtime import Runtime
-from gpucompat.verify.hybrid import HybridRunner
-from gpucompat.verify.inputs import seeded_feeds
-from gpucompat.verify.interpreter import reference_interpreter, run_reference
-from gpucompat.verify.placements import placements
+from gpucompat.verification.hybrid import HybridRunner
+from gpucompat.verification.inputs import seeded_feeds
+from gpucompat.verification.interpreter import reference_interpreter, run_reference
+from gpucompat.verification.placements import placements
 from test_executor_kernels import assert_within
 
 pytestmark = pytest.mark.opencl

@@ -14,7 +14,14 @@ from gpucompat.opencl.device import CLError
 from gpucompat.opencl.ops import elementwise
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
-from gpucompat.verify.fix_proof import ExecutorRun, NotRun, executor_tolerance, tolerance_of, verify, verify_everywhere
+from gpucompat.verification.fix_proof import (
+    ExecutorRun,
+    NotRun,
+    executor_tolerance,
+    tolerance_of,
+    verify,
+    verify_everywhere,
+)
 
 pytestmark = pytest.mark.opencl
 

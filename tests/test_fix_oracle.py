@@ -13,7 +13,7 @@ from gpucompat import ir, rewrites
 from gpucompat.rewrites.engine import RewriteContext, apply
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
-from gpucompat.verify.fix_proof import verify
+from gpucompat.verification.fix_proof import verify
 
 ORACLE = os.environ.get("GPUCOMPAT_ORACLE", "/work/shared/oracle/delegation.py")
 READY = os.path.exists(ORACLE) and os.path.exists(os.path.expanduser("~/.cache/gpucompat-oracle/env.sh"))

@@ -13,11 +13,11 @@ import pytest
 from gpucompat import ir
 from gpucompat.confirm.infer import run_on_accelerator
 from gpucompat.confirm.runner import NoDevice
-from gpucompat.verify.hybrid import HybridRunner, open_runtime
-from gpucompat.verify.interpreter import reference_interpreter, run_reference
-from gpucompat.verify.placements import placements_by_subgraph
-from gpucompat.verify.session import Settings
-from gpucompat.verify.tolerance import default
+from gpucompat.verification.hybrid import HybridRunner, open_runtime
+from gpucompat.verification.interpreter import reference_interpreter, run_reference
+from gpucompat.verification.placements import placements_by_subgraph
+from gpucompat.verification.session import Settings
+from gpucompat.verification.tolerance import default
 from models_fp16 import scaled_input
 
 pytestmark = [pytest.mark.fidelity, pytest.mark.opencl]

@@ -95,9 +95,9 @@ def test_verify_fp16_fails_the_encoder_at_1000_fix_rewrites_it_and_the_fix_passe
 def test_executor_fp16_rounds_fused_intermediates_like_half(models, tmp_path):
     """The fused x * 1000 + 1 -> RELU -> * 0.001 chain at |x| ~ 100: the executor's fp16 output is
     numpy's float16 arithmetic step by step, inf where the intermediate passes 65504."""
-    from gpucompat.verify.hybrid import HybridRunner, open_runtime
-    from gpucompat.verify.placements import placements_by_subgraph
-    from gpucompat.verify.session import Settings
+    from gpucompat.verification.hybrid import HybridRunner, open_runtime
+    from gpucompat.verification.placements import placements_by_subgraph
+    from gpucompat.verification.session import Settings
 
     path = models.path("fp16_fused_overflow")
     data = Path(path).read_bytes()

@@ -14,8 +14,8 @@ import models_realworld  # noqa: F401  (registers rw_dynamic_range_fc)
 from cli import gpucompat
 from gpucompat import ir
 from gpucompat.sample_inputs import load
-from gpucompat.verify import inputs
-from gpucompat.verify.interpreter import reference_interpreter, run_reference
+from gpucompat.verification import inputs
+from gpucompat.verification.interpreter import reference_interpreter, run_reference
 
 
 def _bust() -> Image.Image:

@@ -15,7 +15,7 @@ from gpucompat.rewrites.fold_constants import FoldConstants
 from gpucompat.rewrites.rgb_to_rgba import RgbToRgba
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
-from gpucompat.verify.fix_proof import verify
+from gpucompat.verification.fix_proof import verify
 from models_fix import rewritten
 
 

@@ -9,7 +9,7 @@ from gpucompat.placement import check_model
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
-from gpucompat.verify.fix_proof import verify
+from gpucompat.verification.fix_proof import verify
 from models_fix import rewritten
 
 SAME, VALID = fb.Padding.SAME, fb.Padding.VALID

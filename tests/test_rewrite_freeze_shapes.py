@@ -12,7 +12,7 @@ from gpucompat import ir
 from gpucompat.dynamic import first_dynamic_tensor
 from gpucompat.rewrites.fold_constants import FoldConstants
 from gpucompat.rewrites.freeze_shapes import FreezeShapes
-from gpucompat.verify.fix_proof import run_reference, verify
+from gpucompat.verification.fix_proof import run_reference, verify
 from models_fix import rewritten
 
 

@@ -14,8 +14,8 @@ from gpucompat.rewrites.engine import RewriteContext, apply
 from gpucompat.rewrites.substitute_gather import index_box
 from gpucompat.rules import registry
 from gpucompat.rules.profile import Options
-from gpucompat.verify.fix_proof import input_specs, verify
-from gpucompat.verify.inputs import seeded
+from gpucompat.verification.fix_proof import input_specs, verify
+from gpucompat.verification.inputs import seeded
 
 
 def _names(model):

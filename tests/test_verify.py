@@ -15,8 +15,8 @@ from gpucompat.ir import opcodes
 from gpucompat.ir.nodes import OpCode
 from gpucompat.opencl.cache import decode
 from gpucompat.opencl.ops import elementwise
-from gpucompat.verify.hybrid import open_runtime
-from gpucompat.verify.session import Settings, verify_model
+from gpucompat.verification.hybrid import open_runtime
+from gpucompat.verification.session import Settings, verify_model
 
 KEYS = {"schema_version", "model", "precision", "runs", "inputs", "device", "reference", "test", "outputs", "passed",
         "first_divergent_op"}
@@ -161,7 +161,7 @@ def test_two_processes_share_one_cache_directory(models, tmp_path):
         assert decode(f.read())  # complete: every checksum matches
 
 
-# ------------------------------------------------------------ allocation cap (gpucompat/verify/budget.py)
+# ------------------------------------------------------------ allocation cap (gpucompat/verification/budget.py)
 
 def _add_model(shape) -> bytes:
     """x -> ADD(x, x) -> y, float32, built with the flatbuffer object API."""
@@ -181,7 +181,7 @@ def _add_model(shape) -> bytes:
 def test_allocation_estimate_worked_out_by_hand(precision, executor):
     # [1,3,5,6] float32: 90 elements, 360 bytes per tensor on the reference side (x and y: 720);
     # PHWC4 pads 6 channels to 8: 120 lanes per tensor, two tensors, each also staged on the host.
-    from gpucompat.verify import budget
+    from gpucompat.verification import budget
 
     model = ir.from_bytes(_add_model((1, 3, 5, 6)))
     need = budget.estimate(model, {0: ["gpu"]}, precision)
@@ -192,7 +192,7 @@ def test_allocation_estimate_worked_out_by_hand(precision, executor):
 
 def test_sizes_parse_in_binary_units():
     from gpucompat.errors import GpucompatError
-    from gpucompat.verify.budget import parse_size
+    from gpucompat.verification.budget import parse_size
 
     assert [parse_size(s) for s in ("2G", "512M", "3k", "1.5KiB", "100")] == [2 << 30, 512 << 20, 3072, 1536, 100]
     for bad in ("", "G", "-1M", "nanG", "twoG"):

@@ -10,12 +10,12 @@ import numpy as np
 import models_verdict  # noqa: F401  (registers builders)
 from cli import gpucompat
 from gpucompat import ir
-from gpucompat.verify import inputs
-from gpucompat.verify.hybrid import HybridRunner, open_runtime
-from gpucompat.verify.interpreter import reference_interpreter, run_reference
-from gpucompat.verify.placements import placements
-from gpucompat.verify.session import Settings
-from gpucompat.verify.tolerance import default
+from gpucompat.verification import inputs
+from gpucompat.verification.hybrid import HybridRunner, open_runtime
+from gpucompat.verification.interpreter import reference_interpreter, run_reference
+from gpucompat.verification.placements import placements
+from gpucompat.verification.session import Settings
+from gpucompat.verification.tolerance import default
 
 
 def verify_json(*args):

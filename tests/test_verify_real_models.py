@@ -19,8 +19,8 @@ import pytest
 
 from cli import gpucompat
 from gpucompat import ir
-from gpucompat.verify.placements import placements
-from gpucompat.verify.session import Settings, verify_model
+from gpucompat.verification.placements import placements
+from gpucompat.verification.session import Settings, verify_model
 from real_models import NAMES
 
 # fp16: three of the ten models that pass at the fp16 default (the fastest). pose_landmark_full and

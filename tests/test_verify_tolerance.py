@@ -1,10 +1,10 @@
-"""The one tolerance rule (gpucompat/verify/tolerance.py), on the cases issue 13 named: an element
+"""The one tolerance rule (gpucompat/verification/tolerance.py), on the cases issue 13 named: an element
 near zero in an output whose values reach 184 is judged against 184, not against itself; NaN on
 one side fails, on both sides agrees."""
 
 import numpy as np
 
-from gpucompat.verify.tolerance import Tolerance, abs_error, default, magnitude
+from gpucompat.verification.tolerance import Tolerance, abs_error, default, magnitude
 
 
 def test_an_element_near_zero_is_judged_against_the_outputs_magnitude():

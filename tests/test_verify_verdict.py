@@ -17,7 +17,7 @@ import models_verdict  # noqa: F401  (registers builders)
 from gpucompat import ir
 from gpucompat.opencl.executor import Executor
 from gpucompat.opencl.ops import conv, movement, resize
-from gpucompat.verify.session import Settings, verify_model
+from gpucompat.verification.session import Settings, verify_model
 
 RELU, RELU_N1_TO_1 = 1, 2  # ActivationFunctionType
 

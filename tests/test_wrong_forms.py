@@ -105,7 +105,7 @@ def test_verify_on_names_its_backend(models, tmp_path):
 def test_the_accelerator_backend_fails_a_wrong_model(models):
     """The fix's litert-gpu verification is a real check: the unfixed model fails it."""
     from gpucompat.fixing import on_accelerator
-    from gpucompat.verify.fix_proof import verify
+    from gpucompat.verification.fix_proof import verify
 
     data = models.bytes("wrongform_add_mixed_rank")
     result = verify(data, data, {"exact"}, on_accelerator.backend())

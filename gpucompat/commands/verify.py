@@ -27,7 +27,7 @@ BACKENDS = {"opencl": 50, "litert-gpu": 3}
 
 
 def _overrides(specs: list[str]) -> dict:
-    from gpucompat.verify.tolerance import Tolerance
+    from gpucompat.verification.tolerance import Tolerance
 
     out = {}
     for spec in specs:
@@ -71,9 +71,9 @@ def verify(
     from gpucompat.image_inputs import normalization_from_flags
     from gpucompat.opencl.runtime import PRECISIONS
     from gpucompat.rules import registry
-    from gpucompat.verify.budget import parse_size
-    from gpucompat.verify.session import Settings, verify_model
-    from gpucompat.verify.tolerance import Tolerance
+    from gpucompat.verification.budget import parse_size
+    from gpucompat.verification.session import Settings, verify_model
+    from gpucompat.verification.tolerance import Tolerance
 
     cfg = configs.settings("verify", model, config)
     backend, precision = cfg.pick("backend", backend, "opencl"), cfg.pick("precision", precision, "fp32")

@@ -46,8 +46,8 @@ def first_divergent_op(data: bytes, feeds: list[np.ndarray], settings) -> dict |
     litert-mldrift prediction (the accelerator's own account is not read at inference)."""
     from gpucompat.confirm.compare import PROFILE
     from gpucompat.confirm.infer import run_on_accelerator
-    from gpucompat.verify.interpreter import reference_interpreter, run_reference
-    from gpucompat.verify.placements import placements
+    from gpucompat.verification.interpreter import reference_interpreter, run_reference
+    from gpucompat.verification.placements import placements
 
     probed, probes = with_probes(data)
     graph = probes[0].graph if probes else None

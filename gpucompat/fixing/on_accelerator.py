@@ -10,14 +10,14 @@ import tempfile
 
 import numpy as np
 
-from gpucompat.verify.fix_proof import Backend, NotRun, run_reference
-from gpucompat.verify.tolerance import Tolerance
+from gpucompat.verification.fix_proof import Backend, NotRun, run_reference
+from gpucompat.verification.tolerance import Tolerance
 
 NOISE = Tolerance(0.0, 1e-3, "fp32 noise: 1e-3 of the largest output")
 
 
 def run_on_litert(model_bytes: bytes, inputs: list[np.ndarray]) -> tuple[list[str], list[np.ndarray]]:
-    """A Runner (gpucompat/verify/fix_proof.py) on the accelerator; NotRun without a Vulkan device."""
+    """A Runner (gpucompat/verification/fix_proof.py) on the accelerator; NotRun without a Vulkan device."""
     from gpucompat import ir
     from gpucompat.confirm.infer import run_on_accelerator
     from gpucompat.confirm.runner import NoDevice

@@ -21,7 +21,7 @@ from gpucompat.placement import ModelResult, check_model
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
 from gpucompat.rules.profile import Options, Profile
-from gpucompat.verify.fix_proof import Verifications, verify, verify_everywhere
+from gpucompat.verification.fix_proof import Verifications, verify, verify_everywhere
 
 
 @dataclass

@@ -18,11 +18,11 @@ from gpucompat.errors import GpucompatError
 from gpucompat.ir import dtypes
 from gpucompat.opencl.executor import Executor, RecordingExecutor
 from gpucompat.opencl.runtime import Runtime
-from gpucompat.verify.constant_folding import fold_constants
-from gpucompat.verify.control_flow import CONTROL_FLOW, ControlSegment
-from gpucompat.verify.interpreter import reference_interpreter, run_reference
-from gpucompat.verify.prepared_shapes import with_prepared_shapes
-from gpucompat.verify.submodel import SUBGRAPH_FIELDS, cut
+from gpucompat.verification.constant_folding import fold_constants
+from gpucompat.verification.control_flow import CONTROL_FLOW, ControlSegment
+from gpucompat.verification.interpreter import reference_interpreter, run_reference
+from gpucompat.verification.prepared_shapes import with_prepared_shapes
+from gpucompat.verification.submodel import SUBGRAPH_FIELDS, cut
 
 
 @dataclass

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpucompat import ir
-from gpucompat.verify import inputs, tolerance
-from gpucompat.verify.inputs import InputSpec
-from gpucompat.verify.tolerance import Tolerance, max_abs_error
+from gpucompat.verification import inputs, tolerance
+from gpucompat.verification.inputs import InputSpec
+from gpucompat.verification.tolerance import Tolerance, max_abs_error
 
 RELATIVE_TOLERANCE = 1e-5
 SEED, RUNS = 0, 2  # two seeded random input sets
@@ -143,9 +143,9 @@ class ExecutorRun:
 
     def _build(self, model_bytes: bytes):
         from gpucompat.errors import GpucompatError
-        from gpucompat.verify.hybrid import HybridRunner, open_runtime
-        from gpucompat.verify.placements import placements_by_subgraph
-        from gpucompat.verify.session import Settings
+        from gpucompat.verification.hybrid import HybridRunner, open_runtime
+        from gpucompat.verification.placements import placements_by_subgraph
+        from gpucompat.verification.session import Settings
 
         model = ir.from_bytes(model_bytes)
         where = placements_by_subgraph(model, self.profile, self.options)
@@ -176,9 +176,9 @@ def run_reference(model_bytes: bytes, feeds: list[np.ndarray],
     """The reference interpreter as a Runner: output names and values of `model_bytes` on `feeds`,
     run as verify runs its reference (reference_model.py; `where`: the delegate's placements,
     none on the GPU by default, so hybrid kernels stay as stored)."""
-    from gpucompat.verify.interpreter import output_names, reference_interpreter
-    from gpucompat.verify.interpreter import run_reference as run
-    from gpucompat.verify.reference_model import reference_model
+    from gpucompat.verification.interpreter import output_names, reference_interpreter
+    from gpucompat.verification.interpreter import run_reference as run
+    from gpucompat.verification.reference_model import reference_model
 
     data, _ = reference_model(model_bytes, where or {})
     it = reference_interpreter(data, "the model")
@@ -193,7 +193,7 @@ class ReferenceForExecutor:
         self.profile, self.options = profile, options
 
     def __call__(self, model_bytes: bytes, feeds: list[np.ndarray]) -> tuple[list[str], list[np.ndarray]]:
-        from gpucompat.verify.placements import placements_by_subgraph
+        from gpucompat.verification.placements import placements_by_subgraph
 
         where = placements_by_subgraph(ir.from_bytes(model_bytes), self.profile, self.options)
         return run_reference(model_bytes, feeds, where)

@@ -12,8 +12,8 @@ import numpy as np
 
 from gpucompat import ir
 from gpucompat.opencl.executor import dequantize
-from gpucompat.verify.interpreter import reference_interpreter, run_reference
-from gpucompat.verify.tolerance import max_abs_error
+from gpucompat.verification.interpreter import reference_interpreter, run_reference
+from gpucompat.verification.tolerance import max_abs_error
 
 
 def first_divergent_op(model: ir.Model, data: bytes, where: dict[int, list[str]], runtime,
@@ -22,7 +22,7 @@ def first_divergent_op(model: ir.Model, data: bytes, where: dict[int, list[str]]
     when every recorded tensor is within tolerance (the error appeared only in an output). `data`:
     the reference's model bytes (the float reference of a hybrid-quantized model), whose tensor
     indices are `model`'s."""
-    from gpucompat.verify.hybrid import HybridRunner
+    from gpucompat.verification.hybrid import HybridRunner
 
     runner = HybridRunner(model, where[0], runtime, record=True, called=where)
     runner.run(feeds)

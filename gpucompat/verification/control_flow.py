@@ -14,7 +14,7 @@ from gpucompat import ir
 from gpucompat.errors import GpucompatError
 
 if TYPE_CHECKING:
-    from gpucompat.verify.hybrid import HybridRunner
+    from gpucompat.verification.hybrid import HybridRunner
 
 MAX_TURNS = 100_000  # a verification run must end: a WHILE still going after this many turns is an error
 

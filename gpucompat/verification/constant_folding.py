@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from gpucompat import ir
-from gpucompat.verify.control_flow import CONTROL_FLOW
-from gpucompat.verify.interpreter import reference_interpreter, run_reference
-from gpucompat.verify.submodel import cut
+from gpucompat.verification.control_flow import CONTROL_FLOW
+from gpucompat.verification.interpreter import reference_interpreter, run_reference
+from gpucompat.verification.submodel import cut
 
 
 def fold_constants(graph: ir.Graph) -> dict[int, np.ndarray]:

@@ -19,7 +19,7 @@ def prepared_shapes(model: ir.Model) -> dict[int, tuple[int, ...]]:
     tensor whose prepared shape differs from its declared one (same rank, every dimension known).
     Empty when the interpreter cannot prepare the model (a custom op without a CPU kernel, say):
     the declared shapes are then all there is."""
-    from gpucompat.verify.interpreter import reference_interpreter
+    from gpucompat.verification.interpreter import reference_interpreter
 
     try:
         it = reference_interpreter(ir.to_bytes(model), "the model", xnnpack=False)

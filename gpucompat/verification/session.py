@@ -14,12 +14,12 @@ import numpy as np
 
 from gpucompat import ir
 from gpucompat.errors import GpucompatError
-from gpucompat.verify import budget, inputs, tolerance
-from gpucompat.verify.comparison import OutputStats, ShapeMismatch
-from gpucompat.verify.interpreter import reference_interpreter, run_reference
-from gpucompat.verify.placements import placements_by_subgraph
-from gpucompat.verify.reference_model import reference_model
-from gpucompat.verify.tolerance import Tolerance, max_abs_error
+from gpucompat.verification import budget, inputs, tolerance
+from gpucompat.verification.comparison import OutputStats, ShapeMismatch
+from gpucompat.verification.interpreter import reference_interpreter, run_reference
+from gpucompat.verification.placements import placements_by_subgraph
+from gpucompat.verification.reference_model import reference_model
+from gpucompat.verification.tolerance import Tolerance, max_abs_error
 
 SCHEMA_VERSION = 1
 DEFAULT_RUNS = 50
@@ -97,7 +97,7 @@ def _latency(ms: list[float]) -> dict:
 def verify_model(path: str, settings: Settings) -> VerifyResult:
     """Run the comparison; GpucompatError (exit 2) for anything that cannot be run."""
     from gpucompat.opencl.executor import UnsupportedOp
-    from gpucompat.verify.hybrid import HybridRunner, open_runtime, refuse_invalid_order
+    from gpucompat.verification.hybrid import HybridRunner, open_runtime, refuse_invalid_order
 
     if settings.runs is not None and settings.runs < 1:
         raise GpucompatError("--runs must be at least 1")
@@ -155,7 +155,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
                           len(where), runs=len(all_feeds), noise_kernels=noise,
                           reference_kind="; ".join(changes) or "as stored")
     if settings.localize and first_bad is not None and runtime is not None and not settings.against:
-        from gpucompat.verify.localize import first_divergent_op
+        from gpucompat.verification.localize import first_divergent_op
 
         result.first_divergent_op = first_divergent_op(model, ref_bytes, by_subgraph, runtime, first_bad, settings)
     elif settings.localize and first_bad is not None and settings.backend == "litert-gpu" and not settings.against:

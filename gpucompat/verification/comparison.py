@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpucompat.errors import GpucompatError
-from gpucompat.verify.tolerance import Tolerance, abs_error, magnitude
+from gpucompat.verification.tolerance import Tolerance, abs_error, magnitude
 
 
 class ShapeMismatch(GpucompatError):
