@@ -2,7 +2,8 @@
 
 The generated object API (`ModelT.InitFromPackedBuf`) costs about 0.2 ms per operator and copies
 nothing lazily. Here the tables every model has by the thousand (tensors, operators, buffers) are
-read with direct struct reads into the same `TensorT` / `OperatorT` records the object API makes;
+read into the same `TensorT` / `OperatorT` records the object API makes, the tables of one layout
+a field at a time for all of them (gpucompat/ir/columns.py), a rare layout with struct reads;
 a table carrying a rarely used field (sparsity, variant tensors, builtin_options_2, ...) is handed
 to the object API whole, so every field still survives a load/save. A buffer's bytes are never
 read: its `data` is a numpy view of the file (a slice of the map) that costs nothing until a rule
