@@ -97,22 +97,23 @@ def check_many(tasks: list[Task], jobs: int = 1) -> list[dict]:
     from concurrent.futures import ProcessPoolExecutor
 
     chunk = max(1, len(tasks) // (jobs * 8))
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    # a worker checks many models: its collector runs between them (the command line's is off)
+    with ProcessPoolExecutor(max_workers=jobs, initializer=gc.enable) as pool:
         return _with_progress(pool.map(check_one, tasks, chunksize=chunk), len(tasks))
 
 
 def _in_turn(tasks: list[Task]):
     """Records of the tasks, one after another. With the collector off (the command line keeps it
     off), the previous model's IR, cyclic garbage once its record is made, is collected before
-    the next model is read, so memory stays that of one model; the objects alive before the first
-    task are set aside (gc.freeze) so that those collections walk only that garbage."""
+    the next model is read, so memory stays that of one model. What survives (the objects alive
+    before, the records made so far) is set aside each time (gc.freeze), so that each collection
+    walks only the last model's objects; all of it is handed back to the collector at the end."""
     collect = not gc.isenabled() and len(tasks) > 1
-    if collect:
-        gc.freeze()
     try:
-        for i, task in enumerate(tasks):
-            if collect and i:
+        for task in tasks:
+            if collect:
                 gc.collect()
+                gc.freeze()
             yield check_one(task)
     finally:
         if collect:
