@@ -6,6 +6,11 @@ LayerNorm that TensorFlow's converter writes for keras.layers.LayerNormalization
     mean = MEAN(x, [-1], keep)    var = MEAN(SQUARED_DIFFERENCE(x, mean), [-1], keep)
     r = RSQRT(ADD(var, eps))      (then x * r * gamma + (beta - mean * r * gamma), as it likes)
 
+and the one litert-torch (0.10.0) writes for torch.nn.LayerNorm, on x reshaped to [1, rows, C]:
+
+    m = MEAN(x, [0, 2])  [rows]   var = MEAN(SQUARED_DIFFERENCE(x, RESHAPE(m, [1, rows, 1])), [0, 2])
+    r = RSQRT(ADD(var, eps))  [rows]
+
 IR only: `gpucompat check` imports this.
 """
 
@@ -130,11 +135,40 @@ def layer_norm_at(rsqrt: Op) -> LayerNorm | None:
         return None
     a, b = square.present_inputs
     for x, m in ((a, b), (b, a)):
-        mean = m.producer
-        if mean is not None and mean.name == "MEAN" and mean.present_inputs[0] is x \
-                and _last_axis_kept(mean) and _last_axis_kept(variance) and not x.is_constant:
+        mean = _row_mean(m, x)
+        if mean is not None and _reduces_row(variance, square.outputs[0]) and not x.is_constant \
+                and square.outputs[0].shape == x.shape:
             return LayerNorm(x, mean, square, variance, add, rsqrt, float(np.ravel(eps_t.data())[0]))
     return None
+
+
+def _row_mean(m: Tensor, x: Tensor) -> Op | None:
+    """The MEAN of `x` over its last axis that `m` holds, shaped [..., 1] to broadcast against x:
+    kept that way by the MEAN, or by a RESHAPE of it."""
+    row = (*x.shape[:-1], 1)
+    op = m.producer
+    if m.shape != row or op is None:
+        return None
+    if op.name == "RESHAPE" and op.present_inputs[0].producer is not None:
+        op = op.present_inputs[0].producer
+    return op if _reduces_row(op, x) else None
+
+
+def _reduces_row(op: Op, x: Tensor) -> bool:
+    """A MEAN of `x` over its last axis and possibly axes of size 1, which it keeps ([..., 1]) or drops."""
+    ins = op.present_inputs
+    if op.name != "MEAN" or len(ins) < 2 or ins[0] is not x or not x.shape:
+        return False
+    axes = ins[1].data()
+    if axes is None or not axes.size:
+        return False
+    rank = len(x.shape)
+    reduced = {int(a) % rank for a in axes.ravel()}
+    if rank - 1 not in reduced or any(x.shape[a] != 1 for a in reduced - {rank - 1}):
+        return False
+    kept = (*x.shape[:-1], 1)
+    dropped = tuple(d for a, d in enumerate(x.shape) if a not in reduced)
+    return op.outputs[0].shape in (kept, dropped)
 
 
 def _split_constant(op: Op) -> tuple[Tensor | None, Tensor | None]:
@@ -145,12 +179,3 @@ def _split_constant(op: Op) -> tuple[Tensor | None, Tensor | None]:
         if v is not None and v.size == 1 and v.dtype.kind == "f" and not run.is_constant:
             return run, const
     return None, None
-
-
-def _last_axis_kept(op: Op) -> bool:
-    """A reduction over the last axis only, keeping it (output [..., 1])."""
-    x, axes = op.present_inputs[0], op.present_inputs[1].data() if len(op.present_inputs) > 1 else None
-    if axes is None or axes.size != 1 or not x.shape:
-        return False
-    out = op.outputs[0].shape
-    return int(axes.ravel()[0]) % len(x.shape) == len(x.shape) - 1 and out == (*x.shape[:-1], 1)

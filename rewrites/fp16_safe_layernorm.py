@@ -6,7 +6,9 @@
                                             mean = mean_s * S,  r = RSQRT(var_s + eps / S / S) / S
 
 TensorFlow's converter writes keras.layers.LayerNormalization over the last axis as the left side
-(gpucompat/fp16_patterns.py), then x * r * gamma + (beta - mean * r * gamma). Its squares pass
+(gpucompat/fp16_patterns.py), then x * r * gamma + (beta - mean * r * gamma); litert-torch writes
+torch.nn.LayerNorm the same way with the reduced axes dropped ([rows], a RESHAPE back to
+[1, rows, 1] before the SQUARED_DIFFERENCE), and the rewrite writes `mean` and `r` in that shape. Its squares pass
 fp16's 65504 once |x - mean| reaches 256, and at the GPU's default precision the variance becomes
 inf and the output beta. In the scaled domain |xs| <= 8, so the squares stay below 256, and
 var = S^2 var_s, var + eps = S^2 (var_s + eps / S^2), rsqrt(var + eps) = rsqrt(var_s + eps / S^2) / S:
@@ -83,9 +85,18 @@ def _plan(ln: LayerNorm, r: Replacement) -> str | None:
     eps_over_s = r.emit("DIV", [r.const("epsilon", np.array([ln.epsilon], np.float32)), scale], row, fb.DivOptionsT())
     eps_s = r.emit("DIV", [eps_over_s, scale], row, fb.DivOptionsT())
     inverse_s = r.emit("RSQRT", [r.emit("ADD", [variance_s, eps_s], row, fb.AddOptionsT())], row)
-    r.emit("MUL", [mean_s, scale], ln.mean.outputs[0], fb.MulOptionsT())
-    r.emit("DIV", [inverse_s, scale], ln.rsqrt.outputs[0], fb.DivOptionsT())
+    _write(r, "MUL", [mean_s, scale], ln.mean.outputs[0], row, fb.MulOptionsT())
+    _write(r, "DIV", [inverse_s, scale], ln.rsqrt.outputs[0], row, fb.DivOptionsT())
     return None
+
+
+def _write(r: Replacement, name: str, inputs, out, row: tuple[int, ...], options) -> None:
+    """`name` of `inputs` at the row shape into the existing tensor `out`; through a RESHAPE when
+    `out` drops the reduced axes (litert-torch's [rows] where the row shape is [1, rows, 1])."""
+    if out.shape == row:
+        r.emit(name, inputs, out, options)
+    else:
+        r.reshape(r.emit(name, inputs, row, options), out)
 
 
 def _keep_dims():

@@ -80,6 +80,27 @@ def layernorm_scaled() -> bytes:
     return convert_fn(f, [([1, TOKENS, WIDTH], t.float32)])
 
 
+@builder("fp16_layernorm_torch_form")
+def layernorm_torch_form() -> bytes:
+    """torch.nn.LayerNorm over [2, 16, 32] in the form litert-torch 0.10.0 writes it (read off its
+    output for nn.LayerNorm): the rows as [1, 32, 32], MEAN over axes [0, 2] dropping them ([32]),
+    a RESHAPE to [1, 32, 1] for SQUARED_DIFFERENCE, MEAN over [0, 2], ADD eps, RSQRT ([32]), then
+    x * r + (-mean * r) and gamma, beta. Built with TensorFlow's converter: the tests have no PyTorch."""
+    t = tf()
+    gamma, beta = 1.0 + const([WIDTH], 3, 0.1), const([WIDTH], 4, 0.1)
+    rows = 2 * TOKENS
+
+    def f(x):
+        x = t.reshape(x, [1, rows, WIDTH])
+        mean = t.reduce_mean(x, [0, 2])
+        var = t.reduce_mean(t.math.squared_difference(x, t.reshape(mean, [1, rows, 1])), [0, 2])
+        r = t.math.rsqrt(var + 1e-5)
+        y = x * t.reshape(r, [1, rows, 1]) + t.reshape(-mean * r, [1, rows, 1])
+        return t.reshape(y * gamma + beta, [2, TOKENS, WIDTH])
+
+    return convert_fn(f, [([2, TOKENS, WIDTH], t.float32)])
+
+
 @builder("fp16_vit_encoder")
 def vit_encoder() -> bytes:
     """A 2-block pre-norm (ViT-like) encoder: LayerNormalization, MultiHeadAttention, GELU MLP,

@@ -62,14 +62,17 @@ def test_executor_fp16_and_the_accelerator_agree_on_what_breaks(models, name):
         assert not verdicts[-1][1], "every unscaled model breaks at |x| ~ 1000"
 
 
-def test_verify_on_the_accelerator_at_its_default_precision_fails_the_encoder_and_passes_the_fix(models, tmp_path):
-    """`verify --backend litert-gpu --precision fp16 --inputs`: the ViT-like encoder at |x| ~ 1000
-    breaks on the accelerator as on the executor; after fp16-safe-layernorm it passes."""
+@pytest.mark.parametrize("name", ["fp16_vit_encoder", "fp16_layernorm_torch_form"])
+def test_verify_on_the_accelerator_at_its_default_precision_fails_the_model_and_passes_the_fix(models, tmp_path,
+                                                                                               name):
+    """`verify --backend litert-gpu --precision fp16 --inputs`: the ViT-like encoder and the
+    LayerNorm in litert-torch's form at |x| ~ 1000 break on the accelerator as on the executor;
+    after fp16-safe-layernorm they pass."""
     import json
 
     from cli import gpucompat
 
-    path = models.path("fp16_vit_encoder")
+    path = models.path(name)
     npz = tmp_path / "x1000.npz"
     np.savez(npz, **scaled_input(path, 1000, samples=2))
     fixed = str(tmp_path / "fixed.tflite")

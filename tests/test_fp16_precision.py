@@ -92,6 +92,27 @@ def test_verify_fp16_fails_the_encoder_at_1000_fix_rewrites_it_and_the_fix_passe
 
 
 @pytest.mark.opencl
+def test_the_layernorm_litert_torch_writes_is_found_rewritten_and_right_at_fp16(models, tmp_path):
+    """torch.nn.LayerNorm in litert-torch's form (the reduced axes dropped, a RESHAPE back): the
+    finding without data names the rewrite, fp16 breaks at |x| ~ 1000, `fix` rewrites it, and the
+    result is right at fp16 and at fp32."""
+    path = models.path("fp16_layernorm_torch_form")
+    static = [f for f in _findings(path) if f["code"] == "PREC406"]
+    assert len(static) == 1 and "fp16-safe-layernorm" in static[0]["message"]
+    big = _npz(models, "fp16_layernorm_torch_form", 1000, tmp_path)
+    assert not _verify(path, "--precision", "fp16", "--inputs", big)["passed"]
+
+    fixed = str(tmp_path / "fixed.tflite")
+    r = gpucompat("fix", path, "-o", fixed, "--inputs", big, "--format", "json", timeout=600)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert [a["rewrite"] for a in doc["applied"]] == ["fp16-safe-layernorm"] and doc["verification"]["ok"]
+    assert _ops(fixed).count("REDUCE_MAX") == 1
+    for precision in ("fp16", "fp32"):
+        assert _verify(fixed, "--precision", precision, "--inputs", big)["passed"]
+
+
+@pytest.mark.opencl
 def test_executor_fp16_rounds_fused_intermediates_like_half(models, tmp_path):
     """The fused x * 1000 + 1 -> RELU -> * 0.001 chain at |x| ~ 100: the executor's fp16 output is
     numpy's float16 arithmetic step by step, inf where the intermediate passes 65504."""
