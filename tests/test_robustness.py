@@ -63,7 +63,7 @@ def test_tensor_nothing_writes_is_refused(tmp_path):
 
 
 def test_missing_filter_is_refused():
-    with pytest.raises(ModelError, match=r"operator 0 \(CONV_2D\) lacks one of its 2 required inputs"):
+    with pytest.raises(ModelError, match=r"operator 0 \(CONV_2D\) lacks input 1, which its kernel requires"):
         ir.from_bytes(_conv_model(inputs=[0, -1, 2]))
 
 

@@ -95,13 +95,29 @@ def test_github_output_is_only_workflow_commands(tmp_path, code):
 def test_cumsum_without_its_axis_is_refused(tmp_path):
     """seed 0 case 8184: a CUMSUM whose axis operand is optional (-1) crashed the GPU rules
     (AttributeError on None); cumsum.cc reads both operands, so the reader refuses it."""
-    with pytest.raises(ModelError, match=r"operator 0 \(CUMSUM\) lacks one of its 2 required inputs"):
+    with pytest.raises(ModelError, match=r"operator 0 \(CUMSUM\) lacks input 1, which its kernel requires"):
         ir.from_bytes(_cumsum_model(inputs=[0, -1]))
     path = _write(tmp_path, _cumsum_model(inputs=[0, -1]))
     out = _run("check", path, "--format", "sarif")
     lines = [line for line in out.stderr.splitlines() if line.strip()]
     assert out.exit_code == 2 and len(lines) == 1 and path in lines[0] and "internal error" not in lines[0], out
     json.loads(out.stdout)
+
+
+def test_an_op_without_its_first_operand_is_refused(tmp_path):
+    """seed 777 case 97: a RESHAPE whose data operand is optional (-1) crashed the what-if
+    analysis (AttributeError on None); every builtin kernel reads its first operand, so the
+    reader refuses it, for any op."""
+    b, g = single_graph()
+    x, shape, y = g.tensor("x", (1, 8)), g.const("shape", np.array([8], np.int32)), g.tensor("y", (8,))
+    g.op("TANH", [x], [g.tensor("t", (1, 8))])
+    g.op("RESHAPE", [-1, shape], [y])
+    g.io([x], [y])
+    path = _write(tmp_path, b.finish())
+    with pytest.raises(ModelError, match=r"operator 1 \(RESHAPE\) lacks input 0, which its kernel requires"):
+        ir.load(path)
+    out = _run("check", path)
+    assert out.exit_code == 2 and "internal error" not in out.stderr and "lacks input 0" in out.stderr, out
 
 
 def test_cumsum_without_options_loads():

@@ -26,7 +26,7 @@ _NO_OUTPUTS = frozenset({fb.BuiltinOperator.ASSIGN_VARIABLE, fb.BuiltinOperator.
 # Operands the kernels read unconditionally (conv.cc, depthwise_conv.cc, fully_connected.cc,
 # transpose_conv.cc: GetInput / GetInputSafe of the data, filter and, for TRANSPOSE_CONV, output
 # shape tensors): absent or optional (-1) there, the runtime refuses the model at Prepare.
-# cumsum.cc reads its data and axis operands the same way.
+# cumsum.cc reads its data and axis operands the same way; and every builtin kernel its first.
 _REQUIRED_INPUTS = {fb.BuiltinOperator.CONV_2D: 2, fb.BuiltinOperator.DEPTHWISE_CONV_2D: 2,
                     fb.BuiltinOperator.FULLY_CONNECTED: 2, fb.BuiltinOperator.TRANSPOSE_CONV: 3,
                     fb.BuiltinOperator.CUMSUM: 2}
@@ -194,9 +194,11 @@ def _validate_operands(g: Graph, path: str) -> None:
         _validate_options(op, lambda i=i, op=op: where(i, op), path)
         if not op.outputs and op.builtin not in _NO_OUTPUTS:
             raise ModelError(path, f"{where(i, op)} has no outputs")
-        required = _REQUIRED_INPUTS.get(op.builtin, 0)
-        if any(op.input(k) is None for k in range(required)):
-            raise ModelError(path, f"{where(i, op)} lacks one of its {required} required inputs")
+        # every builtin kernel reads its first operand: none is optional there
+        required = max(_REQUIRED_INPUTS.get(op.builtin, 0), 1 if op.inputs and not op.is_custom else 0)
+        missing = next((k for k in range(required) if op.input(k) is None), None)
+        if missing is not None:
+            raise ModelError(path, f"{where(i, op)} lacks input {missing}, which its kernel requires")
         for t in op.inputs:
             if (t is not None and t.producer is None and id(t) not in inputs and not t.is_constant
                     and not t.is_variable and t.num_elements > 0):
