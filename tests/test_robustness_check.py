@@ -106,8 +106,8 @@ def test_cumsum_without_its_axis_is_refused(tmp_path):
 
 def test_an_op_without_its_first_operand_is_refused(tmp_path):
     """seed 777 case 97: a RESHAPE whose data operand is optional (-1) crashed the what-if
-    analysis (AttributeError on None); every builtin kernel reads its first operand, so the
-    reader refuses it, for any op."""
+    analysis (AttributeError on None); every builtin kernel but a few stateful ones reads its
+    first operand, so the reader refuses it, for any op."""
     b, g = single_graph()
     x, shape, y = g.tensor("x", (1, 8)), g.const("shape", np.array([8], np.int32)), g.tensor("y", (8,))
     g.op("TANH", [x], [g.tensor("t", (1, 8))])
@@ -118,6 +118,14 @@ def test_an_op_without_its_first_operand_is_refused(tmp_path):
         ir.load(path)
     out = _run("check", path)
     assert out.exit_code == 2 and "internal error" not in out.stderr and "lacks input 0" in out.stderr, out
+    # seed 2026 case 507: the same op with no operands at all
+    b, g = single_graph()
+    x, y = g.tensor("x", (1, 8)), g.tensor("y", (8,))
+    g.op("TANH", [x], [g.tensor("t", (1, 8))])
+    g.op("RESHAPE", [], [y])
+    g.io([x], [y])
+    with pytest.raises(ModelError, match=r"operator 1 \(RESHAPE\) lacks input 0"):
+        ir.from_bytes(b.finish())
 
 
 def test_cumsum_without_options_loads():

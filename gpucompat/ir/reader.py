@@ -26,10 +26,14 @@ _NO_OUTPUTS = frozenset({fb.BuiltinOperator.ASSIGN_VARIABLE, fb.BuiltinOperator.
 # Operands the kernels read unconditionally (conv.cc, depthwise_conv.cc, fully_connected.cc,
 # transpose_conv.cc: GetInput / GetInputSafe of the data, filter and, for TRANSPOSE_CONV, output
 # shape tensors): absent or optional (-1) there, the runtime refuses the model at Prepare.
-# cumsum.cc reads its data and axis operands the same way; and every builtin kernel its first.
+# cumsum.cc reads its data and axis operands the same way.
 _REQUIRED_INPUTS = {fb.BuiltinOperator.CONV_2D: 2, fb.BuiltinOperator.DEPTHWISE_CONV_2D: 2,
                     fb.BuiltinOperator.FULLY_CONNECTED: 2, fb.BuiltinOperator.TRANSPOSE_CONV: 3,
                     fb.BuiltinOperator.CUMSUM: 2}
+# Builtin ops whose kernels may take no operand (state handles, CALL_ONCE, a WHILE without loop
+# variables); every other builtin kernel reads its first operand, which is never optional there.
+_NO_INPUTS = frozenset({fb.BuiltinOperator.CALL_ONCE, fb.BuiltinOperator.VAR_HANDLE, fb.BuiltinOperator.HASHTABLE,
+                        fb.BuiltinOperator.WHILE})
 # Ops whose kernels compute their output size from the options' strides (padding.h ComputeOutSize:
 # `if (stride == 0) return 0`): without their options table the runtime's zero-initialised params
 # (flatbuffer_conversions.cc leaves them so when builtin_options_as_<Table>() is null) give an
@@ -194,8 +198,7 @@ def _validate_operands(g: Graph, path: str) -> None:
         _validate_options(op, lambda i=i, op=op: where(i, op), path)
         if not op.outputs and op.builtin not in _NO_OUTPUTS:
             raise ModelError(path, f"{where(i, op)} has no outputs")
-        # every builtin kernel reads its first operand: none is optional there
-        required = max(_REQUIRED_INPUTS.get(op.builtin, 0), 1 if op.inputs and not op.is_custom else 0)
+        required = _REQUIRED_INPUTS.get(op.builtin, 0 if op.is_custom or op.builtin in _NO_INPUTS else 1)
         missing = next((k for k in range(required) if op.input(k) is None), None)
         if missing is not None:
             raise ModelError(path, f"{where(i, op)} lacks input {missing}, which its kernel requires")
