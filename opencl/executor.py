@@ -35,7 +35,8 @@ def dequantize(t: Tensor, values: np.ndarray) -> np.ndarray:
     quantized constants (model_builder_helper.cc DequantizeConstantTensor)."""
     q = t.quantization
     if q is None or values.dtype.kind == "f" or values.dtype == np.bool_:
-        return values.astype(np.float32)
+        with np.errstate(over="ignore"):  # a float64 constant past fp32's range is inf, as a cast makes it
+            return values.astype(np.float32)
     scale = np.asarray(q.scale, np.float32)
     zero = np.asarray(q.zeroPoint if q.zeroPoint is not None else np.zeros_like(scale), np.float32)
     if scale.size > 1:

@@ -51,6 +51,21 @@ def test_invalid_execution_order_is_refused_before_anything_runs(tmp_path, loop,
 
 
 @pytest.mark.opencl
+def test_an_output_retyped_to_float64_fails_without_warnings(tmp_path):
+    """seed 31337 case 724: a RESHAPE whose output is declared FLOAT64 makes the reference read
+    values far past fp32's range; reading them as fp32 and the spread of infinite errors printed
+    numpy RuntimeWarnings. The verdict is a plain failure, with nothing else on stderr."""
+    b, g = single_graph()
+    x, y = g.tensor("x", (1, 4, 4, 4)), g.tensor("y", (1, 4, 4, 4), dtype=fb.TensorType.FLOAT64)
+    t = g.tensor("t", (1, 4, 4, 4))
+    g.op("TANH", [x], [t])
+    g.op("RESHAPE", [t, g.const("shape", np.array([1, 4, 4, 4], np.int32))], [y])
+    g.io([x], [y])
+    _, r = _verify(tmp_path, b.finish())
+    assert r.returncode in (0, 1) and "Warning" not in r.stderr and "internal error" not in r.stderr, r.stderr
+
+
+@pytest.mark.opencl
 def test_zero_element_tensor_is_one_line(tmp_path):
     """Case 2430: a tensor without elements; OpenCL has no empty buffers, and pyopencl's LogicError
     (INVALID_BUFFER_SIZE) was an internal error. (The case's conv output declared (1, 4, 4, 0) is

@@ -54,12 +54,14 @@ class OutputStats:
     def record(self) -> dict:
         """The output's entry in the JSON document."""
         errors = np.asarray(self.run_errors, np.float64)
+        with np.errstate(invalid="ignore"):  # inf errors (an output that overflowed): no spread, None
+            spread = float(errors.std()) if errors.size else 0.0
         ratio = None
         if self.noise_floor:
             ratio = _finite(self.max_abs_error / self.noise_floor)
         return {"index": self.index, "name": self.name,
                 "avg_error": _finite(float(errors.mean())) if errors.size else 0.0,
-                "std_dev": _finite(float(errors.std())) if errors.size else 0.0,
+                "std_dev": _finite(spread),
                 "max_abs_error": _finite(self.max_abs_error), "max_ref_abs": self.max_ref_abs,
                 "max_rel_error": _finite(self.max_rel_error), "tolerance": self.tolerance.describe(),
                 "noise_floor": self.noise_floor, "error_to_noise": ratio, "passed": self.passed}
