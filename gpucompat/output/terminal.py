@@ -36,9 +36,14 @@ def render_model(console: Console, rec: dict) -> None:
 
 
 def _shown(rec: dict) -> dict:
-    """The parts of a model record the terminal prints, made printable (not the per-op list:
-    made printable, a 20,000-op model's would cost more than its check)."""
-    return printable_record({k: v for k, v in rec.items() if k != "ops"})
+    """The parts of a model record the terminal prints, made printable: not the per-op list, and
+    of the channel-padding lists (ranked worst first) only the entries it shows. Made printable,
+    a 20,000-op model's whole record would cost more than its check."""
+    shown = {k: v for k, v in rec.items() if k != "ops"}
+    cp = shown.get("channel_padding")
+    if cp:
+        shown["channel_padding"] = {**cp, "tensors": cp["tensors"][:_TOP], "ops": cp["ops"][:_TOP]}
+    return printable_record(shown)
 
 
 def _render_model(console: Console, rec: dict) -> None:
