@@ -10,6 +10,7 @@ import tempfile
 from dataclasses import dataclass
 
 from gpucompat import ir
+from gpucompat.analyses.channel_padding import channel_padding
 from gpucompat.confirm.compare import PROFILE as ACCELERATOR_PROFILE
 from gpucompat.errors import GpucompatError
 from gpucompat.fixing.runtime_version import raise_min_runtime_version
@@ -35,6 +36,7 @@ class Fix:
     trace: Trace
     before: ModelResult
     after: ModelResult
+    padding: tuple[float, float] = (0.0, 0.0)  # channel-padding waste before and after (as check reports it)
     verification: Verifications | None = None
     failing_rewrites: list[str] | None = None  # named after a failed verification
     output: str | None = None
@@ -67,14 +69,21 @@ def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Opti
     model is mapped, not read, and the rewritten one is streamed to a temporary file, untouched
     weights copied file to file: memory follows the graph and the buffers a rewrite makes."""
     original = map_model(path)
-    before = check_model(ir.from_bytes(original, path), profile, options)
+    before, waste_before = _checked(original, path, profile, options)
     model = ir.from_bytes(original, path)
     trace = rewrite_model(model, rewrites, profile, options)
     if not trace.applied:  # the same bytes: the same result
-        return Fix(path, original, original, trace, before, before)
+        return Fix(path, original, original, trace, before, before, (waste_before, waste_before))
     fixed = _staged(model)
-    after = check_model(ir.from_bytes(fixed, path), profile, options)
-    return Fix(path, original, fixed, trace, before, after)
+    after, waste_after = _checked(fixed, path, profile, options)
+    return Fix(path, original, fixed, trace, before, after, (waste_before, waste_after))
+
+
+def _checked(data, path: str, profile: Profile, options: Options) -> tuple[ModelResult, float]:
+    """The check of a model's bytes and its channel-padding waste (the share `check` reports)."""
+    model = ir.from_bytes(data, path)
+    result = check_model(model, profile, options)
+    return result, channel_padding(model, result).waste_ratio
 
 
 def _staged(model: ir.Model) -> FileMap | bytes:

@@ -3,40 +3,17 @@
 from __future__ import annotations
 
 from gpucompat.fixing.run import Fix
-from gpucompat.ir import from_bytes
 from gpucompat.placement import ModelResult
 
 SCHEMA_VERSION = 1
 
 
-def channel_padding_waste(model_bytes: bytes, result: ModelResult) -> float:
-    """Share of GPU tensor storage spent on channel padding: tensors of ops placed on the GPU are
-    stored in slices of 4 channels (tflite/delegates/gpu/common/task/tensor_desc.cc
-    GetSizeInBytesForShape, DivideRoundUp(C, 4)); 0.0 when nothing runs on the GPU."""
-    model = from_bytes(model_bytes, result.path)
-    seen: set[int] = set()
-    useful = padded = 0
-    for o in result.ops:
-        if o.placement != "gpu":
-            continue
-        op = model.graphs[o.subgraph].ops[o.index]
-        for t in (*op.present_inputs, *op.outputs):
-            if id(t) in seen or t.is_constant or not t.shape:
-                continue
-            seen.add(id(t))
-            c = t.shape[-1]
-            useful += t.num_elements
-            padded += t.num_elements // max(c, 1) * (-(-c // 4) * 4)
-    return (padded - useful) / padded if padded else 0.0
-
-
-def summary(result: ModelResult, model_bytes: bytes) -> dict:
+def summary(result: ModelResult, model_bytes: bytes, padding_waste: float) -> dict:
     """The before/after numbers: ops on the GPU, delegated partitions, padding waste, size."""
     return {"ops_total": result.ops_total, "ops_gpu": result.ops_gpu,
             "partitions_total": result.partitions_total, "partitions_delegated": result.partitions_delegated,
             "fully_delegated": result.fully_delegated, "delegation_fails": result.delegation_fails,
-            "channel_padding_waste": round(channel_padding_waste(model_bytes, result), 4),
-            "size_bytes": len(model_bytes)}
+            "channel_padding_waste": round(padding_waste, 4), "size_bytes": len(model_bytes)}
 
 
 def document(fix: Fix) -> dict:
@@ -48,8 +25,8 @@ def document(fix: Fix) -> dict:
         "applied": [{"rewrite": e.rewrite, "safety": e.safety, "nodes": list(e.nodes)} for e in fix.trace.applied],
         "not_applied": [{"rewrite": e.rewrite, "candidate": e.candidate, "reason": e.reason}
                         for e in fix.trace.not_applied],
-        "before": summary(fix.before, fix.original),
-        "after": summary(fix.after, fix.fixed),
+        "before": summary(fix.before, fix.original, fix.padding[0]),
+        "after": summary(fix.after, fix.fixed, fix.padding[1]),
         "verification": _verification(fix),
         "output": fix.output,
     }
