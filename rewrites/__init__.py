@@ -16,6 +16,7 @@ from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
 from gpucompat.rewrites.fp16_safe_layernorm import Fp16SafeLayerNorm
 from gpucompat.rewrites.freeze_shapes import FreezeShapes
 from gpucompat.rewrites.rgb_to_rgba import RgbToRgba
+from gpucompat.rewrites.split_batch import SplitBatch
 from gpucompat.rewrites.substitute import FAMILY as SUBSTITUTE
 from gpucompat.rewrites.substitute_batch_matmul import SubstituteBatchMatmul
 from gpucompat.rewrites.substitute_broadcast_to import SubstituteBroadcastTo
@@ -27,7 +28,7 @@ from gpucompat.rewrites.substitute_split import SubstituteSplit
 REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
     (Cleanup, DropUnitAxis, ExplicitRank4, FlatConstant, FoldConstants, FoldQuantizedWeights, FoldSpaceToBatch,
      Fp16SafeLayerNorm, FreezeShapes, RgbToRgba, SubstituteBatchMatmul, SubstituteBroadcastTo, SubstituteGather,
-     SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit),
+     SplitBatch, SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit),
     key=lambda r: (r.priority, r.name)))
 
 

@@ -34,7 +34,7 @@ class CalibratedRewrite(Rewrite):
         r = Replacement(op, [op], ctx=ctx)
         marks = r.marks()
         new = self.plan(op, r)
-        why = _not_measured_right(new, self.what, ctx) if isinstance(new, Op) else new
+        why = not_measured_right(new, self.what, ctx) if isinstance(new, Op) else new
         if why or new is None:
             r.forget(marks)
             return why
@@ -55,7 +55,7 @@ def reshaped(op: Op, r: Replacement, inputs: Sequence[Tensor | None], shape: Seq
     return new
 
 
-def _not_measured_right(new: Op, what: str, ctx: RewriteContext) -> str | None:
+def not_measured_right(new: Op, what: str, ctx: RewriteContext) -> str | None:
     """Why `new` will not do: its form is not recorded right at both precisions, or the profile
     rejects it."""
     key = form_of(new)

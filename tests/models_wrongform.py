@@ -1,6 +1,7 @@
-"""The forms of issue 18's table, one small model each, as TensorFlow's converter writes them:
-LiteRT 2.3.0's GPU accelerator delegates them whole and computes them wrongly (GPU005), and
-their rank-4 twins, which it computes right. All names start with "wrongform_"."""
+"""The forms of issue 18's table, and the batch broadcasts the numerics grid found, one small model
+each, as TensorFlow's converter writes them: LiteRT 2.3.0's GPU accelerator delegates them whole
+and computes them wrongly (GPU005), and their rank-4 twins, which it computes right. All names
+start with "wrongform_"."""
 
 import numpy as np
 
@@ -15,6 +16,10 @@ FORMS = {
     "add_scalar_arange": (lambda t: lambda a: a + np.arange(4, dtype=F), [([], F)]),
     "add_same_2d": (lambda t: lambda a: a + const([4096, 256], 3), [([4096, 256], F)]),
     "mul_scalar_table": (lambda t: lambda a: a * const([64, 16], 4), [([], F)]),
+    # a runtime operand broadcast across the batch of a constant [2, ...]: wrong at any rank
+    "add_batch_const": (lambda t: lambda a: a + const([2, 4, 8, 16], 5), [([8, 16], F)]),
+    "mul_channel_batch_const": (lambda t: lambda a: a * const([2, 4, 8, 16], 6), [([16], F)]),
+    "sub_from_batch_const": (lambda t: lambda a: const([2, 4, 8, 16], 7) - a, [([4, 8, 16], F)]),
     "pad4_mid": (lambda t: lambda a: t.pad(a, [[0, 0], [0, 0], [16, 16], [0, 0]]), [([1, 16, 32, 1], F)]),
     "add_same_4d": (lambda t: lambda a: a + const([1, 8, 85, 16], 3), [([1, 8, 85, 16], F)]),
 }

@@ -15,6 +15,7 @@ higher rank ("bad input dims size: 0", which litert-mldrift does not predict: se
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import sys
@@ -63,11 +64,7 @@ def _binary_forms() -> list[Form]:
     for op, f in BINARY_OPS.items():
         low = op.lower()
         draw = "away" if op == "DIV" else "normal"
-
-        def c(shape, op=op):
-            v = const(shape, 3)
-            return np.abs(v) + 0.5 if op == "DIV" else v
-
+        c = functools.partial(_operand, op=op)
         for ra, rb in itertools.product(range(5), range(5)):
             sa, sb = RANK_SHAPES[ra], RANK_SHAPES[rb]
             forms.append(Form(f"{low}_r{ra}_c{rb}", lambda t, a, sb=sb, f=f, c=c: f(t, a, c(sb)), [(sa, F)]))
@@ -216,9 +213,25 @@ def _lookup_forms() -> list[Form]:
     ]
 
 
+def _batch_slice_forms() -> list[Form]:
+    """What split-batch makes of a binary op broadcasting [16] across a constant [2, 4, 8, 16]: the
+    runtime operand at rank 4 against one batch slice of the constant. (Last in the grid, so that
+    adding them left every earlier batch, and its recorded numbers, as it was.)"""
+    return [Form(f"{op.lower()}_lead1_1x1x1x16_c1x4x8x16",
+                 lambda t, a, f=f, op=op: f(t, a, _operand([1, 4, 8, 16], op)), [([1, 1, 1, 16], F)])
+            for op, f in BINARY_OPS.items()]
+
+
+def _operand(shape, op: str) -> np.ndarray:
+    """A binary op's constant operand: away from 0 for DIV."""
+    v = const(shape, 3)
+    return np.abs(v) + 0.5 if op == "DIV" else v
+
+
 def forms() -> list[Form]:
     """Every form of the grid, in batches' order."""
-    return [*_binary_forms(), *_table_forms(), *_movement_forms(), *_reduction_forms(), *_lookup_forms()]
+    return [*_binary_forms(), *_table_forms(), *_movement_forms(), *_reduction_forms(), *_lookup_forms(),
+            *_batch_slice_forms()]
 
 
 def convert(batch: list[Form]) -> bytes:

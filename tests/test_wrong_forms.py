@@ -13,8 +13,13 @@ import pytest
 import models_wrongform  # noqa: F401  (registers the builders)
 from cli import gpucompat
 
-WRONG = ["wrongform_pad3_mid", "wrongform_add_mixed_rank", "wrongform_mul_channel_rank3",
-         "wrongform_add_scalar_arange", "wrongform_add_same_2d", "wrongform_mul_scalar_table"]
+# the wrong forms, with the rewrite that fixes each
+FIXES = {"wrongform_pad3_mid": "explicit-rank-4", "wrongform_add_mixed_rank": "explicit-rank-4",
+         "wrongform_mul_channel_rank3": "explicit-rank-4", "wrongform_add_scalar_arange": "flat-constant",
+         "wrongform_add_same_2d": "explicit-rank-4", "wrongform_mul_scalar_table": "flat-constant",
+         "wrongform_add_batch_const": "split-batch", "wrongform_mul_channel_batch_const": "flat-constant",
+         "wrongform_sub_from_batch_const": "split-batch"}
+WRONG = list(FIXES)
 RIGHT = ["wrongform_pad4_mid", "wrongform_add_same_4d"]
 FIXABLE = WRONG
 
@@ -60,12 +65,11 @@ def test_explain(models):
 
 
 @pytest.mark.parametrize("name", FIXABLE)
-def test_fix_runs_the_op_at_rank_4_unchanged_on_the_reference(models, tmp_path, name):
+def test_fix_makes_a_right_form_unchanged_on_the_reference(models, tmp_path, name):
     out = tmp_path / "fixed.tflite"
     r = gpucompat("fix", models.path(name), "--profile", "litert-mldrift", "-o", str(out), "--format", "json")
     assert r.returncode == 0, r.stderr
-    assert [a["rewrite"] for a in json.loads(r.stdout)["applied"]] == [
-        "flat-constant" if "scalar" in name else "explicit-rank-4"]
+    assert [a["rewrite"] for a in json.loads(r.stdout)["applied"]] == [FIXES[name]]
     assert not [f for f in _check(str(out))["findings"] if f["code"] == "GPU005"]
     from ai_edge_litert.interpreter import Interpreter
 

@@ -33,7 +33,9 @@ cosine 0.01. The same ops at rank 4 are exact.
 ## How to fix
 `gpucompat fix --profile litert-mldrift` runs the op at rank 4 between two RESHAPEs, with its
 constant stored at rank 4 (rewrite explicit-rank-4), or, for a runtime scalar or per-channel
-vector with a constant tensor, against the constant laid out flat (flat-constant). Check with
+vector with a constant tensor, against the constant laid out flat (flat-constant), or, for a
+runtime operand broadcast across the batch of a constant [B, H, W, C] with B > 1, once per batch
+slice of the constant, concatenated along the batch (split-batch). Check with
 `gpucompat verify MODEL --backend litert-gpu`. A RESHAPE written in the model source does not
 help: the converter folds it back.
 
