@@ -66,8 +66,8 @@ class SplitBatch(CalibratedRewrite):
             r.new.append(build.operator(op.graph, op.name, [part, x4] if held[0] else [x4, part], [y],
                                         copy.copy(op.options), op.version))
             pieces.append(y)
-        first = r.new[-1]
+        piece = r.new[-1]  # every slice's op has the same form: the one the calibration is asked about
         options = fb.ConcatenationOptionsT()
         options.axis = 0
         r.emit("CONCATENATION", pieces, out, options)
-        return not_measured_right(r.new[-1], "concatenation", r.ctx) or first
+        return not_measured_right(r.new[-1], "concatenation", r.ctx) or piece
