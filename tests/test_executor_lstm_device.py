@@ -4,7 +4,6 @@ Z + k * ceil(U / 4) (tasks/lstm.cc), so activ and state are wrong there whenever
 the executor must compute the same wrong numbers. Needs a Vulkan device: skipped without one,
 a failure when GPUCOMPAT_REQUIRE_VULKAN is set (as tests/test_fidelity.py)."""
 
-import os
 
 import numpy as np
 import pytest
@@ -17,6 +16,7 @@ from gpucompat.opencl.runtime import Runtime
 from gpucompat.verification.hybrid import HybridRunner
 from gpucompat.verification.inputs import seeded_feeds
 from models_executor_extra import LSTM_BASIC_SHAPES, basic_lstm
+from vulkan import without_device
 
 pytestmark = [pytest.mark.fidelity, pytest.mark.opencl]
 
@@ -37,9 +37,7 @@ def on_accelerator(path: str, model: ir.Model, runs: list[list[np.ndarray]]) -> 
     try:
         return run_on_accelerator(path, runs, [t.index for t in graph.inputs], [t.index for t in graph.outputs]).outputs
     except NoDevice as e:
-        if os.environ.get("GPUCOMPAT_REQUIRE_VULKAN"):
-            pytest.fail(f"GPUCOMPAT_REQUIRE_VULKAN is set but {e}")
-        pytest.skip(str(e))
+        without_device(str(e))
 
 
 @pytest.mark.parametrize("shape", LSTM_BASIC_SHAPES + MORE_SHAPES, ids=lambda s: "x".join(map(str, s)))

@@ -4,7 +4,6 @@ the reference interpreter), for LayerNorms, encoders, an unguarded EXP and a fus
 |x| ~ 1, 10, 100 and 1000. Fidelity-marked: needs a Vulkan device (skips without one, fails under
 GPUCOMPAT_REQUIRE_VULKAN)."""
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +18,7 @@ from gpucompat.verification.placements import placements_by_subgraph
 from gpucompat.verification.session import Settings
 from gpucompat.verification.tolerance import default
 from models_fp16 import scaled_input
+from vulkan import gate, without_device
 
 pytestmark = [pytest.mark.fidelity, pytest.mark.opencl]
 
@@ -42,9 +42,7 @@ def test_executor_fp16_and_the_accelerator_agree_on_what_breaks(models, name):
         device = run_on_accelerator(path, runs, [t.index for t in graph.inputs], [t.index for t in graph.outputs],
                                     precision="fp16").outputs
     except NoDevice as e:
-        if os.environ.get("GPUCOMPAT_REQUIRE_VULKAN"):
-            pytest.fail(f"GPUCOMPAT_REQUIRE_VULKAN is set but {e}")
-        pytest.skip(str(e))
+        without_device(str(e))
     where = placements_by_subgraph(model, "gpu-current")
     runner = HybridRunner(model, where[0], open_runtime(Settings(precision="fp16", cache_dir=""), data), called=where)
     reference = reference_interpreter(data, path)
@@ -81,8 +79,7 @@ def test_verify_on_the_accelerator_at_its_default_precision_fails_the_model_and_
     for name, model in (("original", path), ("fixed", fixed)):
         r = gpucompat("verify", model, "--backend", "litert-gpu", "--precision", "fp16", "--inputs", str(npz),
                       "--format", "json", timeout=900)
-        if r.returncode == 2 and "no Vulkan device" in r.stderr and not os.environ.get("GPUCOMPAT_REQUIRE_VULKAN"):
-            pytest.skip(r.stderr.strip())
+        gate(r)
         assert r.returncode in (0, 1), r.stderr
         doc = json.loads(r.stdout)
         assert doc["device"].startswith("LiteRT GPU accelerator, fp16 (its default precision)") and doc["runs"] == 2
