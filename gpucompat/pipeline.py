@@ -31,8 +31,7 @@ class Task:
 def collector_paused():
     """Pause the cyclic garbage collector: a model makes hundreds of thousands of long-lived
     objects and no cyclic garbage, and each full collection walks them all (a fifth of the time
-    of a 20,000-op check; rendering its record makes as many). Collection resumes, and catches up,
-    afterwards."""
+    of a 20,000-op check). Collection resumes, and catches up, afterwards."""
     was = gc.isenabled()
     gc.disable()
     try:

@@ -69,19 +69,18 @@ def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Opti
     model is mapped, not read, and the rewritten one is streamed to a temporary file, untouched
     weights copied file to file: memory follows the graph and the buffers a rewrite makes."""
     original = map_model(path)
-    before, waste_before = _checked(original, path, profile, options)
     model = ir.from_bytes(original, path)
+    before, waste_before = _checked(model, profile, options)  # read only: the same model is rewritten next
     trace = rewrite_model(model, rewrites, profile, options)
     if not trace.applied:  # the same bytes: the same result
         return Fix(path, original, original, trace, before, before, (waste_before, waste_before))
     fixed = _staged(model)
-    after, waste_after = _checked(fixed, path, profile, options)
+    after, waste_after = _checked(ir.from_bytes(fixed, path), profile, options)
     return Fix(path, original, fixed, trace, before, after, (waste_before, waste_after))
 
 
-def _checked(data, path: str, profile: Profile, options: Options) -> tuple[ModelResult, float]:
-    """The check of a model's bytes and its channel-padding waste (the share `check` reports)."""
-    model = ir.from_bytes(data, path)
+def _checked(model: ir.Model, profile: Profile, options: Options) -> tuple[ModelResult, float]:
+    """The check of a model and its channel-padding waste (the share `check` reports)."""
     result = check_model(model, profile, options)
     return result, channel_padding(model, result).waste_ratio
 
