@@ -80,8 +80,7 @@ def _value_ranges(task: Task, model) -> tuple[dict, str]:
     from gpucompat.value_ranges import observe
     from gpucompat.verification.reference_model import with_builtin_twins
 
-    with open(task.path, "rb") as f:
-        data = f.read()
+    data = bytes(model.source)  # what `load` mapped (a bundle's section too): the file is not read again
     samples = load(task.inputs, model, task.normalization)
     runnable = ir.from_bytes(data, task.path)
     if with_builtin_twins(runnable):

@@ -127,12 +127,7 @@ def check_model(model: Model, profile: Profile, options: Options) -> ModelResult
         for i in chosen:
             ops[base + i].placement = "gpu"
         sr.replaced = len(chosen)
-        if not chosen:
-            sr.after_replace = []
-        elif chosen == supported and not gv.fp16_dequantize:
-            sr.after_replace = sr.subsets  # every supported node goes: the runtime forms the same subsets again
-        else:
-            sr.after_replace = after_replace(g, chosen, gv.fp16_dequantize)
+        sr.after_replace = after_replace(g, sr, supported, chosen, gv.fp16_dequantize)
         for si, s in enumerate(sr.subsets):
             for n in s.nodes:
                 ops[base + n].partition = si
@@ -218,11 +213,17 @@ def _unresolved_custom_op(model: Model, profile: Profile) -> str | None:
     return None
 
 
-def after_replace(g, chosen: set[int], fp16: set[int]) -> list[NodeSubset]:
+def after_replace(g, sr: SubgraphResult, supported: set[int], chosen: set[int], fp16: set[int]) -> list[NodeSubset]:
     """The node subsets ReplaceNodeSubsetsWithDelegateKernels forms from the chosen nodes (its
-    "yielding N partitions"). The FP16 helper has re-pointed the chosen nodes' inputs from each
-    constant FP16 DEQUANTIZE's output to its fp16 constant (RemapFp16InputTensors), so those
-    DEQUANTIZE nodes no longer hold the delegated nodes back."""
+    "yielding N partitions"; none when nothing is chosen). The FP16 helper has re-pointed the
+    chosen nodes' inputs from each constant FP16 DEQUANTIZE's output to its fp16 constant
+    (RemapFp16InputTensors), so those DEQUANTIZE nodes no longer hold the delegated nodes back.
+    When every supported node is chosen and nothing is re-pointed, they are `sr.subsets` again
+    (the same nodes partitioned the same way), not worked out twice."""
+    if not chosen:
+        return []
+    if chosen == supported and not fp16:
+        return sr.subsets
     tensor_index = {id(t): i for i, t in enumerate(g.tensors)}
     remap = {tensor_index[id(g.ops[i].outputs[0])]: tensor_index[id(g.ops[i].input(0))] for i in fp16}
     return node_subsets(g, chosen, remap)

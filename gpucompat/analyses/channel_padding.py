@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpucompat.ir import Op, Tensor, opcodes
-from gpucompat.layout import align4, bhwc
+from gpucompat.layout import align4, bhwc, padded_elements
 from gpucompat.rules.judging import is_fp16_constant_dequantize
 
 # Bytes per stored element at the precision the C++ API defaults to (MAX_PRECISION -> F32,
@@ -112,20 +112,18 @@ def channel_padding(model, result) -> ChannelPadding:
         gi = g.index  # a search of the model's graphs: asked once, not per op
         gpu_ops = [g.ops[o.index] for o in result.ops if o.subgraph == gi and o.placement == "gpu"]
         for i, t in gpu_tensors(g, gpu_ops):
-            shape = t.shape
-            mapped = bhwc(shape)
-            if mapped is None:
+            counts = padded_elements(t)
+            if counts is None:
                 continue
-            b, h, w, c = mapped
-            pixels = b * h * w
-            out.tensors.append(TensorPadding(gi, i, t.name, list(shape), t.dtype_name, c, pixels * c,
-                                             pixels * align4(c), single_texture_possible=cl and c < 4))
+            c = bhwc(t.shape)[3]
+            out.tensors.append(TensorPadding(gi, i, t.name, list(t.shape), t.dtype_name, c, *counts,
+                                             single_texture_possible=cl and c < 4))
         for op in gpu_ops:
             macs = op_macs(op)
             if macs is not None:
                 out.ops.append(OpMacs(gi, op.index, op.name, *macs))
-    out.tensors.sort(key=lambda t: (t.useful_elements - t.padded_elements, t.subgraph, t.index))
-    out.ops.sort(key=lambda o: (o.useful_macs - o.padded_macs, o.subgraph, o.index))
+    out.tensors.sort(key=lambda t: (-t.wasted_elements, t.subgraph, t.index))
+    out.ops.sort(key=lambda o: (-(o.padded_macs - o.useful_macs), o.subgraph, o.index))
     return out
 
 

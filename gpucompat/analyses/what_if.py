@@ -138,7 +138,7 @@ def simulate(model, result, kind: str, op: str, nodes: list[tuple[int, int]]) ->
                      and judged[i].layer in DELEGATION_BREAKING for i in chosen)
         gpu += len(chosen)
         kernels += len(sr.delegated)
-        total += len(after_replace(g, chosen, fp16)) if chosen else 0
+        total += len(after_replace(g, sr, ok, chosen, fp16))
     if fails:
         gpu = kernels = total = 0
     return WhatIf(kind, op, nodes, gpu, result.ops_total, kernels, total, fails, gpu - result.ops_gpu)

@@ -18,7 +18,6 @@ class Model:
         self.fb = fb
         self.path = path
         self.graphs: list[Graph] = []
-        self.size_bytes = 0
         # What the buffers' data are views of (the file's map, or the bytes read from), and
         # whether the file kept them after the flatbuffer (offset/size): the writer copies
         # untouched buffers from the source and keeps that layout.

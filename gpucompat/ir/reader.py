@@ -99,7 +99,6 @@ def from_bytes(raw, path: str = "<bytes>") -> Model:
     except Exception as e:  # a corrupt flatbuffer can fail anywhere in the generated reader
         raise ModelError(path, f"is not a valid TFLite flatbuffer ({type(e).__name__}: {e})") from None
     model = Model(record, path)
-    model.size_bytes = len(raw)
     model.source = raw
     _resolve_offset_buffers(model, raw, path)
     _build(model, path)
