@@ -72,20 +72,26 @@ class ProgramCache:
     def save(self) -> None:
         """Write the file atomically when something new was compiled; a failure to write (read-only
         directory, disk full) only costs the next start its warm cache."""
-        if not self.path or not self.dirty:
-            return
-        directory = os.path.dirname(self.path)
-        tmp = None
-        try:
-            os.makedirs(directory, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".programs-", dir=directory)
-            with os.fdopen(fd, "wb") as f:
-                f.write(encode(self.binaries))
-            os.replace(tmp, self.path)
+        if self.path and self.dirty and write_quietly(self.path, encode(self.binaries), ".programs-"):
             self.dirty = False
-        except OSError:
-            if tmp and os.path.exists(tmp):
-                os.unlink(tmp)
+
+
+def write_quietly(path: str, data: bytes, prefix: str) -> bool:
+    """Write `data` to `path` atomically, its directory made as needed; False, leaving nothing
+    behind, when that fails (read-only directory, disk full): a cache only loses its next hit."""
+    directory = os.path.dirname(path)
+    tmp = None
+    try:
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=prefix, dir=directory)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        if tmp and os.path.exists(tmp):
+            os.unlink(tmp)
+        return False
 
 
 def encode(binaries: dict[str, bytes]) -> bytes:

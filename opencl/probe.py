@@ -12,12 +12,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from gpucompat.opencl.cache import write_quietly
 from gpucompat.opencl.device import cl, compiler_output_quiet, describe, device_key, native_stderr_silenced
 
 SOURCE = r"""
@@ -102,16 +102,7 @@ def _read(path: str) -> ProbeResult | None:
 def _write(path: str, result: ProbeResult) -> None:
     """Keep the answer (atomically); a read-only directory only costs the next run a probe."""
     record = {k: v for k, v in asdict(result).items() if k != "cached"}
-    tmp = None
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".probe-", dir=os.path.dirname(path))
-        with os.fdopen(fd, "w") as f:
-            json.dump(record, f)
-        os.replace(tmp, path)
-    except OSError:
-        if tmp and os.path.exists(tmp):
-            os.unlink(tmp)
+    write_quietly(path, json.dumps(record).encode(), ".probe-")
 
 
 def probe(device, cache_dir: str | None) -> ProbeResult:

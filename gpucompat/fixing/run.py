@@ -102,13 +102,13 @@ def verify_fix(fix: Fix, on_accelerator: bool = False) -> Verifications | None:
     ops as the fix's profile and options do; also on LiteRT's real GPU accelerator when asked, or
     when the fix aims at it (profile litert-mldrift); the result is kept on `fix`."""
     if fix.changed:
-        fix.verification = verify_everywhere(bytes(fix.original), bytes(fix.fixed), fix.trace.safeties(),
-                                             fix.after.profile.name, fix.after.options, fix.samples)
+        original, fixed, safeties = bytes(fix.original), bytes(fix.fixed), fix.trace.safeties()
+        fix.verification = verify_everywhere(original, fixed, safeties, fix.after.profile.name, fix.after.options,
+                                             fix.samples)
         if on_accelerator or fix.after.profile.name == ACCELERATOR_PROFILE:
             from gpucompat.fixing import on_accelerator as litert
 
-            fix.verification.results.append(verify(bytes(fix.original), bytes(fix.fixed), fix.trace.safeties(),
-                                                   litert.backend()))
+            fix.verification.results.append(verify(original, fixed, safeties, litert.backend()))
     return fix.verification
 
 
@@ -134,11 +134,12 @@ def prove_and_write(fix: Fix, rewrites: list[Rewrite], output: str | None, in_pl
 def blame(fix: Fix, rewrites: list[Rewrite], profile: Profile, options: Options) -> list[str]:
     """After a failed verification: the applied rewrites that fail it when applied alone."""
     names = list(dict.fromkeys(e.rewrite for e in fix.trace.applied))
+    original = bytes(fix.original)
     guilty = []
     for rw in (r for r in rewrites if r.name in names):
-        model = ir.from_bytes(fix.original, fix.path)
+        model = ir.from_bytes(original, fix.path)
         trace = rewrite_model(model, [rw], profile, options)
-        if trace.applied and not verify_everywhere(bytes(fix.original), ir.to_bytes(model), trace.safeties(),
+        if trace.applied and not verify_everywhere(original, ir.to_bytes(model), trace.safeties(),
                                                    profile.name, options, fix.samples).ok:
             guilty.append(rw.name)
     return guilty or names

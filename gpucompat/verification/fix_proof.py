@@ -191,18 +191,22 @@ class ReferenceForExecutor:
 
     def __init__(self, profile: str, options=None):
         self.profile, self.options = profile, options
+        self.where: dict[bytes, dict] = {}  # placements per model, worked out once for every run
 
     def __call__(self, model_bytes: bytes, feeds: list[np.ndarray]) -> tuple[list[str], list[np.ndarray]]:
         from gpucompat.verification.placements import placements_by_subgraph
 
-        where = placements_by_subgraph(ir.from_bytes(model_bytes), self.profile, self.options)
+        where = self.where.get(model_bytes)
+        if where is None:
+            where = self.where[model_bytes] = placements_by_subgraph(ir.from_bytes(model_bytes), self.profile,
+                                                                     self.options)
         return run_reference(model_bytes, feeds, where)
 
 
-def frozen_at(specs: list[InputSpec], original: bytes, fixed: bytes) -> list[InputSpec]:
-    """The original's inputs, with every dimension it leaves dynamic and the fixed model has frozen
-    (freeze-shapes) at the fixed model's size: the original runs at the frozen shape."""
-    before, after = ir.from_bytes(original).graphs[0].inputs, ir.from_bytes(fixed).graphs[0].inputs
+def frozen_at(specs: list[InputSpec], before: list, after: list) -> list[InputSpec]:
+    """The original's inputs (`before`: its input tensors), with every dimension it leaves dynamic
+    and the fixed model (`after`) has frozen (freeze-shapes) at the fixed model's size: the
+    original runs at the frozen shape."""
     out = []
     for spec, old, new in zip(specs, before, after):
         shape = spec.shape
@@ -239,8 +243,9 @@ def verify(original: bytes, fixed: bytes, safeties: set[str], backend: Backend |
     backend = backend or Backend("reference-interpreter", run_reference)
     tol = backend.tolerance_for(safeties)
     result = Verification(backend.name, tol.describe())
-    specs, fixed_specs = input_specs(original, backend.dynamic_dim), input_specs(fixed, backend.dynamic_dim)
-    specs = frozen_at(specs, original, fixed)
+    before, after = ir.from_bytes(original).graphs[0], ir.from_bytes(fixed).graphs[0]
+    fixed_specs = inputs.specs(after, backend.dynamic_dim)
+    specs = frozen_at(inputs.specs(before, backend.dynamic_dim), before.inputs, after.inputs)
     if len(specs) != len(fixed_specs):
         result.error = f"the fixed model has {len(fixed_specs)} inputs, the original {len(specs)}"
         return result

@@ -118,8 +118,8 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     reference = reference_interpreter(ref_bytes, ref_path)
     runtime = None
     if settings.backend == "litert-gpu":
-        device, init_s, run_test, timed = _on_accelerator(path, graph, all_feeds, settings.precision)
-        if "partly" not in device:
+        device, init_s, run_test, timed, whole = _on_accelerator(path, graph, all_feeds, settings.precision)
+        if whole:
             where = ["gpu"] * len(where)  # the accelerator took every op
     else:
         runtime = open_runtime(settings, data) if "gpu" in where else None
@@ -205,7 +205,8 @@ def _noise_floor(ref_bytes: bytes, ref_path: str, graph: ir.Graph, outputs: list
 
 def _on_accelerator(path: str, graph: ir.Graph, all_feeds: list[list[np.ndarray]], precision: str):
     """Every run on LiteRT's GPU accelerator in one child process, up front: (device, seconds the
-    child took, a function handing out each run's outputs in turn, False: no per-run latency).
+    child took, a function handing out each run's outputs in turn, False: no per-run latency,
+    whether it took every op).
     A model the accelerator does not take whole runs its other ops on LiteRT's CPU."""
     from gpucompat.confirm.infer import run_on_accelerator
     from gpucompat.confirm.runner import launcher
@@ -217,7 +218,7 @@ def _on_accelerator(path: str, graph: ir.Graph, all_feeds: list[list[np.ndarray]
     kind = "fp32" if precision == "fp32" else "fp16 (its default precision)"
     whole = "" if run.fully_accelerated else ", partly delegated: the other ops on LiteRT's CPU"
     device = f"LiteRT GPU accelerator, {kind}{whole} ({launcher().driver})"
-    return device, time.perf_counter() - t0, lambda feeds: next(results), False
+    return device, time.perf_counter() - t0, lambda feeds: next(results), False, run.fully_accelerated
 
 
 def _adapted(feeds: list[np.ndarray], interpreter) -> list[np.ndarray]:
