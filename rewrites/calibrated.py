@@ -5,6 +5,7 @@ the op runs at another shape between two RESHAPEs, the last writing the op's own
 
 from __future__ import annotations
 
+import copy
 from abc import abstractmethod
 from collections.abc import Sequence
 
@@ -44,14 +45,25 @@ class CalibratedRewrite(Rewrite):
         match.splice()
 
 
-def reshaped(op: Op, r: Replacement, inputs: Sequence[Tensor | None], shape: Sequence[int], label: str) -> Op:
-    """Append to `r` the op on `inputs` writing a new tensor of `shape`, and a RESHAPE of it into
-    the op's own output; return the new op."""
+def rank4(shape: Sequence[int]) -> tuple[int, ...]:
+    """`shape` with leading 1s up to rank 4."""
+    return (1,) * (4 - len(shape)) + tuple(shape)
+
+
+def at_shape(op: Op, r: Replacement, inputs: Sequence[Tensor | None], shape: Sequence[int], label: str) -> Op:
+    """Append to `r` the op (its options and version) on `inputs`, writing a new tensor of `shape`
+    named after its output and `label`; return the new op."""
     out = op.outputs[0]
     y = build.tensor(op.graph, f"{out.name}/{label}", shape, out.dtype)
-    new = build.operator(op.graph, op.name, inputs, [y], op.options, op.version)
+    new = build.operator(op.graph, op.name, inputs, [y], copy.copy(op.options), op.version)
     r.new.append(new)
-    r.reshape(y, out)
+    return new
+
+
+def reshaped(op: Op, r: Replacement, inputs: Sequence[Tensor | None], shape: Sequence[int], label: str) -> Op:
+    """`at_shape`, and a RESHAPE of its output into the op's own output; return the new op."""
+    new = at_shape(op, r, inputs, shape, label)
+    r.reshape(new.outputs[0], op.outputs[0])
     return new
 
 
@@ -62,6 +74,5 @@ def not_measured_right(new: Op, what: str, ctx: RewriteContext) -> str | None:
     seen = calibration.observed(key)
     if seen is None or seen["fp32"]["wrong"] or seen["fp16"]["wrong"]:
         return f"its {what} form [{key}] is not one the accelerator was measured to compute right"
-    if ctx.rejects(new):
-        return f"the profile rejects the {what} {new.name}: {ctx.verdict(new).reason}"
-    return None
+    verdict = ctx.verdict(new)
+    return None if verdict.ok else f"the profile rejects the {what} {new.name}: {verdict.reason}"

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpucompat.ir import Op
-from gpucompat.rewrites.calibrated import CalibratedRewrite, reshaped
+from gpucompat.rewrites.calibrated import CalibratedRewrite, rank4, reshaped
 from gpucompat.rewrites.matching import of_type
 from gpucompat.rewrites.substitute import Replacement
 from gpucompat.rules.forms import BINARY, is_constant
@@ -51,19 +51,10 @@ class ExplicitRank4(CalibratedRewrite):
             if t is None or (op.name in PADDED and i > 0):
                 inputs.append(t)
             elif is_constant(t) and t.data() is not None:
-                inputs.append(r.const("rank4", _lead(t.data(), 4)))
+                inputs.append(r.const("rank4", t.data().reshape(rank4(t.data().shape))))
             else:
-                inputs.append(r.reshape(t, _ones(t.rank) + t.shape))
+                inputs.append(r.reshape(t, rank4(t.shape)))
         if op.name in PADDED:
             pads = op.input(1).data()
             inputs[1] = r.const("paddings", np.vstack([np.zeros((4 - out.rank, 2), pads.dtype), pads]))
-        return reshaped(op, r, inputs, _ones(out.rank) + out.shape, "rank4")
-
-
-def _ones(rank: int) -> tuple[int, ...]:
-    return (1,) * (4 - rank)
-
-
-def _lead(value: np.ndarray, rank: int) -> np.ndarray:
-    """`value` with leading 1s up to `rank` dimensions."""
-    return value.reshape((1,) * (rank - value.ndim) + value.shape)
+        return reshaped(op, r, inputs, rank4(out.shape), "rank4")

@@ -18,12 +18,10 @@ Safety: exact (each output element is the same op on the same two values).
 
 from __future__ import annotations
 
-import copy
-
 from ai_edge_litert import schema_py_generated as fb
 
-from gpucompat.ir import Op, build
-from gpucompat.rewrites.calibrated import CalibratedRewrite, not_measured_right
+from gpucompat.ir import Op
+from gpucompat.rewrites.calibrated import CalibratedRewrite, at_shape, not_measured_right, rank4
 from gpucompat.rewrites.matching import of_type
 from gpucompat.rewrites.substitute import Replacement
 from gpucompat.rules.forms import BINARY
@@ -57,17 +55,14 @@ class SplitBatch(CalibratedRewrite):
             return None
         if batch > MAX_SLICES:
             return f"a batch of {batch} would take {batch} ops (at most {MAX_SLICES})"
-        x4 = r.reshape(x, (1,) * (4 - x.rank) + x.shape) if x.rank < 4 else x
+        x4 = r.reshape(x, rank4(x.shape)) if x.rank < 4 else x
         value = c.data()
         pieces = []
         for i in range(batch):
             part = r.const(f"batch{i}", value[i:i + 1])
-            y = build.tensor(op.graph, f"{out.name}/batch{i}", (1, *out.shape[1:]), out.dtype)
-            r.new.append(build.operator(op.graph, op.name, [part, x4] if held[0] else [x4, part], [y],
-                                        copy.copy(op.options), op.version))
-            pieces.append(y)
-        piece = r.new[-1]  # every slice's op has the same form: the one the calibration is asked about
+            pieces.append(at_shape(op, r, [part, x4] if held[0] else [x4, part], (1, *out.shape[1:]), f"batch{i}"))
         options = fb.ConcatenationOptionsT()
         options.axis = 0
-        r.emit("CONCATENATION", pieces, out, options)
-        return not_measured_right(r.new[-1], "concatenation", r.ctx) or piece
+        r.emit("CONCATENATION", [p.outputs[0] for p in pieces], out, options)
+        # every slice's op has the same form: the last is the one the calibration is asked about
+        return not_measured_right(r.new[-1], "concatenation", r.ctx) or pieces[-1]

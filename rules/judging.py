@@ -56,9 +56,8 @@ def judge_graph(graph: Graph, profile: Profile, options: Options) -> GraphVerdic
     """Judge every op of `graph` under `profile`."""
     fp16_nodes: set[int] = set()
     folded: dict[int, Tensor] = {}
-    known: dict[int, bool] = {}
     verdicts: list[Verdict] = []
-    ctx = Context(options, folded, known)  # one view for the whole graph: `folded` grows as it goes
+    ctx = Context(options, folded)  # one view for the whole graph: `folded` grows as it goes
     for i, op in enumerate(graph.ops):
         if profile.fp16_dequantize_helper and is_fp16_constant_dequantize(op):
             fp16_nodes.add(i)

@@ -13,7 +13,6 @@ import os
 from functools import lru_cache
 
 PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "litert_gpu.json")
-PRECISIONS = ("fp32", "fp16")
 
 
 @lru_cache(maxsize=1)
@@ -29,11 +28,18 @@ def observed(key: str | None) -> dict | None:
     return None if key is None else load()["forms"].get(key)
 
 
-def write(forms: dict[str, dict], driver: str, litert: str | None = None) -> None:
+@lru_cache(maxsize=2)
+def ops_wrong_at(precision: str) -> frozenset[str]:
+    """The op names with some form recorded wrong at `precision` (every form key starts with its
+    op's name): an op of another type needs no form worked out."""
+    return frozenset(key.split(" ", 1)[0] for key, seen in load()["forms"].items() if seen[precision]["wrong"])
+
+
+def write(forms: dict[str, dict], driver: str) -> None:
     """Record the grid's verdicts (atomically), for the profiles the accelerator stands for."""
     from importlib.metadata import version
 
-    doc = {"litert": litert or version("ai-edge-litert"), "driver": driver, "profiles": ["litert-mldrift"],
+    doc = {"litert": version("ai-edge-litert"), "driver": driver, "profiles": ["litert-mldrift"],
            "thresholds": "wrong: cosine < 0.9999 or max error > 1e-3 of the largest output at fp32; "
                          "cosine < 0.999 or max error > 1e-2 at fp16", "forms": forms}
     tmp = PATH + ".tmp"
@@ -42,3 +48,4 @@ def write(forms: dict[str, dict], driver: str, litert: str | None = None) -> Non
         f.write("\n")
     os.replace(tmp, PATH)
     load.cache_clear()
+    ops_wrong_at.cache_clear()

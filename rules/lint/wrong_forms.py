@@ -80,9 +80,10 @@ def wrong_findings(result, analyses, code: str) -> list[Finding]:
     record = calibration.load()
     if result.profile.name not in record["profiles"]:
         return []
+    candidates = calibration.ops_wrong_at("fp32" if code == "GPU005" else "fp16")
     out = []
     for o in result.ops:
-        if o.placement != "gpu":
+        if o.placement != "gpu" or o.op not in candidates:
             continue
         op = analyses.model.graphs[o.subgraph].ops[o.index]
         key = form_of(op)
