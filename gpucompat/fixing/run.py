@@ -108,7 +108,7 @@ def verify_fix(fix: Fix, on_accelerator: bool = False) -> Verifications | None:
         if on_accelerator or fix.after.profile.name == ACCELERATOR_PROFILE:
             from gpucompat.fixing import on_accelerator as litert
 
-            fix.verification.results.append(verify(original, fixed, safeties, litert.backend()))
+            fix.verification.results.append(verify(original, fixed, safeties, litert.backend(), fix.samples))
     return fix.verification
 
 
