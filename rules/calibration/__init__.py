@@ -28,6 +28,16 @@ def observed(key: str | None) -> dict | None:
     return None if key is None else load()["forms"].get(key)
 
 
+def status(key: str | None, precision: str) -> str:
+    """What the accelerator was measured to compute for the form `key` at `precision` ("fp32" or
+    "fp16"): "wrong", "right", or "unmeasured" when the grid never ran that form (or the op has no
+    form key). Unknown is not right: callers report "unmeasured" as such."""
+    seen = observed(key)
+    if seen is None or precision not in seen:
+        return "unmeasured"
+    return "wrong" if seen[precision]["wrong"] else "right"
+
+
 @lru_cache(maxsize=2)
 def ops_wrong_at(precision: str) -> frozenset[str]:
     """The op names with some form recorded wrong at `precision` (every form key starts with its
