@@ -49,7 +49,10 @@ def build(cache: str, names: list[str]) -> dict[str, str]:
 
 def tools(path: str, scratch: str) -> dict[str, list[str]]:
     """The commands compared on one model."""
-    out = {"gpucompat check": [sys.executable, "-m", "gpucompat", "check", path, "--fail-on", "never"],
+    check = [sys.executable, "-m", "gpucompat", "check", path, "--fail-on", "never"]
+    out = {"gpucompat check": check,
+           "gpucompat check --format json": [*check, "--format", "json"],
+           "gpucompat check --format sarif": [*check, "--format", "sarif"],
            "gpucompat fix --no-verify": [sys.executable, "-m", "gpucompat", "fix", path, "--no-verify",
                                          "-o", os.path.join(scratch, "fixed.tflite")],
            "TF Analyzer": [sys.executable, "-c", ANALYZER, path]}
@@ -71,7 +74,7 @@ def main() -> None:
     print(subprocess.run(["df", "-h", args.cache if os.path.exists(args.cache) else HERE],
                          capture_output=True, text=True).stdout)
     paths = build(args.cache, names)
-    print(f"{'model':<15} {'size':>8} {'tool':<26} {'wall s':>7} {'CPU s':>6} {'peak MB':>8} {'peak/size':>9}")
+    print(f"{'model':<15} {'size':>8} {'tool':<31} {'wall s':>7} {'CPU s':>6} {'peak MB':>8} {'peak/size':>9}")
     try:
         for name in names:
             size = os.path.getsize(paths[name])
@@ -79,7 +82,7 @@ def main() -> None:
                 for tool, cmd in tools(paths[name], scratch).items():
                     runs = [timed(cmd) for _ in range(args.runs)]
                     peak = max(r[1] for r in runs)
-                    print(f"{name:<15} {size / 1e6:>6.0f}MB {tool:<26} {statistics.median(r[0] for r in runs):>7.2f} "
+                    print(f"{name:<15} {size / 1e6:>6.0f}MB {tool:<31} {statistics.median(r[0] for r in runs):>7.2f} "
                           f"{statistics.median(r[3] for r in runs):>6.2f} {peak:>8} {peak * 2**20 / size:>9.2f}",
                           flush=True)
     finally:

@@ -5,7 +5,6 @@ flags given on the command line win."""
 from __future__ import annotations
 
 import gc
-import json
 from typing import Annotated
 
 import typer
@@ -24,7 +23,7 @@ from gpucompat.commands.common import (
     InputStd,
 )
 from gpucompat.errors import GpucompatError
-from gpucompat.output.destination import write_text
+from gpucompat.output.destination import write_json, write_text
 from gpucompat.output.text import printable
 
 
@@ -118,11 +117,11 @@ def _emit(recs: list[dict], output_format: Format, output: str | None, protect: 
 
     doc = records.document(recs, compare=compare)
     if output_format is Format.json:
-        write_text(json.dumps(doc, indent=2) + "\n", output, protect)
+        write_json(doc, output, protect)
     elif output_format is Format.sarif:
         from gpucompat.output.sarif import sarif
 
-        write_text(json.dumps(sarif(doc), indent=2) + "\n", output, protect)
+        write_json(sarif(doc), output, protect)
     elif output_format is Format.github:
         from gpucompat.output.github import annotations
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
@@ -10,6 +9,7 @@ import typer
 from gpucompat.commands import common
 from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, FailOn, Format
 from gpucompat.errors import GpucompatError
+from gpucompat.output.destination import write_json
 
 
 def _names(value: str | None) -> list[str] | None:
@@ -99,7 +99,7 @@ def fix(
             status = EXIT_FINDINGS
     doc = fix_view.document(result)
     if output_format is Format.json:
-        typer.echo(json.dumps(doc, indent=2))
+        write_json(doc, None)
     else:
         from rich.console import Console
 

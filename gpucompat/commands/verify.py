@@ -3,7 +3,6 @@ with the reference interpreter, like TFLite's inference_diff, with pass/fail thr
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
@@ -19,7 +18,7 @@ from gpucompat.commands.common import (
     InputStd,
 )
 from gpucompat.errors import GpucompatError
-from gpucompat.output.destination import write_rich, write_text
+from gpucompat.output.destination import write_json, write_rich
 
 # Test backends and their default number of runs: the accelerator's first inference compiles
 # shaders for 10-40 s on the software Vulkan driver, so it runs few by default.
@@ -96,7 +95,7 @@ def verify(
     doc = result.record()
     protect = tuple(p for p in (model, against) if p)
     if output_format is Format.json:
-        write_text(json.dumps(doc, indent=2) + "\n", output, protect)
+        write_json(doc, output, protect)
     else:
         from gpucompat.output.verify_view import render
 

@@ -6,7 +6,6 @@ padding (padded elements of the op's outputs)."""
 
 from __future__ import annotations
 
-import json
 import os
 
 from gpucompat.errors import GpucompatError
@@ -39,7 +38,7 @@ def overlays(rec: dict) -> dict[str, dict]:
 def write_node_data(doc: dict, output: str | None, protect: tuple[str, ...]) -> None:
     """Print the overlays of the one checked model as {overlay: GraphNodeData}, or write each to
     its own file: OUTPUT (placement), OUTPUT-stem.partition.json, OUTPUT-stem.padding.json."""
-    from gpucompat.output.destination import write_text
+    from gpucompat.output.destination import write_json
 
     if len(doc["models"]) != 1:
         raise GpucompatError("--format model-explorer takes exactly one model")
@@ -47,9 +46,9 @@ def write_node_data(doc: dict, output: str | None, protect: tuple[str, ...]) -> 
         return  # nothing to overlay; the check command reports the model's error
     data = overlays(doc["models"][0])
     if not output:
-        write_text(json.dumps(data, indent=2) + "\n", None)
+        write_json(data, None)
         return
     stem = os.path.splitext(output)[0]
     for name in OVERLAYS:
         path = output if name == "placement" else f"{stem}.{name}.json"
-        write_text(json.dumps(data[name], indent=2) + "\n", path, protect)
+        write_json(data[name], path, protect)
