@@ -14,16 +14,20 @@ from collections.abc import Sequence
 
 
 def check(path: str, profile: str = "gpu-current", *, backend: str = "cl", max_delegated_partitions: int = 1,
-          no_quant: bool = False, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> dict:
+          no_quant: bool = False, select: Sequence[str] = (), ignore: Sequence[str] = (),
+          device_families: Sequence[str] = ()) -> dict:
     """One model's record under one profile, as an entry of `gpucompat check --format json`'s
-    "models": per-op placements and reasons, partitions, analyses, findings."""
+    "models": per-op placements and reasons, partitions, analyses, findings; `device_families`
+    (adreno, mali, apple, webgpu) adds the DEV6xx findings of public reports on those GPUs."""
     from gpucompat.errors import GpucompatError
     from gpucompat.pipeline import Task, check_one
     from gpucompat.rules import registry
+    from gpucompat.rules.lint.device_reports import parse_families
 
     registry.get_with_backend(profile, backend)
     rec = check_one(Task(path, profile, backend, not no_quant, max_delegated_partitions,
-                         tuple(c.upper() for c in select), tuple(c.upper() for c in ignore)))
+                         tuple(c.upper() for c in select), tuple(c.upper() for c in ignore),
+                         device_families=parse_families(list(device_families), "device_families")))
     if rec["error"]:
         raise GpucompatError(f"{path}: {rec['error']}")
     return rec

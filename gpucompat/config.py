@@ -78,6 +78,12 @@ def _profiles(value, where) -> str:
     return value
 
 
+def _device_families(value, where) -> tuple[str, ...]:
+    from gpucompat.rules.lint.device_reports import parse_families
+
+    return parse_families(value, where)
+
+
 def _per_path_ignores(value, where) -> dict[str, tuple[str, ...]]:
     if not isinstance(value, dict):
         raise GpucompatError(f"{where}: expected a table of glob = [codes], got {value!r}")
@@ -98,7 +104,8 @@ def _tolerances(value, where) -> dict[str, tuple[float, float]]:
 
 _MODEL = {"profile": _profiles, "backend": _choice(BACKENDS), "max_delegated_partitions": _integer,
           "no_quant": _boolean}
-_LINT = {"select": _codes, "ignore": _codes, "fail_on": _choice(FAIL_LEVELS), "per_path_ignores": _per_path_ignores}
+_LINT = {"select": _codes, "ignore": _codes, "fail_on": _choice(FAIL_LEVELS), "per_path_ignores": _per_path_ignores,
+         "device_family": _device_families}
 TOP_LEVEL: dict[str, Check] = {**_MODEL, **_LINT}
 # Each command's own keys, the ones its [tool.gpucompat.<command>] table takes.
 COMMANDS: dict[str, dict[str, Check]] = {

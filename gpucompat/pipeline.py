@@ -25,6 +25,7 @@ class Task:
     ignore: tuple[str, ...] = ()
     inputs: str | None = None  # representative inputs (gpucompat/sample_inputs.py): the value-range pass runs on them
     normalization: object = None  # image_inputs.Normalization from the flags, for a directory of images
+    device_families: tuple[str, ...] = ()  # GPU families whose public reports to raise (DEV6xx)
 
 
 @contextlib.contextmanager
@@ -59,7 +60,7 @@ def _check_one(task: Task) -> dict:
 
     prof = registry.get(task.profile)
     options = Options(allow_quant=task.allow_quant, backend=task.backend,
-                      max_delegated_partitions=task.max_delegated_partitions)
+                      max_delegated_partitions=task.max_delegated_partitions, device_families=task.device_families)
     try:
         model = load(task.path)
         result = check_model(model, prof, options)

@@ -11,7 +11,7 @@ def test_every_rule_is_documented_with_the_same_headings():
     rules = all_rules()
     assert len({r.code for r in rules}) == len(rules) and len({r.name for r in rules}) == len(rules)
     for r in rules:
-        assert re.fullmatch(r"(GPU0|PRT1|PERF2|IO3|PREC4|HYG5)\d\d", r.code), r.code
+        assert re.fullmatch(r"(GPU0|PRT1|PERF2|IO3|PREC4|HYG5|DEV6)\d\d", r.code), r.code
         assert r.severity in SEVERITIES
         assert re.findall(r"^## (.+)$", r.doc, re.M) == list(DOC_HEADINGS), r.code
 

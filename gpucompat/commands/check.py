@@ -47,6 +47,7 @@ def check(
     input_range: InputRange = None,
     input_mean: InputMean = None,
     input_std: InputStd = None,
+    device_family: Annotated[str | None, typer.Option("--device-family", "--device", help="GPU families to warn for, comma-separated (adreno, mali, apple, webgpu): forms public reports say their runtimes mishandle (DEV6xx, unverified here).")] = None,
     confirm: Annotated[bool, typer.Option("--confirm", help="Then compile each model on LiteRT's real GPU accelerator beside the litert-mldrift prediction (gpucompat confirm).")] = False,
 ) -> None:
     """Report, per op, whether the GPU delegate takes it and why, how the graph is partitioned, and
@@ -59,6 +60,7 @@ def check(
     from gpucompat.pipeline import Task, check_many
     from gpucompat.rules import registry
     from gpucompat.rules.lint import SEVERITIES
+    from gpucompat.rules.lint.device_reports import parse_families
 
     # a command-line run ends with this command: the cyclic collector stays off, so that no full
     # collection walks the models' objects (pipeline.check_many collects between models itself)
@@ -75,10 +77,11 @@ def check(
     level = cfg.pick("fail_on", fail_on.value if fail_on else None, "error")
     chosen_select = tuple(c.upper() for c in _split(select)) if select else cfg.pick("select", None, ())
     extra_ignore = tuple(c.upper() for c in _split(ignore)) if ignore else ()
+    families = parse_families(device_family, "--device-family") if device_family else cfg.pick("device_family", None, ())
     tasks = [Task(path, name, chosen_backend, allow_quant=not cfg.pick("no_quant", no_quant, False),
                   max_delegated_partitions=cfg.pick("max_delegated_partitions", max_delegated_partitions, 1),
                   select=chosen_select, ignore=cfg.ignored_for(path, extra_ignore), inputs=inputs,
-                  normalization=normalization)
+                  normalization=normalization, device_families=families)
              for path in files for name in profiles]
     recs = check_many(tasks, jobs)
     if baseline:

@@ -3,9 +3,10 @@
 Families, one module each: GPU0xx support (support.py), PRT1xx partitioning (partitioning.py),
 PERF2xx cost (cost.py), IO3xx inputs and outputs (io.py), PREC4xx precision (precision.py; the
 delegated-but-wrong forms the real accelerator was measured on: wrong_forms.py), HYG5xx model
-hygiene (hygiene.py). Each rule's docs live in its module with the same headings: What it
-finds, Why it matters on the GPU, Example, How to fix, Fix safety, References. Codes never change
-meaning; a retired code is never reused."""
+hygiene (hygiene.py), DEV6xx device reports (device_reports.py: public reports of what one GPU
+family's runtime mishandles, raised only for the families named). Each rule's docs live in its
+module with the same headings: What it finds, Why it matters on the GPU, Example, How to fix, Fix
+safety, References. Codes never change meaning; a retired code is never reused."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ class Rule:
 
     @property
     def family(self) -> str:
-        """The code's letters: GPU, PRT, PERF, IO, PREC, HYG."""
+        """The code's letters: GPU, PRT, PERF, IO, PREC, HYG, DEV."""
         return self.code.rstrip("0123456789")
 
 
@@ -49,10 +50,19 @@ class Finding:
 
 def all_rules() -> list[Rule]:
     """Every rule, by code."""
-    from gpucompat.rules.lint import cost, hygiene, io, partitioning, precision, support, wrong_forms
+    from gpucompat.rules.lint import (
+        cost,
+        device_reports,
+        hygiene,
+        io,
+        partitioning,
+        precision,
+        support,
+        wrong_forms,
+    )
 
     return sorted([*support.RULES, *partitioning.RULES, *cost.RULES, *io.RULES, *precision.RULES,
-                   *wrong_forms.RULES, *hygiene.RULES], key=lambda r: r.code)
+                   *wrong_forms.RULES, *hygiene.RULES, *device_reports.RULES], key=lambda r: r.code)
 
 
 def find_rule(code_or_name: str) -> Rule | None:
