@@ -16,7 +16,7 @@ DOCUMENTS = [
     {"a": [], "b": {}, "c": None, "d": [1, 2.5, "x"], "e": True},
     {"models": [{"ops": [{"i": i, "name": f"op{i}", "shape": [1, i, 3]} for i in range(5)], "error": None}]},
     {"models": [{"nested": [[1, 2], [3, [4, {"deep": "é \"quoted\" \n"}]]]}]},
-    {1: "int key", 2.5: "float key", True: "bool key", None: "null key", "s": "str key"},
+    {1: "int key", 2.5: "float key", False: "bool key", None: "null key", "s": "str key"},
     {"nan": math.nan, "inf": math.inf, "tiny": 1e-320, "big": 12345678901234567890},
     [{"runs": [{"results": [{"level": "error", "message": {"text": "<script>"}}]}]}],
 ]
