@@ -38,8 +38,20 @@ def test_fix_refuses_a_cleanup_that_puts_a_known_wrong_form_on_the_gpu(models, t
     assert code == 0 and out.exists()
     assert not doc["applied"], doc["applied"]
     refused = [e for e in doc["not_applied"] if e["rewrite"] == "cleanup" and e["reason"].startswith("refused")]
-    assert refused and "SUB" in refused[0]["reason"] and "computes wrongly" in refused[0]["reason"], doc["not_applied"]
+    assert refused and "SQUEEZE" in refused[0]["candidate"], doc["not_applied"]
+    assert "op#3 SUB [SUB runtime rank 1" in refused[0]["reason"] and "computes wrongly" in refused[0]["reason"]
     assert not [u for u in doc["real_gpu"]["ops"] if u["status"] == "wrong"], doc["real_gpu"]
+
+
+def test_the_refusal_is_per_candidate(models, tmp_path):
+    """Beside the SQUEEZE that would delegate the wrong SUB, another SQUEEZE (a model output) is
+    still turned into a RESHAPE: it delegates nothing known wrong."""
+    code, doc = _fix(models.path("gpuproof_two_squeezes"), "-o", str(tmp_path / "fixed.tflite"), "--no-verify")
+    assert code == 0
+    converted = [n for e in doc["applied"] if e["rewrite"] == "cleanup" for n in e["nodes"]]
+    assert len(converted) == 1 and "SQUEEZE" in converted[0] and "/squeezed" not in converted[0], doc["applied"]
+    refused = [e["candidate"] for e in doc["not_applied"] if e["reason"].startswith("refused")]
+    assert len(refused) == 1 and "SQUEEZE" in refused[0] and refused[0].endswith("/squeezed'"), doc["not_applied"]
 
 
 @pytest.mark.fidelity

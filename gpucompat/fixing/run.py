@@ -20,10 +20,16 @@ from gpucompat.ir.reader import map_model
 from gpucompat.ir.writer import write_atomic, write_model
 from gpucompat.placement import ModelResult, check_model
 from gpucompat.rewrites import engine
-from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace, TraceEntry
+from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
 from gpucompat.rules.profile import Options, Profile
 from gpucompat.verification.fix_proof import Verification, Verifications, verify, verify_everywhere
-from gpucompat.verification.real_gpu_forms import UnprovenOp, introduced_wrong, mark_introduced, unproven_ops
+from gpucompat.verification.real_gpu_forms import (
+    UnprovenOp,
+    identity,
+    introduced_wrong,
+    mark_introduced,
+    unproven_ops,
+)
 
 ACCELERATOR = "litert-gpu"  # the verification backend that is LiteRT's real GPU accelerator
 
@@ -71,11 +77,13 @@ class Fix:
         return check is not None and check.not_run is None and check.ok
 
 
-def rewrite_model(model: ir.Model, rewrites: list[Rewrite], profile: Profile, options: Options) -> Trace:
-    """Apply the rewrites in place; the trace of what was and was not applied. The
-    `min_runtime_version` metadata is raised when a rewritten op needs a newer runtime."""
+def rewrite_model(model: ir.Model, rewrites: list[Rewrite], profile: Profile, options: Options,
+                  refused: dict[tuple[str, str], str] | None = None, after_step=None) -> Trace:
+    """Apply the rewrites in place; the trace of what was and was not applied (`refused` and
+    `after_step` as engine.apply takes them). The `min_runtime_version` metadata is raised when a
+    rewritten op needs a newer runtime."""
     check_metadata_references(model)
-    trace = engine.apply(model, rewrites, RewriteContext(profile, options))
+    trace = engine.apply(model, rewrites, RewriteContext(profile, options), refused, after_step)
     if trace.applied:
         compact_buffers(model)
         raise_min_runtime_version(model)
@@ -99,40 +107,53 @@ def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Opti
 
 def rewrite_guarded(original: FileMap | bytes, model: ir.Model, rewrites: list[Rewrite], profile: Profile,
                     options: Options) -> tuple[ir.Model, Trace, list[UnprovenOp]]:
-    """Rewrite `model` (read from `original`), refusing every rewrite whose result delegates an op
-    in a form LiteRT's GPU accelerator is known to compute wrongly that the input did not have
-    (rules/calibration/, at fp32, under the profiles it was measured for): the rewrites to blame
-    are dropped and the rest applied again to a fresh copy, each refusal traced with its reason.
-    Returns the rewritten model, the trace and its delegated ops not known right (marked
-    introduced or not)."""
+    """Rewrite `model` (read from `original`) so that no rewrite step makes an op delegated in a
+    form LiteRT's GPU accelerator is known to compute wrongly that the input did not delegate so
+    (rules/calibration/, at fp32, under the profiles it was measured for). When the result has
+    one, the rewriting is replayed on a fresh copy, auditing after every step, and the step that
+    last brought each such op in is refused (that rewrite at that candidate, traced with the
+    reason); then the rest is applied again. Returns the rewritten model, the trace and the
+    output's delegated ops not known right (marked introduced or not)."""
     before = unproven_ops(model)
-    refused: list[TraceEntry] = []
-    while True:
-        trace = rewrite_model(model, rewrites, profile, options)
+    refused: dict[tuple[str, str], str] = {}
+    for _ in range(MAX_REFUSALS):
+        trace = rewrite_model(model, rewrites, profile, options, refused)
         after = unproven_ops(model) if trace.applied else before
         wrong = introduced_wrong(before, after)
         if not wrong:
-            trace.not_applied[:0] = refused
             return model, trace, mark_introduced(before, after)
-        guilty = _bringing_wrong_forms(original, model.path, trace, rewrites, profile, options, before)
-        reason = (f"refused: its result delegates {', '.join(u.where + ' under ' + u.profile for u in wrong)}, "
-                  f"a form LiteRT's GPU accelerator computes wrongly at fp32 (rules/calibration/litert_gpu.json)")
-        refused += [TraceEntry(r.name, r.safety, wrong[0].where, False, reason) for r in rewrites if r.name in guilty]
-        rewrites = [r for r in rewrites if r.name not in guilty]
         model = ir.from_bytes(original, model.path)
+        refused.update(_steps_to_refuse(model, rewrites, profile, options, refused, before, wrong))
+        model = ir.from_bytes(original, model.path)
+    raise GpucompatError(f"{model.path}: the rewrites keep delegating forms LiteRT's GPU accelerator computes "
+                         f"wrongly after {MAX_REFUSALS} refusals; nothing was written")
 
 
-def _bringing_wrong_forms(original: FileMap | bytes, path: str, trace: Trace, rewrites: list[Rewrite],
-                          profile: Profile, options: Options, before: list[UnprovenOp]) -> set[str]:
-    """The applied rewrites that introduce a known-wrong delegated form when applied alone; every
-    applied one when none does alone (their combination does)."""
-    names = list(dict.fromkeys(e.rewrite for e in trace.applied))
-    guilty = set()
-    for rw in (r for r in rewrites if r.name in names):
-        model = ir.from_bytes(original, path)
-        if rewrite_model(model, [rw], profile, options).applied and introduced_wrong(before, unproven_ops(model)):
-            guilty.add(rw.name)
-    return guilty or set(names)
+MAX_REFUSALS = 100
+
+
+def _steps_to_refuse(model: ir.Model, rewrites: list[Rewrite], profile: Profile, options: Options,
+                     refused: dict[tuple[str, str], str], before: list[UnprovenOp],
+                     wrong: list[UnprovenOp]) -> dict[tuple[str, str], str]:
+    """Replay the rewriting on `model` (a fresh copy), auditing after each step: the steps after
+    which one of the known-wrong ops of the result (`wrong`) appeared last, with the reason."""
+    target = {identity(u): u for u in wrong}
+    present: set = set()
+    blamed: dict[tuple, tuple[str, str]] = {}
+
+    def audit(entry, key) -> None:
+        now = {identity(u) for u in introduced_wrong(before, unproven_ops(model))} & target.keys()
+        for ident in now - present:
+            blamed[ident] = key
+        present.clear()
+        present.update(now)
+
+    rewrite_model(model, rewrites, profile, options, refused, audit)
+    if not blamed:  # the replay is deterministic: the result's ops appear at some step
+        raise GpucompatError(f"{model.path}: internal error: no rewrite step to blame for {wrong[0].where}")
+    return {key: (f"refused: it makes {target[ident].where} delegated under {target[ident].profile}, a form "
+                  f"LiteRT's GPU accelerator computes wrongly at fp32 (rules/calibration/litert_gpu.json)")
+            for ident, key in blamed.items()}
 
 
 def _checked(model: ir.Model, profile: Profile, options: Options) -> tuple[ModelResult, float]:

@@ -76,15 +76,17 @@ def unproven_ops(model: ir.Model, precision: str = "fp32", options: Options | No
     return out
 
 
-def _identity(u: UnprovenOp) -> tuple:
+def identity(u: UnprovenOp) -> tuple:
+    """What pairs an op of a rewritten model with the original's: profile, type, form, status and
+    output tensor (node indices change under rewrites)."""
     return u.profile, u.op, u.form, u.status, u.tensor
 
 
 def mark_introduced(before: list[UnprovenOp], after: list[UnprovenOp]) -> list[UnprovenOp]:
     """`after` (a fixed model's list) with each op marked introduced unless the input model
     (`before`) delegated an op of the same type, form and status writing the same tensor."""
-    seen = {_identity(u) for u in before}
-    return [replace(u, introduced=_identity(u) not in seen) for u in after]
+    seen = {identity(u) for u in before}
+    return [replace(u, introduced=identity(u) not in seen) for u in after]
 
 
 def introduced_wrong(before: list[UnprovenOp], after: list[UnprovenOp]) -> list[UnprovenOp]:
