@@ -11,7 +11,7 @@ import pytest
 
 import models_gpu_proof  # noqa: F401  (registers the builders)
 from cli import gpucompat
-from vulkan import gate
+from vulkan import gate, without_device
 
 
 @pytest.fixture
@@ -112,6 +112,19 @@ def test_require_gpu_proof_without_vulkan_exits_1_and_writes_nothing(models, tmp
                      "--require-gpu-proof")
     assert code == 1 and not out.exists() and doc["output"] is None
     assert doc["verification"]["ok"] and doc["refusal"].startswith("--require-gpu-proof"), doc
+
+
+@pytest.mark.fidelity
+def test_require_gpu_proof_with_the_accelerator_proves_and_writes(models, tmp_path):
+    """With a Vulkan device the accelerator runs the output in this run: the never-measured
+    RESHAPEs are proven there, so the model is written."""
+    out = tmp_path / "fixed.tflite"
+    r = gpucompat("fix", models.path("gpuproof_mixed_rank"), "-o", str(out), "--profile", "litert-mldrift",
+                  "--require-gpu-proof", "--format", "json", timeout=600)
+    doc = json.loads(r.stdout)
+    if doc["real_gpu"]["check"].startswith("not run: no Vulkan device"):
+        without_device(doc["real_gpu"]["check"])
+    assert r.returncode == 0 and out.exists() and doc["real_gpu"]["check"] == "passed", doc
 
 
 def test_require_gpu_proof_comes_from_the_config_too(models, tmp_path, no_vulkan):
