@@ -39,7 +39,7 @@ def test_fix_refuses_a_cleanup_that_puts_a_known_wrong_form_on_the_gpu(models, t
     assert not doc["applied"], doc["applied"]
     refused = [e for e in doc["not_applied"] if e["rewrite"] == "cleanup" and e["reason"].startswith("refused")]
     assert refused and "SQUEEZE" in refused[0]["candidate"], doc["not_applied"]
-    assert "op#3 SUB [SUB runtime rank 1" in refused[0]["reason"] and "computes wrongly" in refused[0]["reason"]
+    assert "op#3 SUB [" in refused[0]["reason"] and "computes wrongly" in refused[0]["reason"]
     assert not [u for u in doc["real_gpu"]["ops"] if u["status"] == "wrong"], doc["real_gpu"]
 
 
@@ -147,7 +147,7 @@ def test_verify_names_the_op_known_wrong_on_the_real_gpu(models):
     assert r.returncode == 0, r.stderr
     verdict = r.stdout.strip().splitlines()[-2:]
     text = " ".join(line.strip() for line in verdict)
-    assert "PASSED on the executor; 1 op is known wrong on the real GPU: op#0 SUB [SUB runtime rank 1" in text, r.stdout
+    assert "PASSED on the executor; 1 op is known wrong on the real GPU: op#0 SUB [" in text, r.stdout
     doc = json.loads(gpucompat("verify", path, "--runs", "2", "--format", "json").stdout)
     assert doc["passed"] and doc["verdict"].startswith("passed on the executor; 1 op is known wrong")
     assert [(u["index"], u["op"], u["status"]) for u in doc["real_gpu"]["ops"]] == [(0, "SUB", "wrong")]
