@@ -36,11 +36,13 @@ def check(path: str, profile: str = "gpu-current", *, backend: str = "cl", max_d
 def fix(path: str, output: str | None = None, *, rewrites: Sequence[str] | None = None,
         skip: Sequence[str] | None = None, unsafe_fixes: bool = False, profile: str = "gpu-current",
         backend: str = "cl", max_delegated_partitions: int = 1, no_quant: bool = False, verify: bool = True,
-        in_place: bool = False, input_shapes: dict[str, Sequence[int]] | None = None) -> dict:
+        in_place: bool = False, input_shapes: dict[str, Sequence[int]] | None = None,
+        require_gpu_proof: bool = False) -> dict:
     """Rewrite the model so the delegate takes more of it, prove the outputs unchanged (unless
     `verify` is False) and write it to `output` (nothing is written when `output` is None or the
     proof fails); the record `gpucompat fix --format json` prints. `input_shapes` ({input name:
-    shape}) freezes those inputs, as `--input-shape` does."""
+    shape}) freezes those inputs, as `--input-shape` does; `require_gpu_proof` as
+    `--require-gpu-proof` (docs/fix.md)."""
     from gpucompat import rewrites as catalogue
     from gpucompat.fixing import run
     from gpucompat.output import fix_view
@@ -53,7 +55,7 @@ def fix(path: str, output: str | None = None, *, rewrites: Sequence[str] | None 
     chosen = catalogue.select(list(rewrites) if rewrites is not None else None, list(skip or ()), unsafe_fixes, shapes)
     result = run.fix_file(path, chosen, prof, options)
     if output is not None or verify:
-        run.prove_and_write(result, chosen, output, in_place, verify)
+        run.prove_and_write(result, chosen, output, in_place, verify, require_gpu_proof=require_gpu_proof)
     return fix_view.document(result)
 
 

@@ -111,7 +111,7 @@ TOP_LEVEL: dict[str, Check] = {**_MODEL, **_LINT}
 COMMANDS: dict[str, dict[str, Check]] = {
     "check": TOP_LEVEL,
     "fix": {**_MODEL, "rewrite": _names, "skip": _names, "unsafe_fixes": _boolean, "no_verify": _boolean,
-            "fail_on": _choice(FAIL_LEVELS)},
+            "require_gpu_proof": _boolean, "fail_on": _choice(FAIL_LEVELS)},
     "verify": {"profile": _profiles, "backend": _choice(VERIFY_BACKENDS), "precision": _choice(PRECISIONS),
                "runs": _integer, "device": _string, "cache_dir": _string, "atol": _number, "rtol": _number,
                "output_tolerance": _tolerances, "localize": _boolean, "seed": _integer, "max_memory": _string},

@@ -13,7 +13,7 @@ last pass is the trace of everything that was not applied, with its reason.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
@@ -109,20 +109,31 @@ def describe(op: Op) -> str:
     return f"{where}op#{op.index} {op.name}{out}"
 
 
-def apply(model: Model, rewrites: Sequence[Rewrite], ctx: RewriteContext) -> Trace:
-    """Apply `rewrites` to every subgraph of `model` until none applies; return the trace."""
+def anchor_key(op: Op) -> str:
+    """How a refusal names a candidate across re-runs: its type, subgraph and first output (node
+    indices move as other rewrites change the graph; tensor names do not)."""
+    out = op.outputs[0].name if op.outputs else f"#{op.index}"
+    return f"{op.graph.index}:{op.name}:{out}"
+
+
+def apply(model: Model, rewrites: Sequence[Rewrite], ctx: RewriteContext,
+          refused: dict[tuple[str, str], str] | None = None,
+          after_step: Callable[[TraceEntry, tuple[str, str]], None] | None = None) -> Trace:
+    """Apply `rewrites` to every subgraph of `model` until none applies; return the trace.
+    `refused` maps (rewrite name, `anchor_key` of a candidate) to the reason a caller refuses it
+    (traced, never applied); `after_step` is called with each applied step's entry and that key."""
     ordered = sorted(rewrites, key=lambda r: (r.priority, r.name))
     trace = Trace()
     for _ in range(MAX_STEPS):
         survey: list[TraceEntry] = []
-        step = _first_applicable(model, ordered, ctx, survey)
+        step = _first_applicable(model, ordered, ctx, survey, refused or {})
         if step is None:
             trace.not_applied = survey
             return trace
         rw, match = step
         entry = TraceEntry(rw.name, rw.safety, describe(match.anchor), True,
                            nodes=tuple(describe(op) for op in match.ops or [match.anchor]))
-        graph = match.anchor.graph
+        graph, key = match.anchor.graph, (rw.name, anchor_key(match.anchor))
         rw.rewrite(match, ctx)
         stale = graph.stale_links()
         if stale:  # a rewrite edited op lists by hand instead of through the IR's editing methods
@@ -131,16 +142,20 @@ def apply(model: Model, rewrites: Sequence[Rewrite], ctx: RewriteContext) -> Tra
         graph.toposort()
         graph.check()
         trace.applied.append(entry)
+        if after_step is not None:
+            after_step(entry, key)
     raise GpucompatError(f"rewrites did not settle after {MAX_STEPS} steps (last: {trace.applied[-1].rewrite})")
 
 
-def _first_applicable(model: Model, ordered: Sequence[Rewrite], ctx: RewriteContext,
-                      survey: list[TraceEntry]) -> tuple[Rewrite, Match] | None:
+def _first_applicable(model: Model, ordered: Sequence[Rewrite], ctx: RewriteContext, survey: list[TraceEntry],
+                      refused: dict[tuple[str, str], str]) -> tuple[Rewrite, Match] | None:
     """The first (rewrite, match) in priority then plan order; refusals go to `survey`."""
     for rw in ordered:
         for graph in model.graphs:
             for op in list(rw.candidates(graph, ctx)):
                 result = rw.check(op, ctx)
+                if isinstance(result, Match) and (rw.name, anchor_key(op)) in refused:
+                    result = refused[rw.name, anchor_key(op)]
                 if isinstance(result, Match):
                     return rw, result
                 if result is not None:

@@ -51,6 +51,7 @@ def fix(
     input_std: common.InputStd = None,
     no_verify: Annotated[bool | None, typer.Option("--no-verify", help="Skip the numerical verification.")] = None,
     verify_on: Annotated[str | None, typer.Option(help="Also verify on litert-gpu: LiteRT's real GPU accelerator (automatic with --profile litert-mldrift; 'not run' without a Vulkan device).")] = None,
+    require_gpu_proof: Annotated[bool | None, typer.Option("--require-gpu-proof", help="Exit 1 and write nothing when the real GPU did not check the output in this run (it runs there when a Vulkan device is present) and some op it delegates has a form known wrong or never measured there.")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Allow writing over the input model.")] = False,
     output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.terminal,
     fail_on: Annotated[FailOn | None, typer.Option(help="Exit 1 when findings of this severity remain after the fix (default never).")] = None,
@@ -91,7 +92,8 @@ def fix(
         result.samples, result.inputs_described = samples.values, samples.description
     status = EXIT_CLEAN
     if not dry_run and not run.prove_and_write(result, chosen, output, in_place, not cfg.pick("no_verify", no_verify, False),
-                                               on_accelerator=verify_on == "litert-gpu"):
+                                               on_accelerator=verify_on == "litert-gpu",
+                                               require_gpu_proof=cfg.pick("require_gpu_proof", require_gpu_proof, False)):
         status = EXIT_FINDINGS
     if status == EXIT_CLEAN and level != "never":
         threshold = SEVERITIES.index(level)

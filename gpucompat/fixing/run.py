@@ -22,7 +22,16 @@ from gpucompat.placement import ModelResult, check_model
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
 from gpucompat.rules.profile import Options, Profile
-from gpucompat.verification.fix_proof import Verifications, verify, verify_everywhere
+from gpucompat.verification.fix_proof import Verification, Verifications, verify, verify_everywhere
+from gpucompat.verification.real_gpu_forms import (
+    UnprovenOp,
+    identity,
+    introduced_wrong,
+    mark_introduced,
+    unproven_ops,
+)
+
+ACCELERATOR = "litert-gpu"  # the verification backend that is LiteRT's real GPU accelerator
 
 
 @dataclass
@@ -42,6 +51,8 @@ class Fix:
     output: str | None = None
     samples: list | None = None  # representative inputs to verify on (input values per run); None: seeded
     inputs_described: str | None = None  # what `samples` are (sample_inputs.Samples.description)
+    unproven: list[UnprovenOp] | None = None  # the output's delegated ops not known right on the real GPU
+    refusal: str | None = None  # why nothing was written although verification passed (--require-gpu-proof)
 
     @property
     def changed(self) -> bool:
@@ -52,12 +63,27 @@ class Fix:
         """True when verification ran and passed, or nothing changed."""
         return not self.changed or (self.verification is not None and self.verification.ok)
 
+    @property
+    def accelerator_check(self) -> Verification | None:
+        """The verification on LiteRT's real GPU accelerator, when one was asked for."""
+        if self.verification is None:
+            return None
+        return next((r for r in self.verification.results if r.backend == ACCELERATOR), None)
 
-def rewrite_model(model: ir.Model, rewrites: list[Rewrite], profile: Profile, options: Options) -> Trace:
-    """Apply the rewrites in place; the trace of what was and was not applied. The
-    `min_runtime_version` metadata is raised when a rewritten op needs a newer runtime."""
+    @property
+    def proven_on_gpu(self) -> bool:
+        """True when the real accelerator ran the output in this run and it passed."""
+        check = self.accelerator_check
+        return check is not None and check.not_run is None and check.ok
+
+
+def rewrite_model(model: ir.Model, rewrites: list[Rewrite], profile: Profile, options: Options,
+                  refused: dict[tuple[str, str], str] | None = None, after_step=None) -> Trace:
+    """Apply the rewrites in place; the trace of what was and was not applied (`refused` and
+    `after_step` as engine.apply takes them). The `min_runtime_version` metadata is raised when a
+    rewritten op needs a newer runtime."""
     check_metadata_references(model)
-    trace = engine.apply(model, rewrites, RewriteContext(profile, options))
+    trace = engine.apply(model, rewrites, RewriteContext(profile, options), refused, after_step)
     if trace.applied:
         compact_buffers(model)
         raise_min_runtime_version(model)
@@ -71,12 +97,63 @@ def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Opti
     original = map_model(path)
     model = ir.from_bytes(original, path)
     before, waste_before = _checked(model, profile, options)  # read only: the same model is rewritten next
-    trace = rewrite_model(model, rewrites, profile, options)
+    model, trace, unproven = rewrite_guarded(original, model, rewrites, profile, options)
     if not trace.applied:  # the same bytes: the same result
-        return Fix(path, original, original, trace, before, before, (waste_before, waste_before))
+        return Fix(path, original, original, trace, before, before, (waste_before, waste_before), unproven=unproven)
     fixed = _staged(model)
     after, waste_after = _checked(ir.from_bytes(fixed, path), profile, options)
-    return Fix(path, original, fixed, trace, before, after, (waste_before, waste_after))
+    return Fix(path, original, fixed, trace, before, after, (waste_before, waste_after), unproven=unproven)
+
+
+def rewrite_guarded(original: FileMap | bytes, model: ir.Model, rewrites: list[Rewrite], profile: Profile,
+                    options: Options) -> tuple[ir.Model, Trace, list[UnprovenOp]]:
+    """Rewrite `model` (read from `original`) so that no rewrite step makes an op delegated in a
+    form LiteRT's GPU accelerator is known to compute wrongly that the input did not delegate so
+    (rules/calibration/, at fp32, under the profiles it was measured for). When the result has
+    one, the rewriting is replayed on a fresh copy, auditing after every step, and the step that
+    last brought each such op in is refused (that rewrite at that candidate, traced with the
+    reason); then the rest is applied again. Returns the rewritten model, the trace and the
+    output's delegated ops not known right (marked introduced or not)."""
+    before = unproven_ops(model)
+    refused: dict[tuple[str, str], str] = {}
+    for _ in range(MAX_REFUSALS):
+        trace = rewrite_model(model, rewrites, profile, options, refused)
+        after = unproven_ops(model) if trace.applied else before
+        wrong = introduced_wrong(before, after)
+        if not wrong:
+            return model, trace, mark_introduced(before, after)
+        model = ir.from_bytes(original, model.path)
+        refused.update(_steps_to_refuse(model, rewrites, profile, options, refused, before, wrong))
+        model = ir.from_bytes(original, model.path)
+    raise GpucompatError(f"{model.path}: the rewrites keep delegating forms LiteRT's GPU accelerator computes "
+                         f"wrongly after {MAX_REFUSALS} refusals; nothing was written")
+
+
+MAX_REFUSALS = 100
+
+
+def _steps_to_refuse(model: ir.Model, rewrites: list[Rewrite], profile: Profile, options: Options,
+                     refused: dict[tuple[str, str], str], before: list[UnprovenOp],
+                     wrong: list[UnprovenOp]) -> dict[tuple[str, str], str]:
+    """Replay the rewriting on `model` (a fresh copy), auditing after each step: the steps after
+    which one of the known-wrong ops of the result (`wrong`) appeared last, with the reason."""
+    target = {identity(u): u for u in wrong}
+    present: set = set()
+    blamed: dict[tuple, tuple[str, str]] = {}
+
+    def audit(entry, key) -> None:
+        now = {identity(u) for u in introduced_wrong(before, unproven_ops(model))} & target.keys()
+        for ident in now - present:
+            blamed[ident] = key
+        present.clear()
+        present.update(now)
+
+    rewrite_model(model, rewrites, profile, options, refused, audit)
+    if not blamed:  # the replay is deterministic: the result's ops appear at some step
+        raise GpucompatError(f"{model.path}: internal error: no rewrite step to blame for {wrong[0].where}")
+    return {key: (f"refused: it makes {target[ident].where} delegated under {target[ident].profile}, a form "
+                  f"LiteRT's GPU accelerator computes wrongly at fp32 (rules/calibration/litert_gpu.json)")
+            for ident, key in blamed.items()}
 
 
 def _checked(model: ir.Model, profile: Profile, options: Options) -> tuple[ModelResult, float]:
@@ -97,10 +174,17 @@ def _staged(model: ir.Model) -> FileMap | bytes:
     return map_open(f)
 
 
-def verify_fix(fix: Fix, on_accelerator: bool = False) -> Verifications | None:
+def verify_fix(fix: Fix, on_accelerator: bool = False, require_gpu_proof: bool = False) -> Verifications | None:
     """Run the numerical comparison on every backend when something changed, the executor placing
     ops as the fix's profile and options do; also on LiteRT's real GPU accelerator when asked, or
-    when the fix aims at it (profile litert-mldrift); the result is kept on `fix`."""
+    when the fix aims at it (profile litert-mldrift). With `require_gpu_proof`, an unchanged model
+    with delegated ops not known right runs on the accelerator against itself on the reference
+    interpreter. The result is kept on `fix`."""
+    if not fix.changed and require_gpu_proof and fix.unproven:
+        from gpucompat.fixing import on_accelerator as litert
+
+        model = bytes(fix.original)
+        fix.verification = Verifications([verify(model, model, {"exact"}, litert.backend(), fix.samples)])
     if fix.changed:
         original, fixed, safeties = bytes(fix.original), bytes(fix.fixed), fix.trace.safeties()
         fix.verification = verify_everywhere(original, fixed, safeties, fix.after.profile.name, fix.after.options,
@@ -119,16 +203,35 @@ def write_fix(fix: Fix, output: str, in_place: bool) -> None:
 
 
 def prove_and_write(fix: Fix, rewrites: list[Rewrite], output: str | None, in_place: bool,
-                    verify: bool = True, on_accelerator: bool = False) -> bool:
+                    verify: bool = True, on_accelerator: bool = False, require_gpu_proof: bool = False) -> bool:
     """Verify the fix (unless `verify` is False; also on LiteRT's GPU accelerator when
-    `on_accelerator`) and write it to `output` when it holds; after a failed verification name the
-    rewrites to blame and write nothing. True when the fix holds."""
-    if verify and verify_fix(fix, on_accelerator) is not None and not fix.verification.ok:
+    `on_accelerator` or `require_gpu_proof`) and write it to `output` when it holds; after a failed
+    verification name the rewrites to blame and write nothing. With `require_gpu_proof`, an output
+    that delegates an op not known right on the real GPU (fix.unproven) is not written either
+    unless the accelerator checked it in this run (fix.refusal says why). True when the fix holds."""
+    if verify and verify_fix(fix, on_accelerator or require_gpu_proof, require_gpu_proof) is not None \
+            and not fix.verification.ok:
         fix.failing_rewrites = blame(fix, rewrites, fix.after.profile, fix.after.options)
+        return False
+    if require_gpu_proof and fix.unproven and not fix.proven_on_gpu:
+        fix.refusal = (f"--require-gpu-proof: the real GPU did not check this model ({gpu_check_status(fix)}) "
+                       f"and {len(fix.unproven)} delegated op(s) are known wrong or never measured there")
         return False
     if output is not None and (fix.changed or output != fix.path):
         write_fix(fix, output, in_place)
     return True
+
+
+def gpu_check_status(fix: Fix) -> str:
+    """Whether the real accelerator checked the output in this run: "passed", "failed", "not run:
+    <why>" (no Vulkan device), or "not asked" (no --verify-on litert-gpu, another profile than
+    litert-mldrift, --no-verify, or nothing to verify)."""
+    check = fix.accelerator_check
+    if check is None:
+        return "not asked"
+    if check.not_run is not None:  # its first clause: the whole text is in the verification's entry
+        return "not run: " + check.not_run.split(" (", 1)[0].split(":", 1)[0]
+    return "passed" if check.ok else "failed"
 
 
 def blame(fix: Fix, rewrites: list[Rewrite], profile: Profile, options: Options) -> list[str]:

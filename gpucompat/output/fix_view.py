@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from gpucompat.fixing.run import Fix
+from gpucompat.fixing.run import Fix, gpu_check_status
 from gpucompat.placement import ModelResult
+from gpucompat.verification import real_gpu_forms
 
 SCHEMA_VERSION = 1
 
@@ -28,8 +29,18 @@ def document(fix: Fix) -> dict:
         "before": summary(fix.before, fix.original, fix.padding[0]),
         "after": summary(fix.after, fix.fixed, fix.padding[1]),
         "verification": _verification(fix),
+        "real_gpu": _real_gpu(fix),
+        "refusal": fix.refusal,
         "output": fix.output,
     }
+
+
+def _real_gpu(fix: Fix) -> dict:
+    """Whether LiteRT's real GPU accelerator checked the output in this run, and the output's
+    delegated ops (under the profiles the calibration was measured for) whose form is known wrong
+    or never measured there at fp32, each marked introduced by the fix or already in the input."""
+    return {"check": gpu_check_status(fix), "profiles": real_gpu_forms.measured_profiles(), "precision": "fp32",
+            "ops": [u.record() for u in fix.unproven or []]}
 
 
 def _verification(fix: Fix) -> dict | None:
@@ -73,5 +84,23 @@ def render(console, doc: dict) -> None:
                       f"{b['error'] or f'max abs diff {worst:.3g}'}")
     if v is not None and v["failing_rewrites"]:
         console.print(f"  failing rewrite: {', '.join(v['failing_rewrites'])} (nothing written)")
+    _render_real_gpu(console, doc["real_gpu"])
+    if doc["refusal"]:
+        console.print(f"  [red]not written[/red]: {escape(doc['refusal'])}")
     if doc["output"]:
         console.print(f"  wrote {doc['output']}")
+
+
+def _render_real_gpu(console, real: dict) -> None:
+    """The real-GPU check's state and the output's ops not known right there."""
+    from rich.markup import escape
+
+    from gpucompat.verification.real_gpu_forms import UnprovenOp
+
+    check = real["check"]
+    color = "green" if check == "passed" else "red" if check == "failed" else "yellow"
+    console.print(f"  real-GPU check (LiteRT's accelerator): [{color}]{escape(check)}[/{color}]")
+    line = real_gpu_forms.summary([UnprovenOp(**u) for u in real["ops"]])
+    if line:
+        checked = " (checked on the accelerator in this run)" if check == "passed" else ""
+        console.print(f"  output under {', '.join(real['profiles'])} at {real['precision']}: {escape(line)}{checked}")

@@ -34,7 +34,9 @@ def render(console, doc: dict, ops_gpu: int, ops_total: int) -> None:
     if bad:
         console.print(f"  first divergent op: op#{bad['index']} {bad['op']} ({bad['placement']}) -> "
                       f"tensor {escape(repr(bad['tensor']))}, max_abs_error={bad['max_abs_error']}")
-    console.print("[green]PASSED[/]" if doc["passed"] else "[red]FAILED[/]")
+    word = "[green]PASSED[/]" if doc["passed"] else "[red]FAILED[/]"
+    rest = doc["verdict"].split(" ", 1)[1] if " " in doc["verdict"] else ""
+    console.print(f"{word} {escape(rest)}" if rest else word)
 
 
 def _num(x: float | None) -> str:

@@ -18,6 +18,7 @@ from gpucompat.verification import budget, inputs, tolerance
 from gpucompat.verification.comparison import OutputStats, ShapeMismatch
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
 from gpucompat.verification.placements import placements_by_subgraph
+from gpucompat.verification.real_gpu_forms import measured_profiles, unproven_ops
 from gpucompat.verification.reference_model import reference_model
 from gpucompat.verification.tolerance import Tolerance, max_abs_error
 
@@ -70,10 +71,22 @@ class VerifyResult:
     reference_kind: str = "as stored"
     noise_kernels: str = ""
     first_divergent_op: dict | None = None
+    unproven: list | None = None  # real_gpu_forms.UnprovenOp of the delegated ops; None: ran on the real GPU
 
     @property
     def passed(self) -> bool:
         return all(o.passed for o in self.outputs)
+
+    def verdict(self) -> str:
+        """ "passed" / "failed", and on the executor what it does not prove: "passed on the
+        executor; 1 op is known wrong on the real GPU: op#0 SUB [...]" (real_gpu_forms.py)."""
+        word = "passed" if self.passed else "failed"
+        if self.unproven is None:
+            return word
+        from gpucompat.verification.real_gpu_forms import summary
+
+        line = summary(self.unproven)
+        return f"{word} on the executor; {line}" if line else f"{word} on the executor"
 
     def record(self) -> dict:
         """The JSON document (schema_version 1, the issue's field list)."""
@@ -85,7 +98,10 @@ class VerifyResult:
                           "noise_floor": self.noise_kernels},
             "test": {"latency_ms": _latency(self.test_ms), "init_ms": self.init_ms},
             "outputs": [o.record() for o in self.outputs],
-            "passed": self.passed, "first_divergent_op": self.first_divergent_op,
+            "passed": self.passed, "verdict": self.verdict(), "first_divergent_op": self.first_divergent_op,
+            "real_gpu": None if self.unproven is None else {
+                "profiles": measured_profiles(), "precision": self.settings.precision,
+                "ops": [u.record() for u in self.unproven]},
         }
 
 
@@ -153,7 +169,9 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     noise = _noise_floor(ref_bytes, ref_path, graph, outputs, all_feeds[0], first_ref)
     result = VerifyResult(path, settings, device, outputs, ref_ms, test_ms, init_s * 1e3, where.count("gpu"),
                           len(where), runs=len(all_feeds), noise_kernels=noise,
-                          reference_kind="; ".join(changes) or "as stored")
+                          reference_kind="; ".join(changes) or "as stored",
+                          unproven=None if settings.backend == "litert-gpu"
+                          else unproven_ops(model, settings.precision))
     if settings.localize and first_bad is not None and runtime is not None and not settings.against:
         from gpucompat.verification.localize import first_divergent_op
 

@@ -1,0 +1,121 @@
+"""What a pass on the executor does not prove: the delegated ops LiteRT's real GPU accelerator is
+not known to compute right.
+
+The executor computes every op's math right, whatever its form; the real accelerator computes some
+forms wrongly (rules/forms.py, measured in rules/calibration/). Under each profile the calibration
+stands for, every op that profile delegates is looked up by its form: "wrong" (measured wrong),
+"unmeasured" (never measured, or an op with no form key: unknown is not right) or right (not
+listed). `fix` lists them for its output, marks those it introduced and refuses a rewrite that
+introduces a known-wrong one; `verify` names them beside its executor verdict.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from gpucompat import ir
+from gpucompat.placement import check_model
+from gpucompat.rules import calibration, registry
+from gpucompat.rules.forms import form_of, is_constant
+from gpucompat.rules.profile import Options
+
+NO_FORM = "no form recorded"
+
+
+@dataclass(frozen=True)
+class UnprovenOp:
+    """One delegated op the accelerator is not known to compute right."""
+
+    profile: str
+    subgraph: int
+    index: int
+    op: str
+    form: str | None  # the form key, None when the op type has none
+    status: str  # "wrong" or "unmeasured"
+    tensor: str  # its first output's name: what pairs an op of a fixed model with the original's
+    introduced: bool | None = None  # fix only: not delegated in this form in the input model
+
+    @property
+    def where(self) -> str:
+        """ "op#3 ADD [form]", with "subgraph N " in front outside the main subgraph."""
+        sub = f"subgraph {self.subgraph} " if self.subgraph else ""
+        return f"{sub}op#{self.index} {self.op} [{self.form or NO_FORM}]"
+
+    def record(self) -> dict:
+        """JSON form."""
+        doc = {"profile": self.profile, "subgraph": self.subgraph, "index": self.index, "op": self.op,
+               "form": self.form, "status": self.status, "tensor": self.tensor}
+        if self.introduced is not None:
+            doc["introduced"] = self.introduced
+        return doc
+
+
+def measured_profiles() -> list[str]:
+    """The profiles the calibration was measured for (the real accelerator they stand for)."""
+    return list(calibration.load()["profiles"])
+
+
+def unproven_ops(model: ir.Model, precision: str = "fp32", options: Options | None = None) -> list[UnprovenOp]:
+    """Every op delegated under a measured profile whose form the calibration records wrong at
+    `precision`, or never measured. A DEQUANTIZE of a constant (fp16 weights) is not one: the
+    delegate folds it into the constant its reader's form names."""
+    out = []
+    for name in measured_profiles():
+        result = check_model(model, registry.get(name), options or Options())
+        if result.failure:  # nothing is delegated
+            continue
+        for o in result.ops:
+            if o.placement != "gpu":
+                continue
+            op = model.graphs[o.subgraph].ops[o.index]
+            if op.outputs and all(is_constant(t) for t in op.outputs):
+                continue
+            key = form_of(op)
+            status = calibration.status(key, precision)
+            if status != "right":
+                out.append(UnprovenOp(name, o.subgraph, o.index, o.op, key, status,
+                                      op.outputs[0].name if op.outputs else ""))
+    return out
+
+
+def identity(u: UnprovenOp) -> tuple:
+    """What pairs an op of a rewritten model with the original's: profile, type, form, status and
+    output tensor (node indices change under rewrites)."""
+    return u.profile, u.op, u.form, u.status, u.tensor
+
+
+def mark_introduced(before: list[UnprovenOp], after: list[UnprovenOp]) -> list[UnprovenOp]:
+    """`after` (a fixed model's list) with each op marked introduced unless the input model
+    (`before`) delegated an op of the same type, form and status writing the same tensor."""
+    seen = {identity(u) for u in before}
+    return [replace(u, introduced=identity(u) not in seen) for u in after]
+
+
+def introduced_wrong(before: list[UnprovenOp], after: list[UnprovenOp]) -> list[UnprovenOp]:
+    """The known-wrong ops of `after` the input (`before`) did not have."""
+    return [u for u in mark_introduced(before, after) if u.introduced and u.status == "wrong"]
+
+
+def summary(ops: list[UnprovenOp], limit: int = 6) -> str:
+    """One line for a terminal: "1 op is known wrong on the real GPU: op#0 SUB [...]; 5 ops were
+    never measured there: CONV_2D [no form recorded] x4, ...". Known-wrong ops one by one, never
+    measured ones grouped by type and form; "" when there is nothing to say."""
+    wrong = [u for u in ops if u.status == "wrong"]
+    unmeasured = Counter(f"{u.op} [{u.form or NO_FORM}]" + (" (introduced by the fix)" if u.introduced else "")
+                         for u in ops if u.status == "unmeasured")
+    parts = []
+    if wrong:
+        shown = ", ".join(u.where + (" (introduced by the fix)" if u.introduced else "") for u in wrong[:limit])
+        more = f", and {len(wrong) - limit} more" if len(wrong) > limit else ""
+        parts.append(f"{_count(len(wrong))} known wrong on the real GPU: {shown}{more}")
+    if unmeasured:
+        groups = [f"{what} x{n}" if n > 1 else what for what, n in unmeasured.most_common(limit)]
+        rest = len(unmeasured) - limit
+        more = f", and {rest} more form{'s' if rest > 1 else ''}" if rest > 0 else ""
+        parts.append(f"{_count(sum(unmeasured.values()))} never measured on the real GPU: {', '.join(groups)}{more}")
+    return "; ".join(parts)
+
+
+def _count(n: int) -> str:
+    return f"{n} op is" if n == 1 else f"{n} ops are"
