@@ -67,6 +67,19 @@ def lower_log_severity() -> list[str]:
     return written
 
 
+def litert_release() -> str | None:
+    """The installed LiteRT release: the stable wheel's or the nightly's (ai-edge-litert-nightly,
+    which installs the same ai_edge_litert package)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    for dist in ("ai-edge-litert", "ai-edge-litert-nightly"):
+        try:
+            return version(dist)
+        except PackageNotFoundError:
+            continue
+    return None
+
+
 def main(paths: list[str]) -> None:
     """Compile every model in turn; a model's failure is its result, not the end of the run."""
     try:
@@ -76,14 +89,14 @@ def main(paths: list[str]) -> None:
     except Exception as e:  # no usable ai_edge_litert in this Python
         say("verbose", {"ok": False, "error": f"{type(e).__name__}: {e}"})
         return
-    from importlib.metadata import version
-
-    say("verbose", {"ok": bool(written), "symbols": written, "litert": version("ai-edge-litert")})
+    say("verbose", {"ok": bool(written), "symbols": written, "litert": litert_release()})
     for i, path in enumerate(paths):
         say("model", i)
         try:
             model = CompiledModel.from_file(path, hardware_accel=HardwareAccelerator.GPU | HardwareAccelerator.CPU)
-            result = {"compiled": True, "error": None, "fully_accelerated": model.is_fully_accelerated()}
+            # releases before 2.2 have no is_fully_accelerated: their log lines still say what ran where
+            full = model.is_fully_accelerated() if hasattr(model, "is_fully_accelerated") else None
+            result = {"compiled": True, "error": None, "fully_accelerated": full}
             del model
         except Exception as e:
             result = {"compiled": False, "error": str(e).strip(), "fully_accelerated": None}
