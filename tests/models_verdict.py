@@ -40,3 +40,16 @@ def verdict_dynamic_range_conv() -> bytes:
         return t.nn.conv2d(t.nn.relu(t.nn.conv2d(x, w1, 1, "SAME")), w2, 1, "SAME")
 
     return convert_fn(f, [([1, 8, 8, 16], np.float32)], quantize="dynamic")
+
+
+@builder("verdict_fp16_flip")
+def verdict_fp16_flip() -> bytes:
+    """A two-class classifier (FULLY_CONNECTED logits) whose top class fp16 flips on an input of
+    1000: the logits are 1.0004 x and x + 0.3, so class 0 wins by 0.1 in fp32, while in half
+    1.0004 rounds to 1.0 and 1000.3 to 1000.5 (half's spacing there is 0.5): class 1 wins."""
+    t = tf()
+    w, b = np.array([[1.0004, 1.0]], np.float32), np.array([0.0, 0.3], np.float32)
+    return convert_fn(lambda x: t.matmul(x, w) + b, [([1, 1], np.float32)])
+
+
+FLIP_INPUT = np.array([[1000.0]], np.float32)  # the input on which fp16 flips verdict_fp16_flip's class
