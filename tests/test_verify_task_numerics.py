@@ -1,10 +1,14 @@
 """verify's task-level numerics (gpucompat/verification/task_metrics.py): top-1 / top-5 agreement
 on classifier-like outputs, cosine, all-zero outputs and NaN / Inf; a top class that fp16 flips
-fails verify unless --allow-class-flips."""
+fails verify unless --allow-class-flips, and `check --inputs` raises PREC409 for it (emulated
+fp16, gpucompat/fp16_emulation.py)."""
+
+import json
 
 import numpy as np
 import pytest
 
+from cli import gpucompat
 from gpucompat import ir
 from gpucompat.verification.session import Settings, verify_model
 from gpucompat.verification.task_metrics import TaskStats, classifier_like
@@ -76,3 +80,23 @@ def test_top_k_agreement_and_ties():
     assert rec["flips"] == [{"run": 0, "row": 1, "reference_class": 5, "test_class": 4}]
     assert rec["top5_agreement"] == 1.0  # both rows keep their five largest classes
     assert 0.99 < rec["cosine_min"] < 1.0
+
+
+def _prec409(models, tmp_path, x: np.ndarray) -> list[dict]:
+    path = tmp_path / "samples.npz"
+    np.savez(path, **{"0": x[None]})
+    r = gpucompat("check", models.path("verdict_fp16_flip"), "--inputs", str(path), "--select", "PREC409",
+                  "--format", "json")
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)["models"][0]["findings"]
+
+
+def test_check_inputs_finds_the_class_that_fp16_flips(models, tmp_path):
+    (finding,) = _prec409(models, tmp_path, FLIP_INPUT)
+    assert finding["code"] == "PREC409"
+    assert "'PartitionedCall:0'" in finding["message"] and "class 0 becomes 1" in finding["message"], finding
+
+
+def test_check_inputs_is_silent_where_fp16_keeps_the_class(models, tmp_path):
+    # at 1, the logits are 1.0004 and 1.3: half keeps class 1 on top
+    assert _prec409(models, tmp_path, np.ones_like(FLIP_INPUT)) == []

@@ -91,7 +91,7 @@ class TaskStats:
     def record(self) -> dict:
         """The output's "task" entry in verify's JSON document."""
         share = (lambda n: n / self.rows) if self.rows else (lambda n: None)
-        return {"classifier": self.classifier, "top1_agreement": share(self.top1_same),
+        return {"classifier": self.classifier, "rows": self.rows, "top1_agreement": share(self.top1_same),
                 "top5_agreement": share(self.top5_same), "class_flips": self.flip_count, "flips": self.flips,
                 "cosine_min": self.cosine_min, "all_zero_runs": self.all_zero_runs,
                 "nan": self.nan, "inf": self.inf, "reference_nan": self.reference_nan,
