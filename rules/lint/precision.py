@@ -392,14 +392,24 @@ rounds once per fused kernel and some devices also accumulate in half.
 
 ## Why it matters on the GPU
 fp16 is the default of the GPU delegate and LiteRT's accelerator. A classifier is judged by its
-top class: a max error of a few thousandths can still turn one class into another where two
-logits are close, and nothing in the model's run says so (issue 23: a real classifier's class 682
-became 1671 on the accelerator).
+top class: an error of a few thousandths can turn one class into another where two logits are
+close, and nothing in the run says so.
+
+## Example
+A real classifier's class 682 became 1671 on LiteRT's accelerator at its fp16 default (issue 23);
+on `tests/models_verdict.py`'s two-class FULLY_CONNECTED, half rounds 1.0004 x 1000 below
+1000 + 0.3, and class 0 becomes 1.
 
 ## How to fix
 Confirm with `gpucompat verify --precision fp16 --inputs DATA` (the executor) or `--backend
-litert-gpu --precision fp16` (the real accelerator); run the model at fp32
+litert-gpu --precision fp16` (the real accelerator); then run the model at fp32
 (`setPrecisionLossAllowed(false)` / `enforce_f32`), or keep the final layers on the CPU.
+
+## Fix safety
+Not applicable.
+
+## References
+docs/precision.md, docs/verify.md "Task-level numerics".
 """
 
 
