@@ -3,10 +3,12 @@ max|error|. A classifier by its top classes, an embedding by its cosine, anythin
 came out all zero or not finite.
 
 - **Classifier-like** (`classifier_like`): a float or quantized output of rank 1 or 2 whose last
-  axis (the class axis) has at least 2 entries, written by SOFTMAX, LOG_SOFTMAX or
-  FULLY_CONNECTED (logits), directly or through RESHAPE / SQUEEZE / QUANTIZE / DEQUANTIZE. Rank 2
-  is [batch, classes]: each row is judged on its own. A landmark or box regression written by a
-  convolution is not one, so a flip among its coordinates means nothing.
+  axis (the class axis) has at least 2 entries, written by SOFTMAX or LOG_SOFTMAX, or by
+  FULLY_CONNECTED (logits) with at least LOGIT_CLASSES entries, directly or through RESHAPE /
+  SQUEEZE / QUANTIZE / DEQUANTIZE. Rank 2 is [batch, classes]: each row is judged on its own. A
+  landmark regression is not one, and a flip among its coordinates means nothing: MediaPipe's
+  pose landmarks [1, 195] come from a convolution, hand_landmark's [1, 63] (21 points x 3) from a
+  FULLY_CONNECTED below LOGIT_CLASSES. A logits head with fewer classes and no softmax is missed.
 - **Top-1 agreement**: the share of rows whose top test class is a top reference class (a class
   tied with the reference's largest value counts as agreeing); a row that disagrees is a class
   flip. **Top-5 agreement**: the share of rows whose five largest classes (all of them with fewer
@@ -25,7 +27,8 @@ import numpy as np
 
 from gpucompat import ir
 
-CLASS_WRITERS = {"SOFTMAX", "LOG_SOFTMAX", "FULLY_CONNECTED"}
+CLASS_WRITERS = {"SOFTMAX", "LOG_SOFTMAX"}
+LOGIT_CLASSES = 100  # a FULLY_CONNECTED output this wide is taken for logits
 SHAPE_ONLY = {"RESHAPE", "SQUEEZE", "QUANTIZE", "DEQUANTIZE"}
 TOP_K = 5
 FLIP_EXAMPLES = 3  # class flips kept for the report
@@ -38,7 +41,9 @@ def classifier_like(t: ir.Tensor) -> bool:
     op = t.producer
     while op is not None and op.name in SHAPE_ONLY and op.present_inputs:
         op = op.present_inputs[0].producer
-    return op is not None and op.name in CLASS_WRITERS
+    if op is None:
+        return False
+    return op.name in CLASS_WRITERS or (op.name == "FULLY_CONNECTED" and t.shape[-1] >= LOGIT_CLASSES)
 
 
 @dataclass

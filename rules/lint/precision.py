@@ -383,12 +383,13 @@ def _unguarded_exp(result, analyses) -> list[Finding]:
 
 CLASS_FLIP_DOC = """\
 ## What it finds
-Classifier-like outputs (rank 1 or 2, a class axis of 2 or more, written by SOFTMAX, LOG_SOFTMAX or
-FULLY_CONNECTED: gpucompat/verification/task_metrics.py) whose top class changes at fp16 on the
-inputs given to `gpucompat check --inputs`. fp16 is emulated without a GPU (gpucompat/fp16_emulation.py):
-every float tensor a GPU-placed op writes, and every float constant it reads, rounded to half, on
-the reference interpreter. It approximates the delegate's half storage op by op; the delegate
-rounds once per fused kernel and some devices also accumulate in half.
+Classifier-like outputs (rank 1 or 2, a class axis of 2 or more, written by SOFTMAX or
+LOG_SOFTMAX, or FULLY_CONNECTED logits of 100 classes or more: gpucompat/verification/task_metrics.py)
+whose top class changes at fp16 on the inputs given to `gpucompat check --inputs`. fp16 is emulated
+without a GPU (gpucompat/fp16_emulation.py): every float tensor a GPU-placed op writes, and every
+float constant it reads, rounded to half, on the reference interpreter. It approximates the
+delegate's half storage op by op; the delegate rounds once per fused kernel and some devices also
+accumulate in half.
 
 ## Why it matters on the GPU
 fp16 is the default of the GPU delegate and LiteRT's accelerator. A classifier is judged by its
@@ -397,8 +398,8 @@ close, and nothing in the run says so.
 
 ## Example
 A real classifier's class 682 became 1671 on LiteRT's accelerator at its fp16 default (issue 23);
-on `tests/models_verdict.py`'s two-class FULLY_CONNECTED, half rounds 1.0004 x 1000 below
-1000 + 0.3, and class 0 becomes 1.
+on `tests/models_verdict.py`'s two-class FULLY_CONNECTED + SOFTMAX, half rounds both 1.0003 and
+1.0004 to 1: the probabilities tie and class 1 becomes 0.
 
 ## How to fix
 Confirm with `gpucompat verify --precision fp16 --inputs DATA` (the executor) or `--backend
