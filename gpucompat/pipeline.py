@@ -64,19 +64,21 @@ def _check_one(task: Task) -> dict:
     try:
         model = load(task.path)
         result = check_model(model, prof, options)
-        ranges, described = _value_ranges(task, model) if task.inputs else (None, None)
+        ranges, flips, described = _on_inputs(task, model, result) if task.inputs else (None, None, None)
     except GpucompatError as e:
         return records.error_record(task.path, prof.name, str(e).removeprefix(f"{task.path}: "))
-    analyses = analyze(model, result, ranges)
+    analyses = analyze(model, result, ranges, flips)
     findings = [f for f in run_all(result, analyses) if selected(f.code, task.select, task.ignore)]
     return {**records.model_record(result, findings, analyses), "inputs": described}
 
 
-def _value_ranges(task: Task, model) -> tuple[dict, str]:
+def _on_inputs(task: Task, model, result) -> tuple[dict, dict, str]:
     """Every tensor's range on the task's inputs (the reference interpreter keeping intermediates;
     MediaPipe's Convolution2DTransposeBias run as its builtin twin, as verify runs it, the tensors
-    keeping their indices), and what the inputs were."""
+    keeping their indices), the classifier-like outputs whose top class emulated fp16 flips there
+    (fp16_emulation.py), and what the inputs were."""
     from gpucompat import ir
+    from gpucompat.fp16_emulation import class_flips
     from gpucompat.sample_inputs import load
     from gpucompat.value_ranges import observe
     from gpucompat.verification.reference_model import with_builtin_twins
@@ -86,7 +88,9 @@ def _value_ranges(task: Task, model) -> tuple[dict, str]:
     runnable = ir.from_bytes(data, task.path)
     if with_builtin_twins(runnable):
         data = ir.to_bytes(runnable)
-    return observe(model, data, task.path, samples.values), samples.description
+    gpu = {o.index for o in result.ops if o.subgraph == 0 and o.placement == "gpu"}
+    return (observe(model, data, task.path, samples.values),
+            class_flips(model, data, gpu, samples.values, task.path), samples.description)
 
 
 def check_many(tasks: list[Task], jobs: int = 1) -> list[dict]:

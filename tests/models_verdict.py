@@ -40,3 +40,17 @@ def verdict_dynamic_range_conv() -> bytes:
         return t.nn.conv2d(t.nn.relu(t.nn.conv2d(x, w1, 1, "SAME")), w2, 1, "SAME")
 
     return convert_fn(f, [([1, 8, 8, 16], np.float32)], quantize="dynamic")
+
+
+@builder("verdict_fp16_flip")
+def verdict_fp16_flip() -> bytes:
+    """A two-class classifier (FULLY_CONNECTED logits, SOFTMAX) whose top class fp16 flips on an
+    input of 1, within the fp16 tolerance: the logits are 1.0003 x and x + 0.0004, so class 1 wins
+    by 1e-4 in fp32, while in half 1.0003 rounds to 1 and so does 1.0004 (half's spacing there is
+    1e-3): the probabilities tie at 0.5 and the first class, 0, is the top one."""
+    t = tf()
+    w, b = np.array([[1.0003, 1.0]], np.float32), np.array([0.0, 0.0004], np.float32)
+    return convert_fn(lambda x: t.nn.softmax(t.matmul(x, w) + b), [([1, 1], np.float32)])
+
+
+FLIP_INPUT = np.array([[1.0]], np.float32)  # the input on which fp16 flips verdict_fp16_flip's class

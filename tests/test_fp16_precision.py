@@ -166,10 +166,14 @@ def test_inputs_by_index_and_by_rows_of_batch_one(models, tmp_path):
 
 
 def test_check_imports_neither_tensorflow_nor_pyopencl_and_no_interpreter_without_inputs(models, tmp_path):
-    path = models.path("fp16_vit_encoder")
+    from models_verdict import FLIP_INPUT
+
+    encoder, classifier = models.path("fp16_vit_encoder"), models.path("verdict_fp16_flip")
     npz = _npz(models, "fp16_vit_encoder", 10, tmp_path)
-    for extra, banned in (([], ("tensorflow", "pyopencl", "ai_edge_litert.interpreter")),
-                          (["--inputs", npz], ("tensorflow", "pyopencl"))):
+    flip = _save(tmp_path, {"0": FLIP_INPUT[None]})  # PREC409's fp16 emulation runs on a classifier
+    for path, extra, banned in ((encoder, [], ("tensorflow", "pyopencl", "ai_edge_litert.interpreter")),
+                                (encoder, ["--inputs", npz], ("tensorflow", "pyopencl")),
+                                (classifier, ["--inputs", flip], ("tensorflow", "pyopencl"))):
         probe = ("import sys; from gpucompat.cli import main; sys.argv=['gpucompat','check',*sys.argv[1:]]\n"
                  "try:\n    main()\nexcept SystemExit:\n    pass\n"
                  f"bad = [m for m in {banned!r} if m in sys.modules]\n"

@@ -9,8 +9,12 @@ through DEQUANTIZE, sparse weights through DENSIFY, MediaPipe's custom ops).
   partitions hold custom ops the reference interpreter has no kernel for is refused in one line
   naming the op.
 
-Cost: two runs per model (one in fp16); about 1 minute for verify (13 models in fp32, 3 in fp16)
-and 1.5 to 2 for fix + verify on PoCL's CPU device (2 shared cores).
+- An ill-conditioned real output (pose_landmark_full's segmentation) passes at the defaults
+  whatever the seed and the number of runs.
+
+Cost: two runs per model (one in fp16); about 1 minute for verify (13 models in fp32, 3 in fp16),
+30 s for the three seeds of pose_landmark_full, and 1.5 to 2 for fix + verify on PoCL's CPU device
+(2 shared cores).
 """
 
 import json
@@ -47,6 +51,21 @@ def test_verify_passes_every_fully_delegable_real_model_in_fp32(real_models, nam
     doc = result.record()
     assert result.passed, doc["outputs"]
     assert all(o["max_rel_error"] < 1e-3 and o["noise_floor"] is not None for o in doc["outputs"])
+
+
+# pose_landmark_full's segmentation output (Identity_2) is ill-conditioned on N(0, 1) inputs: one
+# ulp on the input moves the reference by up to 3.2 of its magnitude 1550, and XNNPACK and the
+# builtin kernels differ by up to 7.0 (docs/verify.md "Ill-conditioned outputs"). Run 3 of seed 0
+# is past atol + rtol x max|ref| (2.6 against 1.3), and was a FAIL before the rule counted the
+# reference's own rounding sensitivity; seeds 1 and 2 reach it on other runs.
+@pytest.mark.parametrize("seed, runs", [(0, 4), (1, 1), (2, 3)])
+def test_an_ill_conditioned_real_output_passes_whatever_the_seed_and_runs(real_models, seed, runs):
+    result = verify_model(str(real_models["pose_landmark_full"]), Settings(runs=runs, seed=seed, cache_dir=""))
+    outputs = result.record()["outputs"]
+    assert result.passed, outputs
+    if seed == 0:
+        segmentation = next(o for o in outputs if o["name"] == "Identity_2")
+        assert segmentation["max_rel_error"] > 1e-3 and segmentation["sensitivity"] > 0, segmentation
 
 
 @pytest.mark.parametrize("name", FP16_MODELS)

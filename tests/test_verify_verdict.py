@@ -138,3 +138,18 @@ def test_a_broken_kernel_fails_a_real_model(real_models, monkeypatch, breakage):
     result = verify_model(path, Settings(runs=1, cache_dir="", localize=True))
     assert not result.passed
     assert result.first_divergent_op["op"] in REAL_BREAKAGES[breakage], result.first_divergent_op
+
+
+def test_a_fail_line_says_the_error_exceeds_the_tolerance(models, monkeypatch):
+    from rich.console import Console
+
+    from gpucompat.output.verify_view import render
+
+    dropped_bias(monkeypatch)
+    result = run(models)
+    console = Console(record=True, width=400)
+    render(console, result.record(), result.ops_gpu, result.ops_total)
+    text = console.export_text()
+    line = next(line for line in text.splitlines() if "relative error" in line)
+    assert "exceeds atol 1e-05 + rtol 0.001 x max|ref|" in line and "within" not in line, text
+    assert text.rstrip().endswith("FAILED")

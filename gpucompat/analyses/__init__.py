@@ -25,10 +25,12 @@ class Analyses:
     boundaries: Boundaries
     what_if: list[WhatIf]
     value_ranges: dict | None = None  # tensor index (main subgraph) -> value_ranges.TensorRange
+    fp16_class_flips: dict | None = None  # output index -> task record, where emulated fp16 flips the class
 
 
-def analyze(model, result, value_ranges: dict | None = None) -> Analyses:
-    """Run every analysis on `result` (the check of `model`); `value_ranges` comes from running
-    the model on the user's inputs, when there are some."""
+def analyze(model, result, value_ranges: dict | None = None, fp16_class_flips: dict | None = None) -> Analyses:
+    """Run every analysis on `result` (the check of `model`); `value_ranges` and
+    `fp16_class_flips` (gpucompat/fp16_emulation.py) come from running the model on the user's
+    inputs, when there are some."""
     return Analyses(model, channel_padding(model, result), hotspots(model, result), boundaries(model, result),
-                    what_if(model, result), value_ranges)
+                    what_if(model, result), value_ranges, fp16_class_flips)

@@ -56,6 +56,7 @@ def verify(
     atol: Annotated[float | None, typer.Option(help="Absolute tolerance: an element passes within atol + rtol x the output's largest |reference| (default per precision: fp32 1e-5, fp16 1e-4).")] = None,
     rtol: Annotated[float | None, typer.Option(help="Tolerance relative to the output's largest |reference| (default per precision: fp32 1e-3, fp16 1e-2).")] = None,
     output_tolerance: Annotated[list[str] | None, typer.Option(help="Per-output override NAME_OR_INDEX=ATOL,RTOL (repeatable).")] = None,
+    allow_class_flips: Annotated[bool | None, typer.Option("--allow-class-flips", help="At fp16, report a changed top class of a classifier-like output instead of failing on it.")] = None,
     localize: Annotated[bool | None, typer.Option("--localize", help="On failure, name the first op whose output diverges.")] = None,
     against: Annotated[str | None, typer.Option(help="Compare with this original model instead of MODEL on the reference interpreter.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the random inputs (default 0).")] = None,
@@ -87,6 +88,7 @@ def verify(
                         device=cfg.pick("device", device), cache_dir=cfg.pick("cache_dir", cache_dir),
                         profile=cfg.profile(profile, registry.DEFAULT), atol=cfg.pick("atol", atol),
                         rtol=cfg.pick("rtol", rtol), overrides=overrides, localize=cfg.pick("localize", localize, False),
+                        allow_class_flips=cfg.pick("allow_class_flips", allow_class_flips, False),
                         against=against, seed=cfg.pick("seed", seed, 0), inputs=inputs,
                         normalization=normalization_from_flags(input_mean, input_std, input_range, inputs))
     if max_memory is not None:

@@ -29,7 +29,9 @@ def render(console, doc: dict, ops_gpu: int, ops_total: int) -> None:
                       f"max_ref_abs={o['max_ref_abs']:.3g}  {mark}")
         noise = "" if o["noise_floor"] is None else \
             f", noise floor {o['noise_floor']:.3g} (error/noise {_num(o['error_to_noise'])})"
-        console.print(f"    relative error {_num(o['max_rel_error'])} of max|ref| within {o['tolerance']}{noise}")
+        console.print(f"    relative error {_num(o['max_rel_error'])} of max|ref| {_judged(o)}{noise}")
+        for line in _task_lines(o["task"], doc["precision"]):
+            console.print(f"    {line}")
     bad = doc["first_divergent_op"]
     if bad:
         console.print(f"  first divergent op: op#{bad['index']} {bad['op']} ({bad['placement']}) -> "
@@ -37,6 +39,39 @@ def render(console, doc: dict, ops_gpu: int, ops_total: int) -> None:
     word = "[green]PASSED[/]" if doc["passed"] else "[red]FAILED[/]"
     rest = doc["verdict"].split(" ", 1)[1] if " " in doc["verdict"] else ""
     console.print(f"{word} {escape(rest)}" if rest else word)
+
+
+def _judged(o: dict) -> str:
+    """How the output's error stands against its tolerance: "within" it, or "exceeds" it on a
+    failing output, with the rounding sensitivity that judged the runs past atol + rtol."""
+    from gpucompat.verification.tolerance import SENSITIVITY_FACTOR
+
+    factor = f"{SENSITIVITY_FACTOR:g} x"
+    if o["sensitivity"] is None:
+        return f"within {o['tolerance']}" if o["within_tolerance"] else f"exceeds {o['tolerance']}"
+    if o["within_tolerance"]:
+        return (f"within {o['tolerance']} or, on the runs past it, within {factor} their rounding sensitivity "
+                f"(up to {o['sensitivity']:.3g})")
+    return f"exceeds {o['tolerance']} and {factor} the run's rounding sensitivity ({o['sensitivity']:.3g})"
+
+
+def _task_lines(task: dict, precision: str) -> list[str]:
+    """The task-level numerics of an output (gpucompat/verification/task_metrics.py) as lines:
+    top classes for a classifier-like output, cosine, and what is all zero or not finite."""
+    lines = [f"cosine similarity {task['cosine_min']:.6g} (worst run)"] if task["cosine_min"] is not None else []
+    if task["classifier"] and task["top1_agreement"] is not None:
+        changed = ": [red]fp16 changes the top class[/]" if task["class_flips"] and precision == "fp16" else ""
+        flips = "; ".join(f"run {f['run']} row {f['row']}: class {f['reference_class']} -> {f['test_class']}"
+                          for f in task["flips"])
+        lines.insert(0, f"classifier-like: top-1 agreement {task['top1_agreement']:.1%}, "
+                        f"top-5 agreement {task['top5_agreement']:.1%}, {task['class_flips']} class flip(s)"
+                        + (f" ({flips})" if flips else "") + changed)
+    if task["all_zero_runs"]:
+        lines.append(f"[red]all zero on {task['all_zero_runs']} run(s) where the reference is not[/]")
+    if task["nan"] or task["inf"] or task["reference_nan"] or task["reference_inf"]:
+        lines.append(f"not finite: {task['nan']} NaN, {task['inf']} Inf "
+                     f"(reference: {task['reference_nan']} NaN, {task['reference_inf']} Inf)")
+    return lines
 
 
 def _num(x: float | None) -> str:

@@ -7,6 +7,10 @@ element-wise difference and reference magnitude seen in any run; `max_rel_error`
 run's largest difference over that run's largest reference magnitude, what the default rtol is
 compared with. `noise_floor` is how far the reference interpreter's XNNPACK and builtin kernels
 disagree on the same output (first run), and `error_to_noise` the executor's error over it.
+`sensitivity` is the largest rounding sensitivity measured on a run where the output exceeded
+atol + rtol x max|ref| (sensitivity.py; None when no run did), what judged those runs. `task`
+holds the task-level numerics (task_metrics.py); with `forbid_flips` (fp16 without
+--allow-class-flips) a class flip fails the output whatever its error.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpucompat.errors import GpucompatError
+from gpucompat.verification.task_metrics import TaskStats
 from gpucompat.verification.tolerance import Tolerance, abs_error, magnitude
 
 
@@ -35,13 +40,23 @@ class OutputStats:
     max_ref_abs: float = 0.0
     max_rel_error: float = 0.0
     noise_floor: float | None = None
-    passed: bool = True
+    sensitivity: float | None = None
+    within: bool = True
+    task: TaskStats = field(default_factory=lambda: TaskStats(False))
+    forbid_flips: bool = False
 
-    def add(self, test: np.ndarray, ref: np.ndarray) -> None:
-        """Fold in one run's output."""
+    @property
+    def passed(self) -> bool:
+        """Within tolerance on every run, and no class flip where flips are failures."""
+        return self.within and not (self.forbid_flips and self.task.flip_count)
+
+    def add(self, test: np.ndarray, ref: np.ndarray) -> bool:
+        """Fold in one run's output; whether it is within atol + rtol x max|ref| (a run that is not
+        is judged by `settle` once its rounding sensitivity is measured)."""
         if np.shape(test) != np.shape(ref):
             raise ShapeMismatch(f"output {self.name!r} has shape {np.shape(test)} on the test side but "
                                 f"{np.shape(ref)} on the reference interpreter")
+        self.task.add(test, ref)
         diff = abs_error(test, ref)
         if diff.size:
             worst, scale = float(diff.max()), magnitude(ref)
@@ -49,7 +64,15 @@ class OutputStats:
             self.max_abs_error = max(self.max_abs_error, worst)
             self.max_ref_abs = max(self.max_ref_abs, scale)
             self.max_rel_error = max(self.max_rel_error, worst / scale if scale else (0.0 if worst == 0 else np.inf))
-        self.passed = self.passed and not (diff > self.tolerance.bound(ref)).any()
+        return not (diff > self.tolerance.bound(ref)).any()
+
+    def settle(self, test: np.ndarray, ref: np.ndarray, sensitivity: float) -> bool:
+        """Judge a run that exceeded atol + rtol x max|ref| against its rounding sensitivity too;
+        whether it passes."""
+        self.sensitivity = max(self.sensitivity or 0.0, sensitivity)
+        within = not self.tolerance.failing(test, ref, sensitivity).any()
+        self.within = self.within and within
+        return within
 
     def record(self) -> dict:
         """The output's entry in the JSON document."""
@@ -64,7 +87,8 @@ class OutputStats:
                 "std_dev": _finite(spread),
                 "max_abs_error": _finite(self.max_abs_error), "max_ref_abs": self.max_ref_abs,
                 "max_rel_error": _finite(self.max_rel_error), "tolerance": self.tolerance.describe(),
-                "noise_floor": self.noise_floor, "error_to_noise": ratio, "passed": self.passed}
+                "noise_floor": self.noise_floor, "error_to_noise": ratio, "sensitivity": self.sensitivity,
+                "task": self.task.record(), "within_tolerance": self.within, "passed": self.passed}
 
 
 def _finite(x: float) -> float | None:

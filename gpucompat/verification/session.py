@@ -1,8 +1,9 @@
 """A verify session: N runs (seeded random inputs, or the samples of --inputs) of the reference
 interpreter on the whole model (or on the original model with --against; in float with the weights
 dequantized for a hybrid-quantized model) and of hybrid execution, compared output by output under
-the tolerance rule; the reference's own noise floor measured on the first run; on failure, the
-first op whose recorded tensor diverges.
+the tolerance rule (a run past atol + rtol x max|ref| judged again against the reference's own
+rounding sensitivity on it: sensitivity.py); the reference's own noise floor measured on the first
+run; on failure, the first op whose recorded tensor diverges.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ import numpy as np
 
 from gpucompat import ir
 from gpucompat.errors import GpucompatError
-from gpucompat.verification import budget, inputs, tolerance
+from gpucompat.verification import budget, inputs, sensitivity, tolerance
 from gpucompat.verification.comparison import OutputStats, ShapeMismatch
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
 from gpucompat.verification.placements import placements_by_subgraph
 from gpucompat.verification.real_gpu_forms import measured_profiles, unproven_ops
 from gpucompat.verification.reference_model import reference_model
+from gpucompat.verification.task_metrics import TaskStats, classifier_like
 from gpucompat.verification.tolerance import Tolerance, max_abs_error
 
 SCHEMA_VERSION = 1
@@ -46,6 +48,7 @@ class Settings:
     normalization: object = None  # image_inputs.Normalization from the flags, for a directory of images
     inputs_described: str | None = None  # what the samples of `inputs` are, once read
     max_memory: int = budget.parse_size(budget.DEFAULT_MAX_MEMORY)  # bytes of tensors a run may allocate
+    allow_class_flips: bool = False  # fp16: a top-1 flip on a classifier-like output is reported, not a failure
 
     def tolerance(self, index: int, name: str) -> Tolerance:
         """The tolerance of one output: its override, else --atol / --rtol, else the precision's default."""
@@ -145,9 +148,11 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
             raise GpucompatError(f"{path}: the executor cannot run it: {e}") from None
         device = runtime.device.name if runtime else "none (every op runs on the CPU)"
         init_s, run_test, timed = runner.init_s, runner.run, True
-    outputs = [OutputStats(i, t.name, settings.tolerance(i, t.name)) for i, t in enumerate(graph.outputs)]
-    ref_ms, test_ms, first_bad, first_ref = [], [], None, None
-    for feeds in all_feeds:
+    forbid_flips = settings.precision == "fp16" and not settings.allow_class_flips
+    outputs = [OutputStats(i, t.name, settings.tolerance(i, t.name), task=TaskStats(classifier_like(t)),
+                           forbid_flips=forbid_flips) for i, t in enumerate(graph.outputs)]
+    ref_ms, test_ms, pending, first_ref = [], [], [], None
+    for run, feeds in enumerate(all_feeds):
         t0 = time.perf_counter()
         ref = run_reference(reference, _adapted(feeds, reference))
         t1 = time.perf_counter()
@@ -157,16 +162,21 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
         first_ref = ref if first_ref is None else first_ref
         if timed:
             test_ms.append((t2 - t1) * 1e3)
+        over = []
         for stats, g, r in zip(outputs, got, ref):
+            t = graph.outputs[stats.index]
             try:
-                stats.add(_as_float(graph.outputs[stats.index], g), _as_float(graph.outputs[stats.index], r))
+                g, r = _as_float(t, g), _as_float(t, r)
+                if not stats.add(g, r):
+                    over.append((stats, g, r))
             except ShapeMismatch as e:
-                declared = graph.outputs[stats.index].shape
-                raise GpucompatError(f"{path}: {e} (the model declares {declared})") from None
-        if first_bad is None and not all(o.passed for o in outputs):
-            first_bad = feeds
-    del reference  # the noise floor's interpreter takes its place: the budget counts one at a time
-    noise = _noise_floor(ref_bytes, ref_path, graph, outputs, all_feeds[0], first_ref)
+                raise GpucompatError(f"{path}: {e} (the model declares {t.shape})") from None
+        pending += _judge_nudged(reference, graph, feeds, run, over)
+    del reference  # the builtin kernels' interpreter takes its place: the budget counts one at a time
+    builtin = _builtin(ref_bytes, ref_path)
+    noise = _noise_floor(builtin, graph, outputs, all_feeds[0], first_ref)
+    first_bad = _judge_builtin(builtin, graph, all_feeds, pending)
+    del builtin
     result = VerifyResult(path, settings, device, outputs, ref_ms, test_ms, init_s * 1e3, where.count("gpu"),
                           len(where), runs=len(all_feeds), noise_kernels=noise,
                           reference_kind="; ".join(changes) or "as stored",
@@ -175,11 +185,12 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     if settings.localize and first_bad is not None and runtime is not None and not settings.against:
         from gpucompat.verification.localize import first_divergent_op
 
-        result.first_divergent_op = first_divergent_op(model, ref_bytes, by_subgraph, runtime, first_bad, settings)
+        result.first_divergent_op = first_divergent_op(model, ref_bytes, by_subgraph, runtime, all_feeds[first_bad],
+                                                       settings)
     elif settings.localize and first_bad is not None and settings.backend == "litert-gpu" and not settings.against:
         from gpucompat.confirm.accelerator_localize import first_divergent_op as on_accelerator
 
-        result.first_divergent_op = on_accelerator(data, first_bad, settings)
+        result.first_divergent_op = on_accelerator(data, all_feeds[first_bad], settings)
     return result
 
 
@@ -205,17 +216,60 @@ def _feeds(model: ir.Model, settings: Settings) -> list[list[np.ndarray]]:
     return inputs.seeded(inputs.specs(model.graphs[0]), settings.seed, settings.runs or DEFAULT_RUNS)
 
 
-def _noise_floor(ref_bytes: bytes, ref_path: str, graph: ir.Graph, outputs: list[OutputStats],
-                 feeds: list[np.ndarray], first: list[np.ndarray]) -> str:
-    """Run the reference again with its builtin kernels instead of XNNPACK, on the first run's
-    inputs (`first`: the reference's outputs there), and keep each output's largest disagreement
-    between the two as its noise floor: how far two correct CPU implementations of the model
-    differ. Returns what was compared."""
+def _judge_nudged(reference, graph: ir.Graph, feeds: list[np.ndarray], run: int,
+                  over: list[tuple[OutputStats, np.ndarray, np.ndarray]]) -> list[tuple]:
+    """Judge the outputs of one run that exceeded atol + rtol x max|ref| against the reference's
+    spread under inputs nudged by one ulp (sensitivity.py); those still outside are returned as
+    (run, stats, test, ref, sensitivity so far) for the builtin kernels to judge."""
+    if not over:
+        return []
+    spreads = {id(stats): 0.0 for stats, _, _ in over}
+    for draw in range(sensitivity.NUDGES):
+        moved = run_reference(reference, sensitivity.nudged(feeds, run * sensitivity.NUDGES + draw))
+        for stats, _, r in over:
+            value = _as_float(graph.outputs[stats.index], moved[stats.index])
+            spreads[id(stats)] = max(spreads[id(stats)], sensitivity.spread(r, value))
+    left = []
+    for stats, g, r in over:
+        if stats.tolerance.failing(g, r, spreads[id(stats)]).any():
+            left.append((run, stats, g, r, spreads[id(stats)]))
+        else:
+            stats.settle(g, r, spreads[id(stats)])
+    return left
+
+
+def _judge_builtin(builtin, graph: ir.Graph, all_feeds: list[list[np.ndarray]], pending: list[tuple]) -> int | None:
+    """Settle the runs `_judge_nudged` left, with the builtin kernels' disagreement with XNNPACK
+    counted in their sensitivity; the index of the first run with a failing output (None: none)."""
+    first_bad, outputs_of = None, {}
+    for run, stats, g, r, spread in pending:
+        if builtin is not None and run not in outputs_of:
+            outputs_of = {run: run_reference(builtin, all_feeds[run])}
+        if builtin is not None:
+            other = _as_float(graph.outputs[stats.index], outputs_of[run][stats.index])
+            spread = max(spread, sensitivity.spread(r, other))
+        if not stats.settle(g, r, spread) and first_bad is None:
+            first_bad = run
+    return first_bad
+
+
+def _builtin(ref_bytes: bytes, ref_path: str):
+    """The reference on its builtin kernels instead of XNNPACK, or None when they cannot run it."""
     try:
-        builtin = run_reference(reference_interpreter(ref_bytes, ref_path, xnnpack=False), feeds)
+        return reference_interpreter(ref_bytes, ref_path, xnnpack=False)
     except GpucompatError:
+        return None
+
+
+def _noise_floor(builtin, graph: ir.Graph, outputs: list[OutputStats], feeds: list[np.ndarray],
+                 first: list[np.ndarray]) -> str:
+    """Run the reference's builtin kernels (None: they cannot run the model) on the first run's
+    inputs (`first`: the XNNPACK reference's outputs there), and keep each output's largest
+    disagreement between the two as its noise floor: how far two correct CPU implementations of
+    the model differ. Returns what was compared."""
+    if builtin is None:
         return "not measured (the builtin kernels cannot run the model)"
-    for stats, a, b in zip(outputs, first, builtin):
+    for stats, a, b in zip(outputs, first, run_reference(builtin, feeds)):
         t = graph.outputs[stats.index]
         stats.noise_floor = max_abs_error(_as_float(t, a), _as_float(t, b))
     return "XNNPACK vs builtin kernels, first run"

@@ -21,6 +21,16 @@ Defaults per precision (docs/verify.md "Default tolerances" has the measurements
   MediaPipe models (pose_landmark_full and the two selfie_segmentation models move by far more
   and fail, rightly).
 - atol 1e-5 (fp32) / 1e-4 (fp16): the floor for outputs that are all (near) zero.
+
+An ill-conditioned output (one that moves far when its inputs move by a rounding) gets a second
+allowance, its rounding sensitivity on that run (sensitivity.py): how far the reference itself moves
+when every float input moves by one fp32 ulp, or when it runs with its builtin kernels. An element
+passes within atol + max(rtol x max|ref|, SENSITIVITY_FACTOR x sensitivity). On
+pose_landmark_full's segmentation output (N(0, 1) inputs) one ulp moves the reference by up to 3.2
+of max|ref| 1550 and the builtin kernels differ from XNNPACK by up to 7.0, while every GPU op is
+within 1e-5 of its own magnitude on the reference's inputs: on the 29 of 150 runs past rtol the
+executor's error is at most 2.1 times that run's sensitivity (docs/verify.md "Ill-conditioned
+outputs").
 """
 
 from __future__ import annotations
@@ -30,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 DEFAULTS = {"fp32": (1e-5, 1e-3), "fp16": (1e-4, 1e-2)}  # precision -> (atol, rtol)
+SENSITIVITY_FACTOR = 4.0  # x the run's rounding sensitivity; measured errors reach 2.1 x of it
 
 
 @dataclass(frozen=True)
@@ -40,13 +51,14 @@ class Tolerance:
     rtol: float
     label: str = ""
 
-    def bound(self, ref: np.ndarray) -> float:
-        """The largest absolute error allowed on an output whose reference value is `ref`."""
-        return self.atol + self.rtol * magnitude(ref)
+    def bound(self, ref: np.ndarray, sensitivity: float = 0.0) -> float:
+        """The largest absolute error allowed on an output whose reference value is `ref` and
+        whose rounding sensitivity on that run is `sensitivity` (0: not measured)."""
+        return self.atol + max(self.rtol * magnitude(ref), SENSITIVITY_FACTOR * sensitivity)
 
-    def failing(self, test: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    def failing(self, test: np.ndarray, ref: np.ndarray, sensitivity: float = 0.0) -> np.ndarray:
         """Boolean mask of the elements of `test` outside the bound."""
-        return abs_error(test, ref) > self.bound(ref)
+        return abs_error(test, ref) > self.bound(ref, sensitivity)
 
     def describe(self) -> str:
         """How the tolerance reads in a report."""
