@@ -17,13 +17,15 @@ def check(path: str, profile: str = "gpu-current", *, backend: str = "cl", max_d
           no_quant: bool = False, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> dict:
     """One model's record under one profile, as an entry of `gpucompat check --format json`'s
     "models": per-op placements and reasons, partitions, analyses, findings."""
+    from gpucompat.config import known_codes
     from gpucompat.errors import GpucompatError
     from gpucompat.pipeline import Task, check_one
     from gpucompat.rules import registry
 
     registry.get_with_backend(profile, backend)
     rec = check_one(Task(path, profile, backend, not no_quant, max_delegated_partitions,
-                         tuple(c.upper() for c in select), tuple(c.upper() for c in ignore)))
+                         known_codes(tuple(c.upper() for c in select), "select"),
+                         known_codes(tuple(c.upper() for c in ignore), "ignore")))
     if rec["error"]:
         raise GpucompatError(f"{path}: {rec['error']}")
     return rec
