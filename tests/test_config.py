@@ -60,7 +60,8 @@ def test_an_unknown_rule_code_is_a_usage_error_naming_it(models, tmp_path):
         assert r.stdout == ""
     r = gpucompat("check", model, "--select", "gpu,PRT1", "--format", "json")  # prefixes, any case
     assert r.returncode == 1 and {f["code"] for f in summary(r)["findings"]} == {"GPU001", "PRT101", "PRT102"}
-    for table in ("select = ['GPU', 'NOPE']", "ignore = ['XYZ1']", "[tool.gpucompat.per-path-ignores]\n'a/**' = ['GPU9']"):
+    tables = ("select = ['GPU', 'NOPE']", "ignore = ['XYZ1']", "[tool.gpucompat.per-path-ignores]\n'a/**' = ['GPU9']")
+    for table in tables:
         (tmp_path / "pyproject.toml").write_text(f"[tool.gpucompat]\n{table}\n")
         r = gpucompat("check", model, "--config", str(tmp_path / "pyproject.toml"))
         assert r.returncode == 2 and "unknown rule code" in r.stderr and r.stderr.count("\n") == 1, table
