@@ -48,11 +48,15 @@ def report(
     for key, file, field in (("fix", fix, "path"), ("verify", verify, "model")):
         if file:
             _attach(recs, later, key, file, field)
-    write_report(recs, output, protect=tuple(files) + ((after,) if after else ()), after=later)
-    typer.echo(f"wrote {output}")
     errors = [rec for rec in recs if rec["error"]]
-    for rec in errors:  # the page shows them too; one line each and exit 2, as check does
+    for rec in errors:  # one line each and exit 2, as check does
         typer.echo(printable(f"gpucompat: {rec['path']}: {rec['error']}"), err=True)
+    if len(errors) == len(recs):  # a page of errors only: nothing worth writing
+        typer.echo(f"gpucompat: {output} not written: no model could be checked", err=True)
+        raise typer.Exit(EXIT_ERROR)
+    write_report(recs, output, protect=tuple(files) + ((after,) if after else ()), after=later)
+    # the page shows the models that could not be checked too, each under its name
+    typer.echo(f"wrote {output}" + (f" ({len(errors)} of {len(recs)} models could not be checked)" if errors else ""))
     if errors:
         raise typer.Exit(EXIT_ERROR)
 
