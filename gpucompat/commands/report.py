@@ -61,6 +61,12 @@ def report(
         raise typer.Exit(EXIT_ERROR)
 
 
+# The fields of `gpucompat fix --format json` and `gpucompat verify --format json` the page shows
+_FIELDS = {"fix": ("path", "profile", "applied", "not_applied", "before", "after", "verification", "output"),
+           "verify": ("model", "precision", "runs", "inputs", "device", "reference", "test", "outputs", "passed",
+                      "first_divergent_op")}
+
+
 def _attach(recs: list[dict], later: list[dict] | None, key: str, file: str, field: str) -> None:
     """Put the JSON result in `file` under `key` of the record of the model it is about (the model
     itself or its --after version, matched by absolute path)."""
@@ -72,6 +78,9 @@ def _attach(recs: list[dict], later: list[dict] | None, key: str, file: str, fie
         target = os.path.abspath(doc[field])
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise GpucompatError(f"{file}: not a gpucompat {key} JSON result ({type(e).__name__}: {e})") from None
+    missing = [k for k in _FIELDS[key] if k not in doc]
+    if missing:  # the page draws these (reports/templates/sections.j2)
+        raise GpucompatError(f"{file}: not a gpucompat {key} JSON result (no {', '.join(map(repr, missing))})")
     for i, rec in enumerate(recs):
         paired = later[i]["path"] if later and i < len(later) else None
         if target in {os.path.abspath(p) for p in (rec["path"], paired) if p}:
