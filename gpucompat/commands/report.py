@@ -51,8 +51,7 @@ def report(
     errors = [rec for rec in recs if rec["error"]]
     for rec in errors:  # one line each and exit 2, as check does
         typer.echo(printable(f"gpucompat: {rec['path']}: {rec['error']}"), err=True)
-    if len(errors) == len(recs):  # a page of errors only: nothing worth writing
-        typer.echo(f"gpucompat: {output} not written: no model could be checked", err=True)
+    if len(errors) == len(recs):  # a page of errors only: nothing worth writing (and no "wrote" line)
         raise typer.Exit(EXIT_ERROR)
     write_report(recs, output, protect=tuple(files) + ((after,) if after else ()), after=later)
     # the page shows the models that could not be checked too, each under its name
