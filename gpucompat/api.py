@@ -19,6 +19,7 @@ def check(path: str, profile: str = "gpu-current", *, backend: str = "cl", max_d
     """One model's record under one profile, as an entry of `gpucompat check --format json`'s
     "models": per-op placements and reasons, partitions, analyses, findings; `device_families`
     (adreno, mali, apple, webgpu) adds the DEV6xx findings of public reports on those GPUs."""
+    from gpucompat.config import known_codes
     from gpucompat.errors import GpucompatError
     from gpucompat.pipeline import Task, check_one
     from gpucompat.rules import registry
@@ -26,7 +27,8 @@ def check(path: str, profile: str = "gpu-current", *, backend: str = "cl", max_d
 
     registry.get_with_backend(profile, backend)
     rec = check_one(Task(path, profile, backend, not no_quant, max_delegated_partitions,
-                         tuple(c.upper() for c in select), tuple(c.upper() for c in ignore),
+                         known_codes(tuple(c.upper() for c in select), "select"),
+                         known_codes(tuple(c.upper() for c in ignore), "ignore"),
                          device_families=parse_families(list(device_families), "device_families")))
     if rec["error"]:
         raise GpucompatError(f"{path}: {rec['error']}")

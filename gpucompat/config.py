@@ -66,7 +66,18 @@ def _names(value, where, what: str = "names") -> tuple[str, ...]:
 
 
 def _codes(value, where) -> tuple[str, ...]:
-    return tuple(v.upper() for v in _names(value, where, "rule codes or prefixes"))
+    return known_codes(tuple(v.upper() for v in _names(value, where, "rule codes or prefixes")), where)
+
+
+def known_codes(codes: tuple[str, ...], where: str) -> tuple[str, ...]:
+    """`codes` (rule codes or prefixes of them, upper case) when every one names a rule; else a
+    GpucompatError naming the unknown ones and `where` they were given."""
+    from gpucompat.rules.lint import unknown_codes
+
+    unknown = unknown_codes(codes)
+    if unknown:
+        raise GpucompatError(f"{where}: unknown rule code or prefix {', '.join(unknown)} (gpucompat rules lists them)")
+    return codes
 
 
 def _profiles(value, where) -> str:

@@ -52,7 +52,8 @@ def _negative_dim(record):
     (os.urandom(4096), "not a TFLite model"),
     (b"\x89PNG\r\n\x1a\n" + bytes(64), "PNG image"),
     (b"version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 123\n", "git lfs pull"),
-    (b"1234TFL3" + bytes(8), "not a valid TFLite flatbuffer"),
+    (b"1234TFL3" + bytes(8), "looks truncated: the file is 16 bytes"),  # its root table lies past the end
+    (b"\x08\x08\x12\x07pytorch\x1a\x032.1", "an ONNX model: convert it to .tflite"),
 ])
 def test_unreadable_files(tmp_path, content, words):
     p = tmp_path / "model.tflite"
@@ -64,7 +65,35 @@ def test_truncated_model(models, tmp_path):
     data = models.bytes("conv_relu")
     p = tmp_path / "truncated.tflite"
     p.write_bytes(data[: len(data) // 3])
-    assert_clean_error(gpucompat("check", str(p)), str(p), "")
+    r = gpucompat("check", str(p))
+    assert_clean_error(r, str(p), f"looks truncated: the file is {len(data) // 3:,} bytes, but its structure reaches")
+    assert "unpack_from" not in r.stderr
+
+
+@pytest.mark.parametrize("name, content, words", [
+    ("model.onnx", b"\x08\x07\x12\x07pytorch", "an ONNX model: convert it to .tflite first (onnx2tf"),
+    ("saved_model.pb", b"\x08\x01\x12\x05graph", "TensorFlow protocol buffer"),
+    ("model.h5", b"\x89HDF\r\n\x1a\n" + bytes(32), "a Keras model: convert it with tf.lite.TFLiteConverter"),
+    ("model.keras", b"PK\x03\x04" + bytes(32), "a Keras model"),
+    ("model.pt", b"PK\x03\x04\x00\x00archive/data.pkl", "a PyTorch model: convert it to .tflite with ai-edge-torch"),
+    ("weights.pth", b"\x80\x02}q\x00", "a PyTorch model"),
+])
+def test_other_model_formats_are_named_with_how_to_convert(tmp_path, name, content, words):
+    p = tmp_path / name
+    p.write_bytes(content)
+    assert_clean_error(gpucompat("check", str(p)), str(p), words)
+
+
+def test_report_of_a_model_that_cannot_be_read_writes_nothing(models, tmp_path):
+    bad = tmp_path / "truncated.tflite"
+    bad.write_bytes(models.bytes("conv_relu")[:100])
+    out = tmp_path / "r.html"
+    r = gpucompat("report", str(bad), "-o", str(out))
+    assert_clean_error(r, str(bad), "looks truncated")
+    assert r.stdout == "" and not out.exists()
+    r = gpucompat("report", str(bad), models.path("conv_relu"), "-o", str(out))  # the good one is reported
+    assert r.returncode == 2 and "looks truncated" in r.stderr
+    assert r.stdout.strip() == f"wrote {out} (1 of 2 models could not be checked)" and out.exists()
 
 
 def test_wrong_identifier(models, tmp_path):

@@ -51,6 +51,22 @@ def test_bad_key_is_exit_2_naming_it(models, tmp_path):
     assert r.returncode == 2 and "profiel" in r.stderr and "unknown key" in r.stderr
 
 
+def test_an_unknown_rule_code_is_a_usage_error_naming_it(models, tmp_path):
+    # a typo in --select would otherwise hide every finding and pass the gate
+    model = models.path("two_gathers")
+    for flag, value, unknown in (("--select", "NOPE999", "NOPE999"), ("--ignore", "gpu,prt9", "PRT9")):
+        r = gpucompat("check", model, flag, value)
+        assert r.returncode == 2 and unknown in r.stderr and flag in r.stderr and "Traceback" not in r.stderr
+        assert r.stdout == ""
+    r = gpucompat("check", model, "--select", "gpu,PRT1", "--format", "json")  # prefixes, any case
+    assert r.returncode == 1 and {f["code"] for f in summary(r)["findings"]} == {"GPU001", "PRT101", "PRT102"}
+    tables = ("select = ['GPU', 'NOPE']", "ignore = ['XYZ1']", "[tool.gpucompat.per-path-ignores]\n'a/**' = ['GPU9']")
+    for table in tables:
+        (tmp_path / "pyproject.toml").write_text(f"[tool.gpucompat]\n{table}\n")
+        r = gpucompat("check", model, "--config", str(tmp_path / "pyproject.toml"))
+        assert r.returncode == 2 and "unknown rule code" in r.stderr and r.stderr.count("\n") == 1, table
+
+
 def test_explicit_config_file(models, tmp_path):
     cfg = tmp_path / "elsewhere.toml"
     cfg.write_text("[tool.gpucompat]\nmax_delegated_partitions = 2\n")

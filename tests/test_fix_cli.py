@@ -71,6 +71,27 @@ def test_fixing_a_fixed_model_changes_nothing(models, tmp_path):
     assert twice.read_bytes() == once.read_bytes()
 
 
+def test_nothing_to_fix_says_so_briefly_and_writes_an_identical_copy(models, tmp_path):
+    model = models.path("stb_stride2")  # a stride-2 conv between the pair: the fold refuses it
+    out = tmp_path / "o.tflite"
+    r = gpucompat("fix", model, "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "not applied" not in r.stdout and "candidate left alone (-v lists them)" in r.stdout
+    assert f"nothing to fix; wrote an identical copy to {out}" in r.stdout
+    with open(model, "rb") as f:
+        assert out.read_bytes() == f.read()
+    r = gpucompat("fix", model, "--dry-run", "-v")
+    assert "not applied fold-space-to-batch at op#0 SPACE_TO_BATCH_ND 'SpaceToBatchND': conv stride 2" in r.stdout
+    assert r.stdout.rstrip().endswith("nothing to fix")
+
+
+def test_a_format_fix_cannot_write_is_a_usage_error(models, tmp_path):
+    for fmt in ("sarif", "github", "model-explorer"):
+        r = gpucompat("fix", models.path("stb_valid_odd"), "--dry-run", "--format", fmt)
+        assert r.returncode == 2 and "'--format'" in r.stderr and r.stdout == "", fmt
+        assert gpucompat("verify", models.path("stb_valid_odd"), "--format", fmt).returncode == 2
+
+
 def test_metadata_and_signatures_are_kept(models, tmp_path):
     out = tmp_path / "o.tflite"
     assert gpucompat("fix", models.path("stb_depthwise"), "-o", str(out)).returncode == 0

@@ -54,3 +54,17 @@ if __name__ == "__main__":
     with open(README, "w", encoding="utf-8") as f:
         f.write(BLOCK.sub(lambda m: m.group(1) + rules_table() + m.group(3), text))
     sys.exit(0)
+
+
+def test_readme_and_diff_help_agree_on_the_cost_threshold_default():
+    import click
+    import typer
+
+    from gpucompat.cli import app
+
+    diff = typer.main.get_command(app).commands["diff"]
+    [param] = [p for p in diff.params if p.name == "cost_threshold"]
+    said = re.search(r"costs \(padding, bytes\) are\s+#?\s*printed, and fail only with --cost-threshold \(no default",
+                     readme())
+    assert param.default is None and said, "README's diff comment and `diff --help` must agree"
+    assert "by default costs are printed only" in param.get_help_record(click.Context(diff))[1]

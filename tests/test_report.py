@@ -91,7 +91,7 @@ def test_hostile_strings_are_text(models, tmp_path):
     assert not page.all("img") and not page.all("svg")
     assert all(set(a) <= {"class", "id", "href", "style", "title", "role", "start", "lang", "charset", "name",
                           "content", "type", "placeholder", "aria-label", "value", "data-type", "data-key",
-                          "data-model", "open"} for _, a in page.tags)
+                          "data-model", "open", "rowspan", "colspan"} for _, a in page.tags)
 
 
 def test_thousand_ops_strip_has_one_box_per_run(models, tmp_path):
@@ -112,11 +112,11 @@ def test_before_and_after(models, tmp_path):
     assert "ops on GPU 3 / 5 3 / 3" in text
 
 
-def test_error_record_and_absent_sections(tmp_path):
+def test_error_record_and_absent_sections(models, tmp_path):
     bad = tmp_path / "bad.tflite"
     bad.write_bytes(b"version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 12\n")
-    text = " ".join(" ".join(Page(report(tmp_path, str(bad), code=2)).text).split())
-    r = gpucompat("report", str(bad), "-o", str(tmp_path / "again.html"))
+    text = " ".join(" ".join(Page(report(tmp_path, str(bad), models.path("conv_relu"), code=2)).text).split())
+    r = gpucompat("report", str(bad), models.path("conv_relu"), "-o", str(tmp_path / "again.html"))
     assert r.stderr == f"gpucompat: {bad}: is a Git LFS pointer, not the model: run `git lfs pull` to fetch it\n"
     assert "could not be checked" in text and "git lfs pull" in text
     assert "Verify" not in text and "Before and after" not in text
@@ -134,10 +134,30 @@ def test_sections_other_commands_add_are_shown_when_present():
                     "placement": "gpu", "partition": 0, "supported": True, "layer": None, "reason": None}]}
     doc = {"tool": {"version": "0"}, "models": [rec]}
     assert "Verify" not in render(doc)
-    rec["verify"] = {"max_abs_error": 0.25, "outputs": [{"name": "<out>", "passed": True}]}
-    page = Page(render(doc))
-    text = "".join(page.text)
-    assert "Verify" in text and "max_abs_error" in text and "0.25" in text and "<out>" in text
+    rec["verify"] = verify_doc("m.tflite", "<out>")
+    text = " ".join(" ".join(Page(render(doc)).text).split())
+    assert "Verify" in text and "<out>" in text
+    # numbers rounded to 3 significant digits, states in words, no field names or Python values
+    assert "<out> passed 0.25 4.06e-07 2.75e-07 atol 1e-05 + rtol 0.001 x max|ref| 1.91e-06 2" in text
+    assert "0.0669 ± 0.0313 ms on the reference" in text and "50 runs" in text
+    for raw in ("True", "None", "max_abs_error", "0.24999999999999997", "0.06686276000664293"):
+        assert raw not in text, raw
+
+
+def verify_doc(model: str, output: str) -> dict:
+    """A `gpucompat verify --format json` document (every field, with a float's full digits)."""
+    return {"schema_version": 1, "model": model, "precision": "fp32", "runs": 50, "inputs": "seeded random (seed 0)",
+            "device": "Portable Computing Language / pthread",
+            "reference": {"latency_ms": {"avg": 0.06686276000664293, "std": 0.031343292388947896},
+                          "model": "as stored", "noise_floor": "XNNPACK vs builtin kernels, first run"},
+            "test": {"latency_ms": {"avg": 0.22166271998457887, "std": 0.052585477362215825},
+                     "init_ms": 678.3305849999124},
+            "outputs": [{"index": 0, "name": output, "avg_error": 2.745896927081048e-07,
+                         "std_dev": 1.7101897938179863e-08, "max_abs_error": 0.24999999999999997,
+                         "max_ref_abs": 13.067895889282227, "max_rel_error": 4.0596929126490087e-07,
+                         "tolerance": "atol 1e-05 + rtol 0.001 x max|ref|", "noise_floor": 1.9073486328125e-06,
+                         "error_to_noise": 2.0, "passed": True}],
+            "passed": True, "first_divergent_op": None}
 
 
 def test_strip_runs_by_hand():
@@ -156,15 +176,47 @@ def test_rule_doc_markup_is_escaped():
 
 
 def test_fix_and_verify_results_are_attached_to_their_model(models, tmp_path):
-    model, fixed = models.path("gather_nd_island"), models.path("conv_relu")
+    model, fixed = models.path("two_gathers"), str(tmp_path / "fixed.tflite")
     fix = tmp_path / "fix.json"
-    fix.write_text(json.dumps({"path": model, "applied": [{"rewrite": "some-rewrite", "safety": "exact"}]}))
+    r = gpucompat("fix", model, "-o", fixed, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    fix.write_text(r.stdout)
     verify = tmp_path / "verify.json"  # about the --after model
-    verify.write_text(json.dumps({"model": fixed, "passed": True,
-                                  "outputs": [{"name": "Identity", "max_abs_error": 1.5e-07}]}))
+    verify.write_text(json.dumps(verify_doc(fixed, "Identity")))
     html = report(tmp_path, model, extra=("--after", fixed, "--fix", str(fix), "--verify", str(verify)))
     text = " ".join(" ".join(Page(html).text).split())
-    assert "Fix" in text and "some-rewrite" in text and "Verify" in text and "1.5e-07" in text
+    b, a = json.loads(fix.read_text())["before"], json.loads(fix.read_text())["after"]
+    assert b["ops_gpu"] < a["ops_gpu"] == a["ops_total"]
+    assert f"ops on GPU {b['ops_gpu']} / {b['ops_total']} {a['ops_gpu']} / {a['ops_total']}" in text  # before/after
+    assert "Applied rewrite safety nodes substitute-gather" in text and "Verify" in text
+    assert re.search(r"reference-interpreter \S.* (passed|not run)", text)
+    assert "True" not in text and "None" not in text and "failing_rewrites" not in text
     r = gpucompat("report", fixed, "-o", str(tmp_path / "x.html"), "--fix", str(fix))
     assert r.returncode == 2 and r.stderr.strip().endswith("which is not among the reported models")
     assert len(r.stderr.strip().splitlines()) == 1
+    fix.write_text(json.dumps({"path": model, "applied": []}))  # not fix's output: refused, naming what lacks
+    r = gpucompat("report", model, "-o", str(tmp_path / "y.html"), "--fix", str(fix))
+    assert r.returncode == 2 and "not a gpucompat fix JSON result (no 'profile'" in r.stderr
+
+
+def test_overview_plurals_reasons_and_shapes(models, tmp_path):
+    from ai_edge_litert.interpreter import Interpreter
+
+    paths = [models.path("rw_fp16_partial"), models.path("conv_relu"), models.path("stb_valid_odd")]
+    html = report(tmp_path, *paths, extra=("--profile", "litert-mldrift"), code=0)
+    page = Page(html)
+    text = " ".join(" ".join(page.text).split())
+    links = [a["href"] for a in page.all("a") if a.get("href", "").startswith("#model-")]
+    assert links[:3] == ["#model-1", "#model-2", "#model-3"]  # the overview table, one row per model
+    assert re.search(r"model ops on GPU delegated partitions .* findings .*rw_fp16_partial.tflite \d+ / 7", text)
+    assert "1 partition after delegation" in text and "1 partitions" not in text
+    assert not re.search(r"\b1 (partitions|node subsets|models|ops|runs)\b", text)
+    fp16, _, dynamic = ops_data(html)
+    reasons = [row[7] for row in fp16["ops"] if row[2] == "DEQUANTIZE"]
+    assert reasons and all(r.startswith("constant FP16 DEQUANTIZE") for r in reasons)  # no leaked "None: "
+    # a dynamic batch: the shape the runtime allocates, written as the terminal writes shapes
+    interpreter = Interpreter(model_path=paths[2])
+    [detail] = interpreter.get_input_details()
+    allocated = [int(d) for d in detail["shape"]]
+    assert [t[1] for t in dynamic["tensors"] if t[0] == detail["name"]] == [f"{allocated} FLOAT32"]
+    assert all("?" not in t[1] and "-1" not in t[1] for t in dynamic["tensors"])

@@ -177,3 +177,43 @@ def test_twenty_thousand_ops(browser, models, tmp_path):
     page.page.evaluate("window.dispatchEvent(new Event('afterprint'))")
     assert page.page.evaluate(rows) == 200
     assert page.dialogs == [] and page.errors == [] and page.console == []
+
+
+def test_several_models_with_fix_and_verify_fit_the_page(browser, models, tmp_path):
+    # three models with long names, a fix and a verify result: an overview table, the results as
+    # tables, and nothing wider than the window, down to a phone-sized one
+    long_dir = tmp_path / ("a_models_folder_with_a_rather_long_name_" * 3)
+    long_dir.mkdir()
+    paths = []
+    for name in ("rw_fp16_partial", "two_gathers", "conv_relu"):
+        paths.append(str(long_dir / f"{name}_exported_from_the_training_pipeline_v2.tflite"))
+        with open(paths[-1], "wb") as f:
+            f.write(models.bytes(name))
+    fixed = str(tmp_path / "fixed.tflite")
+    r = gpucompat("fix", paths[1], "-o", fixed, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    (tmp_path / "fix.json").write_text(r.stdout)
+    out = str(tmp_path / "many.html")
+    r = gpucompat("report", *paths, "-o", out, "--fix", str(tmp_path / "fix.json"))
+    assert r.returncode == 0, r.stderr
+    page = Opened(browser, out)
+    assert page.errors == [] and page.console == []
+    rows = page.page.evaluate("[...document.querySelectorAll('table.overview tbody tr')].map(r => r.cells.length)")
+    assert rows == [6, 6, 6]
+    names = page.page.evaluate("[...document.querySelectorAll('table.overview td.path a')].map(a => a.textContent)")
+    assert names == paths
+    fix_rows = page.page.evaluate(
+        "[...document.querySelectorAll('#fix-2 table')].map(t => t.tBodies[0].rows.length)")
+    assert fix_rows[0] == 6 and len(fix_rows) >= 2  # before/after, applied rewrites (and the verification)
+    widths = "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    for width in (1280, 800, 420):
+        page.page.set_viewport_size({"width": width, "height": 900})
+        scroll, client = page.page.evaluate(widths)
+        wide = page.page.evaluate("[...document.querySelectorAll('body *')].filter(e => "
+                                  "e.getBoundingClientRect().right > document.documentElement.clientWidth)"
+                                  ".map(e => e.tagName + '.' + e.className).slice(0, 5)")
+        assert scroll <= client, f"{scroll}px of content in a {client}px window: {wide}"
+        if width == 1280:
+            page.screenshot("report-many.png")
+            page.page.locator("#fix-2").screenshot(path=os.path.join(ARTIFACTS, "report-fix.png"))
+    assert page.errors == [] and page.console == []

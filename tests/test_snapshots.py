@@ -7,7 +7,8 @@ rewrite them and review the diff before committing:
     GPUCOMPAT_UPDATE_SNAPSHOTS=1 python -m pytest tests/test_snapshots.py
 
 Volatile fields are normalised: the model's directory (the command runs beside the model, which
-it names without a directory), the tool version, and the terminal width (fixed at 100 columns).
+it names without a directory) and the tool version. The output is a pipe, so it is never wrapped
+(COLUMNS is set to show that it does not matter).
 JSON and SARIF are cut to what a reader checks (summary, node subsets, rejected ops, findings,
 what-if; SARIF results with at most 5 locations each); the full documents are covered by
 tests/test_formats.py."""

@@ -49,7 +49,7 @@ class WhatIf:
             return f"{what}: the delegation still fails, 0% on GPU"
         plural = "s" if self.partitions_delegated != 1 else ""
         return (f"{what}: {self.partitions_delegated} delegated partition{plural}, "
-                f"{100 * self.share:.0f}% on GPU ({self.gain:+d} ops)")
+                f"{100 * self.share:.0f}% on GPU ({self.gain:+d} op{'' if abs(self.gain) == 1 else 's'})")
 
 
 def what_if(model, result) -> list[WhatIf]:

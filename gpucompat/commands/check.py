@@ -75,8 +75,8 @@ def check(
     for name in profiles:
         registry.get_with_backend(name, chosen_backend)
     level = cfg.pick("fail_on", fail_on.value if fail_on else None, "error")
-    chosen_select = tuple(c.upper() for c in _split(select)) if select else cfg.pick("select", None, ())
-    extra_ignore = tuple(c.upper() for c in _split(ignore)) if ignore else ()
+    chosen_select = _codes(select, "--select") if select else cfg.pick("select", None, ())
+    extra_ignore = _codes(ignore, "--ignore") if ignore else ()
     families = parse_families(device_family, "--device-family") if device_family else cfg.pick("device_family", None, ())
     tasks = [Task(path, name, chosen_backend, allow_quant=not cfg.pick("no_quant", no_quant, False),
                   max_delegated_partitions=cfg.pick("max_delegated_partitions", max_delegated_partitions, 1),
@@ -111,6 +111,16 @@ def check(
 
 def _split(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+def _codes(value: str, option: str) -> tuple[str, ...]:
+    """The rule codes or prefixes of --select / --ignore; an unknown one is a usage error (exit 2)."""
+    from gpucompat.config import known_codes
+
+    try:
+        return known_codes(tuple(c.upper() for c in _split(value)), option)
+    except GpucompatError as e:
+        raise typer.BadParameter(str(e).removeprefix(f"{option}: "), param_hint=option) from None
 
 
 def _emit(recs: list[dict], output_format: Format, output: str | None, protect: tuple[str, ...],

@@ -11,7 +11,7 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 # Every command's --config: settings come from [tool.gpucompat] (gpucompat/config.py)
 ConfigFile = Annotated[str | None, typer.Option(
-    "--config", help="Read \\[tool.gpucompat] from this pyproject.toml instead of the nearest one above the model.")]
+    "--config", help="Read [tool.gpucompat] from this pyproject.toml instead of the nearest one above the model.")]
 
 
 class Format(str, enum.Enum):
@@ -20,6 +20,15 @@ class Format(str, enum.Enum):
     sarif = "sarif"
     github = "github"
     model_explorer = "model-explorer"
+
+
+class DocumentFormat(str, enum.Enum):
+    """The formats of a command whose output is one document, not per-finding results (fix,
+    verify, diff): SARIF, GitHub annotations and Model Explorer data are check's alone, and
+    asking another command for them is a usage error."""
+
+    terminal = "terminal"
+    json = "json"
 
 
 class FailOn(str, enum.Enum):

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, FailOn, Format
+from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, DocumentFormat, FailOn
 from gpucompat.errors import GpucompatError
 
 
@@ -19,7 +19,7 @@ def diff(
     backend: Annotated[BackendChoice | None, typer.Option(help="GPU backend (default cl).")] = None,
     max_delegated_partitions: Annotated[int | None, typer.Option(help="Partitions delegated (default 1).")] = None,
     no_quant: Annotated[bool | None, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = None,
-    output_format: Annotated[Format, typer.Option("--format", help="terminal or json.")] = Format.terminal,
+    output_format: Annotated[DocumentFormat, typer.Option("--format", help="terminal or json.")] = DocumentFormat.terminal,
     fail_on: Annotated[FailOn, typer.Option(help="Lowest severity of a new finding that is a regression.")] = FailOn.error,
     cost_threshold: Annotated[float | None, typer.Option(
         min=0.0, help="Relative growth of a cost (padding waste, bytes moved) that is a regression, "
@@ -34,8 +34,6 @@ def diff(
     from gpucompat.pipeline import Task, check_one
     from gpucompat.rules import registry
 
-    if output_format not in (Format.terminal, Format.json):
-        raise GpucompatError("diff writes terminal or json output")
     cfg = configs.settings("diff", new, config)
     profile = cfg.profile(profile, registry.DEFAULT)
     task = Task("", profile, cfg.pick("backend", backend.value if backend else None, "cl"),
@@ -48,7 +46,7 @@ def diff(
     added = new_findings(*recs)
     failing = failing_findings(added, fail_on.value)
     regression = any(c.regression for c in changes) or bool(failing)
-    if output_format is Format.json:
+    if output_format is DocumentFormat.json:
         typer.echo(json.dumps({"old": old, "new": new, "profile": profile, "regression": regression,
                                "changes": [{"measure": c.measure, "old": c.old, "new": c.new, "worse": c.worse,
                                             "regression": c.regression}

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from gpucompat.commands import common
-from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, FailOn, Format
+from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, DocumentFormat, FailOn
 from gpucompat.errors import GpucompatError
 from gpucompat.output.destination import write_json
 
@@ -53,7 +53,8 @@ def fix(
     verify_on: Annotated[str | None, typer.Option(help="Also verify on litert-gpu: LiteRT's real GPU accelerator (automatic with --profile litert-mldrift; 'not run' without a Vulkan device).")] = None,
     require_gpu_proof: Annotated[bool | None, typer.Option("--require-gpu-proof", help="Exit 1 and write nothing when the real GPU did not check the output in this run (it runs there when a Vulkan device is present) and some op it delegates has a form known wrong or never measured there.")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Allow writing over the input model.")] = False,
-    output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.terminal,
+    output_format: Annotated[DocumentFormat, typer.Option("--format", help="Output format.")] = DocumentFormat.terminal,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list every candidate a rewrite left alone, and why.")] = False,
     fail_on: Annotated[FailOn | None, typer.Option(help="Exit 1 when findings of this severity remain after the fix (default never).")] = None,
     config: ConfigFile = None,
 ) -> None:
@@ -100,10 +101,10 @@ def fix(
         if any(SEVERITIES.index(f.severity) <= threshold for f in run_all(result.after)):
             status = EXIT_FINDINGS
     doc = fix_view.document(result)
-    if output_format is Format.json:
+    if output_format is DocumentFormat.json:
         write_json(doc, None)
     else:
-        from rich.console import Console
+        from gpucompat.output.console import console_for
 
-        fix_view.render(Console(highlight=False, soft_wrap=True), doc)
+        fix_view.render(console_for(), doc, verbose=verbose)
     raise typer.Exit(status)

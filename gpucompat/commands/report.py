@@ -48,13 +48,22 @@ def report(
     for key, file, field in (("fix", fix, "path"), ("verify", verify, "model")):
         if file:
             _attach(recs, later, key, file, field)
-    write_report(recs, output, protect=tuple(files) + ((after,) if after else ()), after=later)
-    typer.echo(f"wrote {output}")
     errors = [rec for rec in recs if rec["error"]]
-    for rec in errors:  # the page shows them too; one line each and exit 2, as check does
+    for rec in errors:  # one line each and exit 2, as check does
         typer.echo(printable(f"gpucompat: {rec['path']}: {rec['error']}"), err=True)
+    if len(errors) == len(recs):  # a page of errors only: nothing worth writing (and no "wrote" line)
+        raise typer.Exit(EXIT_ERROR)
+    write_report(recs, output, protect=tuple(files) + ((after,) if after else ()), after=later)
+    # the page shows the models that could not be checked too, each under its name
+    typer.echo(f"wrote {output}" + (f" ({len(errors)} of {len(recs)} models could not be checked)" if errors else ""))
     if errors:
         raise typer.Exit(EXIT_ERROR)
+
+
+# The fields of `gpucompat fix --format json` and `gpucompat verify --format json` the page shows
+_FIELDS = {"fix": ("path", "profile", "applied", "not_applied", "before", "after", "verification", "output"),
+           "verify": ("model", "precision", "runs", "inputs", "device", "reference", "test", "outputs", "passed",
+                      "first_divergent_op")}
 
 
 def _attach(recs: list[dict], later: list[dict] | None, key: str, file: str, field: str) -> None:
@@ -68,6 +77,9 @@ def _attach(recs: list[dict], later: list[dict] | None, key: str, file: str, fie
         target = os.path.abspath(doc[field])
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise GpucompatError(f"{file}: not a gpucompat {key} JSON result ({type(e).__name__}: {e})") from None
+    missing = [k for k in _FIELDS[key] if k not in doc]
+    if missing:  # the page draws these (reports/templates/sections.j2)
+        raise GpucompatError(f"{file}: not a gpucompat {key} JSON result (no {', '.join(map(repr, missing))})")
     for i, rec in enumerate(recs):
         paired = later[i]["path"] if later and i < len(later) else None
         if target in {os.path.abspath(p) for p in (rec["path"], paired) if p}:

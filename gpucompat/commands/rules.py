@@ -19,10 +19,19 @@ def rules() -> None:
 
 
 def explain(code: Annotated[str, typer.Argument(help="A rule code (GPU001) or name (unsupported-op).")]) -> None:
-    """Print one rule's documentation."""
+    """Print one rule's documentation: rendered on a terminal, as its markdown source on a pipe
+    (lossless, for a file or another tool)."""
+    from gpucompat.output.console import console_for
     from gpucompat.rules.lint import find_rule
 
     rule = find_rule(code)
     if rule is None:
         raise GpucompatError(f"no rule {code!r} (see `gpucompat rules`)")
-    typer.echo(f"# {rule.code} {rule.name} ({rule.severity})\n\n{rule.summary}\n\n{rule.doc.rstrip()}")
+    text = f"# {rule.code} {rule.name} ({rule.severity})\n\n{rule.summary}\n\n{rule.doc.rstrip()}"
+    console = console_for()
+    if not console.is_terminal:
+        typer.echo(text)
+        return
+    from rich.markdown import Markdown
+
+    console.print(Markdown(text))

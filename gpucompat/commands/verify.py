@@ -12,7 +12,7 @@ from gpucompat.commands.common import (
     EXIT_FINDINGS,
     INPUTS_HELP,
     ConfigFile,
-    Format,
+    DocumentFormat,
     InputMean,
     InputRange,
     InputStd,
@@ -61,7 +61,7 @@ def verify(
     against: Annotated[str | None, typer.Option(help="Compare with this original model instead of MODEL on the reference interpreter.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the random inputs (default 0).")] = None,
     max_memory: Annotated[str | None, typer.Option(help="Refuse a model whose tensors would need more than this (reference interpreter + executor storage, worked out from the shapes), e.g. 512M (default 2G).")] = None,
-    output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.terminal,
+    output_format: Annotated[DocumentFormat, typer.Option("--format", help="Output format.")] = DocumentFormat.terminal,
     output: Annotated[str | None, typer.Option(help="Write the output to this file (atomically) instead of stdout.")] = None,
     config: ConfigFile = None,
 ) -> None:
@@ -96,7 +96,7 @@ def verify(
     result = verify_model(model, settings)
     doc = result.record()
     protect = tuple(p for p in (model, against) if p)
-    if output_format is Format.json:
+    if output_format is DocumentFormat.json:
         write_json(doc, output, protect)
     else:
         from gpucompat.output.verify_view import render

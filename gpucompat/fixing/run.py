@@ -197,8 +197,10 @@ def verify_fix(fix: Fix, on_accelerator: bool = False, require_gpu_proof: bool =
 
 
 def write_fix(fix: Fix, output: str, in_place: bool) -> None:
-    """Write the fixed model atomically; the input is protected unless `in_place`."""
-    write_atomic(lambda out: copy_all(fix.fixed, out), output, protect=() if in_place else (fix.path,))
+    """Write the fixed model atomically; the input is protected unless `in_place`. With nothing
+    changed, the input's own bytes: an identical copy, not a re-serialisation."""
+    source = fix.fixed if fix.changed else fix.original
+    write_atomic(lambda out: copy_all(source, out), output, protect=() if in_place else (fix.path,))
     fix.output = output
 
 

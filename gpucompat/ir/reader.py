@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import struct
 from collections.abc import Callable
 
@@ -11,6 +12,7 @@ from ai_edge_litert import schema_py_generated as fb
 
 from gpucompat.errors import ModelError
 from gpucompat.ir import dtypes, litertlm, options
+from gpucompat.ir.foreign import recognise
 from gpucompat.ir.graph import Graph
 from gpucompat.ir.mapped import map_file
 from gpucompat.ir.model import Model
@@ -76,6 +78,9 @@ def sniff(path: str, raw) -> None:
         return
     if head.startswith(litertlm.MAGIC):
         raise ModelError(path, "is a LiteRT-LM bundle, not a single TFLite model")
+    foreign = recognise(path, head)
+    if foreign:
+        raise ModelError(path, f"is {foreign}")
     for magic, what in _SIGNATURES.items():
         if head.startswith(magic):
             raise ModelError(path, f"is {what}, not a TFLite model")
@@ -96,6 +101,8 @@ def from_bytes(raw, path: str = "<bytes>") -> Model:
     sniff(path, raw)
     try:
         record = unpack_model(raw, struct.unpack_from("<I", raw, 0)[0])
+    except struct.error as e:  # a read past the end: the file stops before its own structure does
+        raise ModelError(path, _truncated(len(raw), str(e))) from None
     except Exception as e:  # a corrupt flatbuffer can fail anywhere in the generated reader
         raise ModelError(path, f"is not a valid TFLite flatbuffer ({type(e).__name__}: {e})") from None
     model = Model(record, path)
@@ -103,6 +110,14 @@ def from_bytes(raw, path: str = "<bytes>") -> Model:
     _resolve_offset_buffers(model, raw, path)
     _build(model, path)
     return model
+
+
+def _truncated(size: int, detail: str) -> str:
+    """The message for a model whose flatbuffer reads past the file's end: it looks cut short (an
+    interrupted download or copy), with how far it was read beside the file's size."""
+    wanted = re.search(r"at least (\d+) bytes", detail)
+    needs = f", but its structure reaches byte {int(wanted.group(1)):,} at least" if wanted else ""
+    return f"looks truncated: the file is {size:,} bytes{needs} (an interrupted download or copy?)"
 
 
 def _resolve_offset_buffers(model: Model, raw, path: str) -> None:

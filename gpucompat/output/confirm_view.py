@@ -19,13 +19,13 @@ def terminal(results: list) -> str:
     """Both sides per model as a table, disagreements marked, then the runtime's reasons."""
     from io import StringIO
 
-    from rich.console import Console
     from rich.table import Table
 
     from gpucompat.confirm.compare import yes_no as _yes
+    from gpucompat.output.console import console_for
 
     buf = StringIO()
-    console = Console(file=buf, highlight=False, soft_wrap=True, width=120)
+    console = console_for(buf)  # text, never wrapped: the command echoes it
     for c in results:
         real, ours = c.observed, c.predicted
         console.print(f"[bold]{c.path}[/bold]  LiteRT {c.runtime.litert or '?'} GPU accelerator on "

@@ -48,15 +48,15 @@ def write_pieces(pieces: Iterable[str], output: str | None, protect: tuple[str, 
 
 
 def write_rich(draw: Callable, output: str | None, protect: tuple[str, ...] = ()) -> None:
-    """Call `draw(console)` with a rich Console on the terminal, or one recording into `output`
-    (plain text, written atomically)."""
+    """Call `draw(console)` with a rich Console on stdout, or one recording into `output` (plain
+    text, never wrapped, written atomically)."""
     from io import StringIO
 
-    from rich.console import Console
+    from gpucompat.output.console import console_for
 
     if not output:
-        draw(Console(highlight=False))
+        draw(console_for())
         return
     buf = StringIO()
-    draw(Console(file=buf, highlight=False, soft_wrap=True))
+    draw(console_for(buf))
     write_text(buf.getvalue(), output, protect)

@@ -50,8 +50,10 @@ def _verification(fix: Fix) -> dict | None:
             "inputs": fix.inputs_described or "seeded random"}
 
 
-def render(console, doc: dict) -> None:
-    """The terminal view of `document(fix)`."""
+def render(console, doc: dict, verbose: bool = False) -> None:
+    """The terminal view of `document(fix)`: what changed, how it was verified, what was written.
+    The candidates a rewrite left alone (on a model with nothing to fix, one per op the profile
+    already takes: hundreds) are counted, and listed only when `verbose`."""
     from rich.markup import escape
     from rich.table import Table
 
@@ -65,12 +67,12 @@ def render(console, doc: dict) -> None:
     table.add_row("channel padding waste", f"{b['channel_padding_waste']:.0%}", f"{a['channel_padding_waste']:.0%}")
     table.add_row("model size", f"{b['size_bytes']:,} B", f"{a['size_bytes']:,} B")
     console.print(table)
-    if not doc["applied"]:
-        console.print("nothing to fix")
     for e in doc["applied"]:
         console.print(f"  [green]applied[/green] {e['rewrite']} ({e['safety']}): {', '.join(e['nodes'])}")
-    for e in doc["not_applied"]:
+    for e in doc["not_applied"] if verbose else ():
         console.print(f"  [yellow]not applied[/yellow] {e['rewrite']} at {e['candidate']}: {e['reason']}")
+    if doc["not_applied"] and not verbose:
+        console.print(f"  {_count(len(doc['not_applied']), 'candidate')} left alone (-v lists them)")
     v = doc["verification"]
     if v is not None:
         console.print(f"  verified on: {escape(v['inputs'])}")
@@ -87,8 +89,15 @@ def render(console, doc: dict) -> None:
     _render_real_gpu(console, doc["real_gpu"])
     if doc["refusal"]:
         console.print(f"  [red]not written[/red]: {escape(doc['refusal'])}")
-    if doc["output"]:
-        console.print(f"  wrote {doc['output']}")
+    elif not doc["applied"]:  # written only when the output is another file: a pipeline expects it there
+        console.print("nothing to fix" + (f"; wrote an identical copy to {doc['output']}" if doc["output"] else ""),
+                      markup=False)
+    elif doc["output"]:
+        console.print(f"  wrote {doc['output']}", markup=False)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _render_real_gpu(console, real: dict) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gpucompat.output import html_view
 
-# Record keys other issues add (analyses, fix, verify): each is shown in its own section when present.
+# Record keys drawn in a section of their own when present (each by its macro in sections.j2).
 EXTRA_SECTIONS = (
     ("channel_padding", "Channel padding"),
     ("hotspots", "Reshape hotspots"),
@@ -21,7 +21,29 @@ def _environment():
                              autoescape=True, trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined)
     env.filters["pct"] = lambda part, whole: f"{100 * part / whole:.0f}%" if whole else "–"
+    env.filters["count"] = count
+    env.filters["num"] = number
+    env.filters["yesno"] = lambda value: "yes" if value else "no"
     return env
+
+
+def count(n: int, noun: str) -> str:
+    """`1 partition`, `2 partitions`: a number and its noun, in the right number."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def number(x) -> str:
+    """A measured value for a reader: floats to 3 significant digits, integers with thousands
+    separators, "–" for none (a value no finite number describes), words for booleans."""
+    if x is None:
+        return "–"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, int):
+        return f"{x:,}"
+    if isinstance(x, float):
+        return f"{x:.3g}"
+    return str(x)
 
 
 def _model_view(rec: dict) -> dict:

@@ -48,8 +48,10 @@ def strip_runs(rec: dict, subgraph: int) -> list[dict]:
 
 
 def _describe(t: dict) -> str:
-    dims = "×".join("?" if d < 0 else str(d) for d in t["shape"]) or "scalar"
-    return f"{dims} {t['dtype']}"
+    """A tensor's shape and type as the terminal prints them: `[1, 64, 64, 3] float32`, the shape
+    the runtime allocates (a dynamic batch is stored as 1)."""
+    shape = t.get("stored_shape", t["shape"])
+    return f"{shape} {t['dtype']}" if shape else f"scalar {t['dtype']}"
 
 
 def ops_data(rec: dict) -> dict:
@@ -70,7 +72,7 @@ def ops_data(rec: dict) -> dict:
         return out
 
     rows = [[o["subgraph"], o["index"], o.get("custom_code") or o["op"], o["opcode"], o["version"], op_kind(o),
-             o["partition"], f"{o['layer']}: {o['reason']}" if o["reason"] else "", refs(o, "inputs"),
+             o["partition"], ": ".join(p for p in (o["layer"], o["reason"]) if p), refs(o, "inputs"),
              refs(o, "outputs"), padding.get((o["subgraph"], o["index"]))] for o in rec["ops"]]
     return {"ops": rows, "tensors": tensors}
 

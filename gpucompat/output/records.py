@@ -83,12 +83,15 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None) ->
 
 
 def _tensor(t, described: dict[int, dict]) -> dict:
-    """A tensor as the op records name it: index, name, shape signature (-1 dynamic), type. A
-    tensor read by several ops is described once and the ops' lists share that record (records
-    are read, never edited in place)."""
+    """A tensor as the op records name it: index, name, shape signature (-1 dynamic), type, and
+    the shape as stored (what the runtime allocates, as the terminal prints it) where it differs
+    from the signature. A tensor read by several ops is described once and the ops' lists share
+    that record (records are read, never edited in place)."""
     d = described.get(id(t))
     if d is None:
         d = described[id(t)] = {"index": t.index, "name": t.name, "shape": list(t.signature), "dtype": t.dtype_name}
+        if t.signature != t.shape:
+            d["stored_shape"] = list(t.shape)
     return d
 
 

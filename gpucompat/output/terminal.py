@@ -6,6 +6,8 @@ markup (`_print`, `_row`)."""
 
 from __future__ import annotations
 
+import os
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -163,7 +165,8 @@ def _span(nodes: list[int]) -> str:
 
 def _render_comparison(console: Console, comparison: list[dict]) -> None:
     table = Table(title="profiles side by side", title_justify="left")
-    for col in ("model", "profile", "ops on GPU", "delegated partitions", "partitions", "delegation"):
+    _add_model_column(table, [entry["path"] for entry in comparison])
+    for col in ("profile", "ops on GPU", "delegated partitions", "partitions", "delegation"):
         table.add_column(col)
     for entry in comparison:
         for row in entry["profiles"]:
@@ -177,18 +180,38 @@ def _render_comparison(console: Console, comparison: list[dict]) -> None:
 
 
 def _render_summary(console: Console, models: list[dict]) -> None:
-    table = Table(title=f"{len(models)} models", title_justify="left")
-    for col in ("model", "ops on GPU", "computed wrongly", "delegated partitions", "findings"):
+    folder, names = _distinct_names([rec["path"] for rec in models])
+    table = Table(title=f"{len(models)} models" + (f" in {folder}" if folder else ""), title_justify="left")
+    _add_model_column(table, names)
+    for col in ("ops on GPU", "computed wrongly", "delegated partitions", "findings"):
         table.add_column(col)
-    for rec in models:
+    for rec, name in zip(models, names, strict=True):
         if rec["error"]:
-            _row(table, rec["path"], "-", "-", "-", f"error: {rec['error']}")
+            _row(table, name, "-", "-", "-", f"error: {rec['error']}")
             continue
         s = rec["summary"]
         open_findings = [f for f in rec["findings"] if not f.get("baselined")]
-        _row(table, rec["path"], f"{s['ops_gpu']}/{s['ops_total']} ({_pct(s['ops_gpu'], s['ops_total'])})",
+        _row(table, name, f"{s['ops_gpu']}/{s['ops_total']} ({_pct(s['ops_gpu'], s['ops_total'])})",
                       str(s.get("ops_wrong", 0)), str(s["partitions_delegated"]), str(len(open_findings)))
     _print(console, table)
+
+
+def _distinct_names(paths: list[str]) -> tuple[str, list[str]]:
+    """The folder every path shares (said once, in the title) and each path below it: shorter
+    names that stay as distinct as the paths are."""
+    folders = {os.path.dirname(p) for p in paths}
+    if len(paths) < 2 or any(os.path.isabs(p) != os.path.isabs(paths[0]) for p in paths):
+        return "", paths
+    common = os.path.commonpath(sorted(folders)) if all(folders) else ""
+    if not common:
+        return "", paths
+    return common + os.sep, [os.path.relpath(p, common) for p in paths]
+
+
+def _add_model_column(table: Table, names: list[str]) -> None:
+    """The model column: a name is never cut short (two models cut to the same `examples/mod…`
+    could not be told apart); on a narrow terminal it folds onto more lines instead."""
+    table.add_column("model", overflow="fold")
 
 
 def _render_subsets(console: Console, sg: dict) -> None:

@@ -74,6 +74,13 @@ def find_rule(code_or_name: str) -> Rule | None:
     return None
 
 
+def unknown_codes(prefixes: tuple[str, ...]) -> list[str]:
+    """The entries of a select or ignore list that start no rule's code: a typo there would
+    silently hide every finding (or none), so the callers refuse them."""
+    codes = [r.code for r in all_rules()]
+    return [p for p in prefixes if not any(c.startswith(p) for c in codes)]
+
+
 def selected(code: str, select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> bool:
     """ruff-style selection: a code is on when some `select` prefix matches it (or `select` is
     empty) and no `ignore` prefix at least as long matches it (the more specific prefix wins)."""
