@@ -19,6 +19,7 @@ from gpucompat.ir.mapped import FileMap, copy_all, map_open
 from gpucompat.ir.reader import map_model
 from gpucompat.ir.writer import write_atomic, write_model
 from gpucompat.placement import ModelResult, check_model
+from gpucompat.progress import status
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
 from gpucompat.rules.profile import Options, Profile
@@ -70,12 +71,13 @@ def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Opti
     weights copied file to file: memory follows the graph and the buffers a rewrite makes."""
     original = map_model(path)
     model = ir.from_bytes(original, path)
-    before, waste_before = _checked(model, profile, options)  # read only: the same model is rewritten next
-    trace = rewrite_model(model, rewrites, profile, options)
-    if not trace.applied:  # the same bytes: the same result
-        return Fix(path, original, original, trace, before, before, (waste_before, waste_before))
-    fixed = _staged(model)
-    after, waste_after = _checked(ir.from_bytes(fixed, path), profile, options)
+    with status(f"rewriting {path}"):
+        before, waste_before = _checked(model, profile, options)  # read only: the same model is rewritten next
+        trace = rewrite_model(model, rewrites, profile, options)
+        if not trace.applied:  # the same bytes: the same result
+            return Fix(path, original, original, trace, before, before, (waste_before, waste_before))
+        fixed = _staged(model)
+        after, waste_after = _checked(ir.from_bytes(fixed, path), profile, options)
     return Fix(path, original, fixed, trace, before, after, (waste_before, waste_after))
 
 
@@ -137,9 +139,10 @@ def blame(fix: Fix, rewrites: list[Rewrite], profile: Profile, options: Options)
     original = bytes(fix.original)
     guilty = []
     for rw in (r for r in rewrites if r.name in names):
-        model = ir.from_bytes(original, fix.path)
-        trace = rewrite_model(model, [rw], profile, options)
-        if trace.applied and not verify_everywhere(original, ir.to_bytes(model), trace.safeties(),
-                                                   profile.name, options, fix.samples).ok:
-            guilty.append(rw.name)
+        with status(f"the fix failed its verification: trying {rw.name} alone"):
+            model = ir.from_bytes(original, fix.path)
+            trace = rewrite_model(model, [rw], profile, options)
+            if trace.applied and not verify_everywhere(original, ir.to_bytes(model), trace.safeties(),
+                                                       profile.name, options, fix.samples).ok:
+                guilty.append(rw.name)
     return guilty or names

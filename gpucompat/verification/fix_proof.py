@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpucompat import ir
+from gpucompat.progress import status
 from gpucompat.verification import inputs, tolerance
 from gpucompat.verification.inputs import InputSpec
 from gpucompat.verification.tolerance import Tolerance, max_abs_error
@@ -253,8 +254,9 @@ def verify(original: bytes, fixed: bytes, safeties: set[str], backend: Backend |
     worst: dict[int, OutputDiff] = {}
     for k, values in enumerate(runs):
         try:
-            names, want = (backend.original_on or backend.run)(original, values)
-            _, got = backend.run(fixed, adapt(values, fixed_specs, k))
+            with status(f"verifying the fix on the {backend.name}: input set {k + 1} of {len(runs)}"):
+                names, want = (backend.original_on or backend.run)(original, values)
+                _, got = backend.run(fixed, adapt(values, fixed_specs, k))
         except NotRun as e:
             result.not_run = str(e)
             return result
