@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from not_installed import pythonpath_without
+
 INSTALL = "pip install 'gpucompat[verify]'"
 
 
@@ -17,8 +19,7 @@ INSTALL = "pip install 'gpucompat[verify]'"
 def without_pyopencl(tmp_path_factory):
     """Run `python -m gpucompat ARGS` as on an install without the extra."""
     stub = tmp_path_factory.mktemp("no-pyopencl")
-    (stub / "pyopencl.py").write_text("raise ModuleNotFoundError(\"No module named 'pyopencl'\", name='pyopencl')\n")
-    path = os.pathsep.join(p for p in (str(stub), os.environ.get("PYTHONPATH")) if p)
+    path = pythonpath_without(stub, "pyopencl")
 
     def gpucompat(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "gpucompat", *args], capture_output=True, text=True,
