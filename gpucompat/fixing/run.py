@@ -105,12 +105,13 @@ def verify_fix(fix: Fix, on_accelerator: bool = False) -> Verifications | None:
     when the fix aims at it (profile litert-mldrift); the result is kept on `fix`."""
     if fix.changed:
         original, fixed, safeties = bytes(fix.original), bytes(fix.fixed), fix.trace.safeties()
-        fix.verification = verify_everywhere(original, fixed, safeties, fix.after.profile.name, fix.after.options,
-                                             fix.samples)
-        if on_accelerator or fix.after.profile.name == ACCELERATOR_PROFILE:
-            from gpucompat.fixing import on_accelerator as litert
+        with status("verifying the fix"):  # one spinner line; each backend's step names itself on it
+            fix.verification = verify_everywhere(original, fixed, safeties, fix.after.profile.name,
+                                                 fix.after.options, fix.samples)
+            if on_accelerator or fix.after.profile.name == ACCELERATOR_PROFILE:
+                from gpucompat.fixing import on_accelerator as litert
 
-            fix.verification.results.append(verify(original, fixed, safeties, litert.backend(), fix.samples))
+                fix.verification.results.append(verify(original, fixed, safeties, litert.backend(), fix.samples))
     return fix.verification
 
 
