@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from not_installed import pythonpath_without
+from vulkan import gate
 
 INSTALL = "pip install 'gpucompat[verify]'"
 
@@ -32,6 +33,12 @@ def test_verify_says_what_to_install_in_one_line_and_exits_2(models, without_pyo
     r = without_pyopencl("verify", models.path("conv_relu"))
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.count("\n") == 1 and INSTALL in r.stderr and "Traceback" not in r.stderr
+
+
+def test_verify_on_the_real_accelerator_needs_no_extra(models, without_pyopencl):
+    r = without_pyopencl("verify", models.path("conv_relu"), "--backend", "litert-gpu", "--runs", "1")
+    gate(r)
+    assert r.returncode == 0 and "PASSED" in r.stdout, r.stderr
 
 
 def test_fix_proves_its_rewrites_on_the_reference_and_says_once_what_the_executor_needs(models, without_pyopencl,
