@@ -12,7 +12,12 @@ import sys
 import tempfile
 
 import numpy as np
-import tensorflow as tf
+
+try:
+    import tensorflow as tf
+except ModuleNotFoundError:  # pip install . does not bring it
+    sys.exit("01_build_model.py builds its model with TensorFlow's converter, which is not installed here: "
+             "pip install '.[dev]' (or pip install tensorflow-cpu), or try 02_check_api.py on the bundled models")
 
 
 def build() -> bytes:

@@ -32,7 +32,7 @@ def opencl_devices(cache_dir: str) -> dict:
 
     try:
         devices = cl_device.all_devices()
-    except GpucompatError as e:
+    except GpucompatError as e:  # pyopencl not installed (the `verify` extra), or no platform at all
         return {"error": str(e), "devices": [], "verify_device": None}
     rows, chosen = [], None
     for i, d in enumerate(devices):
@@ -47,22 +47,33 @@ def opencl_devices(cache_dir: str) -> dict:
         rows.append({"index": i, "name": cl_device.name_of(d), "kind": kind, "platform_version": d.platform.version,
                      "driver_version": d.driver_version, "works": result.works, "why": result.why,
                      "probe_seconds": result.seconds, "probe_cached": result.cached, "note": note})
-    return {"error": None if devices else "no OpenCL device found", "devices": rows,
+    failing = f"no OpenCL device passed the probe ({cl_device.NoWorkingDevice.HINT})"
+    error = None if chosen is not None else failing if devices else cl_device.NO_DEVICE
+    return {"error": error, "devices": rows,
             "verify_device": rows[chosen]["name"] if chosen is not None else None}
 
 
 def vulkan_drivers() -> dict:
-    """The Vulkan drivers `confirm` would load (the set-up's env.sh or the system's ICD files) and
-    whether their libraries are there, with how to get one. Listing is not compiling: `confirm`
-    itself says when the driver cannot run LiteRT's accelerator."""
-    from gpucompat.confirm import runner
+    """The Vulkan drivers `confirm` would load (the set-up's env.sh or the system's ICD files),
+    whether their libraries are there, how to get one, and whether `confirm` can run: listing is
+    not compiling, so when a driver's library is there a probe model is compiled on LiteRT's
+    accelerator (confirm/probe.py, about 2 s)."""
+    from gpucompat.confirm import probe, runner
+    from gpucompat.progress import status
 
     launch = runner.launcher()
     named = launch.env.get("VK_DRIVER_FILES") or launch.env.get("VK_ICD_FILENAMES")
     files = named.split(os.pathsep) if named else sorted(f for d in VULKAN_ICD_DIRS for f in glob.glob(f"{d}/*.json"))
     drivers = [_vulkan_driver(f) for f in files if f]
-    return {"setup": launch.driver, "drivers": drivers, "available": any(d["library_present"] for d in drivers),
-            "how_to_get_one": runner.NO_DEVICE_HELP.format(why="")}
+    available = any(d["library_present"] for d in drivers)
+    how = runner.NO_DEVICE_HELP.format(why="")
+    if available:
+        with status("compiling a probe model on LiteRT's GPU accelerator"):
+            confirm = probe.probe(launch).record()
+    else:
+        confirm = {"works": False, "why": how, "seconds": 0.0}
+    return {"setup": launch.driver, "drivers": drivers, "available": available, "how_to_get_one": how,
+            "confirm": confirm}
 
 
 def _vulkan_driver(path: str) -> dict:
@@ -83,13 +94,14 @@ def diagnose() -> dict:
     from gpucompat.opencl.cache import default_dir
 
     cache_dir = default_dir()
-    opencl = opencl_devices(cache_dir)
+    opencl, vulkan = opencl_devices(cache_dir), vulkan_drivers()
     return {
         "python": {"version": platform.python_version(), "executable": sys.executable,
                    "machine": f"{sys.platform} {platform.machine()}"},
         "packages": {name: _version(name) for name in PACKAGES},
         "opencl": opencl,
         "program_cache": {"directory": cache_dir, "exists": os.path.isdir(cache_dir)},
-        "vulkan": vulkan_drivers(),
+        "vulkan": vulkan,
         "verify_can_run": opencl["verify_device"] is not None,
+        "confirm_can_run": vulkan["confirm"]["works"],
     }

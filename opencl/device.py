@@ -28,9 +28,24 @@ class CLError(GpucompatError):
     """An OpenCL call that failed, with the runtime's error name and, for builds, the build log."""
 
 
+# What to install for the executor: pyopencl and the CPU OpenCL runtimes are the `verify` extra.
+INSTALL_VERIFY = "pip install 'gpucompat[verify]' (in a checkout: pip install '.[verify]')"
+
+
+class ExecutorNotInstalled(GpucompatError):
+    """pyopencl is missing: the executor's packages were not installed (the `verify` extra)."""
+
+
 def cl():
-    """pyopencl, imported on first use (check never pays for it)."""
-    import pyopencl
+    """pyopencl, imported on first use (check never pays for it); ExecutorNotInstalled, saying what
+    to install, when the `verify` extra is not installed."""
+    try:
+        import pyopencl
+    except ModuleNotFoundError as e:
+        if (e.name or "").split(".")[0] != "pyopencl":
+            raise
+        raise ExecutorNotInstalled(f"the OpenCL executor needs pyopencl, which is not installed: {INSTALL_VERIFY}") \
+            from None
     import pyopencl.cltypes  # noqa: F401  (vector argument types)
 
     return pyopencl
@@ -152,6 +167,10 @@ def _fork_guard() -> None:
     _STARTED_IN = os.getpid()
 
 
+NO_DEVICE = ("no OpenCL device found (on x86-64 Linux the `verify` extra's pocl-binary-distribution and "
+             f"intel-opencl-rt provide CPU devices: {INSTALL_VERIFY}; elsewhere install an OpenCL driver, "
+             "e.g. Debian's pocl-opencl-icd)")
+
 # Candidate kinds in the order they are tried.
 KINDS = ("GPU driver", "PoCL", "Intel CPU runtime", "other device")
 
@@ -234,9 +253,7 @@ def choose(spec: str | None = None, cache_dir: str | None = None) -> Device:
     default the program cache directory)."""
     devices = all_devices()
     if not devices:
-        raise CLError("no OpenCL device found (on x86-64 Linux gpucompat's dependencies pocl-binary-distribution and "
-                      "intel-opencl-rt provide CPU devices; elsewhere install an OpenCL driver, e.g. Debian's "
-                      "pocl-opencl-icd)")
+        raise CLError(NO_DEVICE)
     passed_over: list[str] = []
     if spec is None:
         picked, passed_over = first_working(devices, default_dir() if cache_dir is None else cache_dir)

@@ -1,10 +1,12 @@
 """`gpucompat doctor`'s account of the Vulkan driver `confirm` would load: the set-up named by
-$GPUCOMPAT_VULKAN_DIR/env.sh, each driver file with its library, and how to get one when none is
-there. (The OpenCL half is in tests/test_device_choice.py.)"""
+$GPUCOMPAT_VULKAN_DIR/env.sh, each driver file with its library, how to get one when none is
+there, and whether `confirm` can run (a probe model compiled on LiteRT's accelerator). (The OpenCL
+half is in tests/test_device_choice.py.)"""
 
 import json
 
 from cli import gpucompat
+from vulkan import without_device
 
 
 def vulkan_setup(tmp_path, monkeypatch, library: str) -> str:
@@ -25,14 +27,25 @@ def test_a_driver_whose_library_is_missing_is_no_driver_and_doctor_says_how_to_g
     assert not vk["available"] and "Mesa >= 23 lavapipe" in vk["how_to_get_one"]
     text = gpucompat("doctor").stdout
     assert f"{icd}: {tmp_path / 'libvulkan_lvp.so'} (missing)" in text
-    assert "no Vulkan driver found: " in text
+    assert "no Vulkan driver found" in text
+    assert "confirm cannot run here: no Vulkan device that LiteRT's GPU accelerator can use" in text
+    assert not doc["confirm_can_run"] and doc["vulkan"]["confirm"]["why"] == vk["how_to_get_one"]
 
 
-def test_a_driver_whose_library_is_there_is_listed_as_available(tmp_path, monkeypatch):
+def test_a_listed_driver_that_cannot_load_is_available_but_confirm_cannot_run(tmp_path, monkeypatch):
     library = tmp_path / "libvulkan_lvp.so"
     library.write_bytes(b"\x7fELF")
     vulkan_setup(tmp_path, monkeypatch, str(library))
     doc = json.loads(gpucompat("doctor", "--format", "json").stdout)
     assert doc["vulkan"]["available"] and doc["vulkan"]["drivers"][0]["library_present"]
-    assert set(doc) == {"python", "packages", "opencl", "program_cache", "vulkan", "verify_can_run"}
+    assert set(doc) == {"python", "packages", "opencl", "program_cache", "vulkan", "verify_can_run", "confirm_can_run"}
+    assert not doc["confirm_can_run"] and "Mesa >= 23 lavapipe" in doc["vulkan"]["confirm"]["why"]
+
+
+def test_doctor_says_confirm_runs_when_the_accelerator_compiles_its_probe():
+    doc = json.loads(gpucompat("doctor", "--format", "json").stdout)
+    if not doc["confirm_can_run"] and "no Vulkan device" in doc["vulkan"]["confirm"]["why"]:
+        without_device(doc["vulkan"]["confirm"]["why"])
+    assert doc["confirm_can_run"] and doc["vulkan"]["confirm"]["why"] is None
+    assert "confirm runs: LiteRT's GPU accelerator compiled a probe model" in gpucompat("doctor").stdout
     assert doc["packages"]["pyopencl"] and doc["packages"]["ai-edge-litert"]

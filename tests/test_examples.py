@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+from not_installed import pythonpath_without
+
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
 
 
@@ -24,6 +26,14 @@ def test_01_build_model(tmp_path):
     assert os.path.exists(tmp_path / "island.tflite")
     # conv | GATHER_ND | mul add tanh: the larger GPU run (3 ops) is delegated, GATHER_ND is op code 107
     assert "3 on GPU (60%)" in out and "#107" in out and "exited with 1" in out
+
+
+def test_01_without_tensorflow_says_what_to_install(tmp_path):
+    path = pythonpath_without(tmp_path, "tensorflow")
+    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "01_build_model.py"), str(tmp_path)],
+                       capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": path})
+    assert r.returncode == 1 and r.stdout == "" and "Traceback" not in r.stderr
+    assert r.stderr.count("\n") == 1 and "pip install '.[dev]'" in r.stderr
 
 
 def test_02_check_api():

@@ -1,35 +1,71 @@
 """The pre-commit hook, end to end with the real `pre-commit` tool: a model repository whose
-.pre-commit-config.yaml points at this repository (local path, current commit)."""
+.pre-commit-config.yaml points at a clone of this repository in which this commit is the release
+the README's snippet names (its `rev`, the tag of gpucompat's version); one test uses the README's
+YAML verbatim, with only the repository's URL replaced by the clone's path."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 
 import pytest
 
+import gpucompat as package
 from cli import gpucompat
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\noid sha256:" + b"0" * 64 + b"\nsize 4096\n"
+README_URL = "https://github.com/OWNER/gpucompat"
 
 
 def run(cmd: list[str], cwd: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
 
 
-class ModelRepo:
-    """A throwaway git repository using the gpucompat hook at this repository's HEAD."""
+def readme_snippet() -> str:
+    """The README's .pre-commit-config.yaml, as written there."""
+    with open(os.path.join(REPO, "README.md")) as f:
+        text = f.read()
+    section = text[text.index("## Pre-commit hook"):]
+    return re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
 
-    def __init__(self, root, cache: str, args: list[str] = ()):
+
+def release_tag() -> str:
+    """The `rev` the README's snippet names: it must be the tag of this version."""
+    rev = re.search(r"^\s*rev: (\S+)", readme_snippet(), re.M).group(1)
+    assert rev == f"v{package.__version__}", f"the README's snippet names {rev}, the version is {package.__version__}"
+    return rev
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory) -> str:
+    """Where a user hosts gpucompat: a clone of this repository with this commit tagged as the
+    release the README names (as `git tag` does when the version is released)."""
+    if shutil.which("git") is None:
+        pytest.fail("git is required")
+    path = str(tmp_path_factory.mktemp("host") / "gpucompat")
+    head = run(["git", "rev-parse", "HEAD"], REPO).stdout.strip()
+    assert run(["git", "clone", "-q", "--no-checkout", REPO, path], REPO).returncode == 0
+    assert run(["git", "tag", "-f", release_tag(), head], path).returncode == 0
+    return path
+
+
+class ModelRepo:
+    """A throwaway git repository using the gpucompat hook at the README's release of `host`, with
+    its own `args`, or the README's snippet verbatim (its URL replaced by `host`) when `args` is None."""
+
+    def __init__(self, root, cache: str, host: str, args: list[str] | None = ()):
         self.root = str(root)
         self.env = {**os.environ, "PRE_COMMIT_HOME": cache, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
                     "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-        rev = run(["git", "rev-parse", "HEAD"], REPO).stdout.strip()
         run(["git", "init", "-q"], self.root)
+        if args is None:
+            self.write(".pre-commit-config.yaml", readme_snippet().replace(README_URL, host, 1))
+            return
         hook_args = "".join(f"\n        - '{a}'" for a in args)
         self.write(".pre-commit-config.yaml",
-                   f"repos:\n  - repo: {REPO}\n    rev: {rev}\n    hooks:\n      - id: gpucompat\n"
+                   f"repos:\n  - repo: {host}\n    rev: {release_tag()}\n    hooks:\n      - id: gpucompat\n"
                    + (f"        args:{hook_args}\n" if args else ""))
 
     def write(self, name: str, data: str | bytes, stage: bool = True) -> None:
@@ -54,13 +90,11 @@ class ModelRepo:
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
     """One pre-commit cache for the module: the hook's environment is installed once."""
-    if shutil.which("git") is None:
-        pytest.fail("git is required")
     return str(tmp_path_factory.mktemp("pre-commit-home"))
 
 
-def test_compatible_passes_incompatible_fails_with_the_reason(models, tmp_path, cache):
-    repo = ModelRepo(tmp_path, cache)
+def test_compatible_passes_incompatible_fails_with_the_reason(models, tmp_path, cache, host):
+    repo = ModelRepo(tmp_path, cache, host)
     os.makedirs(tmp_path / "models")
     repo.copy(models.path("conv_relu"), "models/ok.tflite")
     r = repo.hook()
@@ -74,23 +108,23 @@ def test_compatible_passes_incompatible_fails_with_the_reason(models, tmp_path, 
     assert "models/ok.tflite" not in r.stdout  # only staged models are checked
 
 
-def test_lfs_pointer_gets_a_clear_message(tmp_path, cache):
-    repo = ModelRepo(tmp_path, cache)
+def test_lfs_pointer_gets_a_clear_message(tmp_path, cache, host):
+    repo = ModelRepo(tmp_path, cache, host)
     repo.write("model.tflite", LFS_POINTER)
     r = repo.hook()
     assert r.returncode == 1 and "Failed" in r.stdout
     assert "model.tflite: is a Git LFS pointer, not the model: run `git lfs pull` to fetch it" in r.stdout
 
 
-def test_non_models_are_not_checked(tmp_path, cache):
-    repo = ModelRepo(tmp_path, cache)
+def test_non_models_are_not_checked(tmp_path, cache, host):
+    repo = ModelRepo(tmp_path, cache, host)
     repo.write("notes.txt", "not a model")
     r = repo.hook()
     assert r.returncode == 0 and "(no files to check)Skipped" in r.stdout
 
 
-def test_baseline_fails_only_on_new_findings(models, tmp_path, cache):
-    repo = ModelRepo(tmp_path, cache, args=["--baseline", "gpucompat-baseline.json"])
+def test_the_readmes_snippet_as_written_fails_only_on_new_findings(models, tmp_path, cache, host):
+    repo = ModelRepo(tmp_path, cache, host, args=None)  # args: [--baseline, gpucompat-baseline.json]
     repo.copy(models.path("gather_nd_island"), "old.tflite")
     r = gpucompat("check", "old.tflite", "--write-baseline", "gpucompat-baseline.json", cwd=str(tmp_path))
     assert r.returncode == 1 and os.path.exists(tmp_path / "gpucompat-baseline.json")

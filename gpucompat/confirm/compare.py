@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 from gpucompat.confirm.runner import Launcher, RuntimeReport, compile_models
 from gpucompat.placement import ModelResult
+from gpucompat.progress import status
 
 PROFILE = "litert-mldrift"
 
@@ -172,7 +173,8 @@ def confirm(paths: list[str], launch: Launcher, per_model_timeout: float = 120.0
 
     models = [ir.load(p) for p in paths]
     with as_files(paths) as files:  # the runtime opens files: bundle sections get one each
-        reports = compile_models(files, launch, per_model_timeout)
+        with status(f"compiling {len(files)} model{'s' if len(files) != 1 else ''} on LiteRT's GPU accelerator"):
+            reports = compile_models(files, launch, per_model_timeout)
     for r, p in zip(reports, paths):
         r.path = p
     profile, options = registry.get(PROFILE), Options(backend="webgpu")

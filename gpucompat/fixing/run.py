@@ -19,6 +19,7 @@ from gpucompat.ir.mapped import FileMap, copy_all, map_open
 from gpucompat.ir.reader import map_model
 from gpucompat.ir.writer import write_atomic, write_model
 from gpucompat.placement import ModelResult, check_model
+from gpucompat.progress import status
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
 from gpucompat.rules.profile import Options, Profile
@@ -96,12 +97,14 @@ def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Opti
     weights copied file to file: memory follows the graph and the buffers a rewrite makes."""
     original = map_model(path)
     model = ir.from_bytes(original, path)
-    before, waste_before = _checked(model, profile, options)  # read only: the same model is rewritten next
-    model, trace, unproven = rewrite_guarded(original, model, rewrites, profile, options)
-    if not trace.applied:  # the same bytes: the same result
-        return Fix(path, original, original, trace, before, before, (waste_before, waste_before), unproven=unproven)
-    fixed = _staged(model)
-    after, waste_after = _checked(ir.from_bytes(fixed, path), profile, options)
+    with status(f"rewriting {path}"):
+        before, waste_before = _checked(model, profile, options)  # read only: the same model is rewritten next
+        model, trace, unproven = rewrite_guarded(original, model, rewrites, profile, options)
+        if not trace.applied:  # the same bytes: the same result
+            return Fix(path, original, original, trace, before, before, (waste_before, waste_before),
+                       unproven=unproven)
+        fixed = _staged(model)
+        after, waste_after = _checked(ir.from_bytes(fixed, path), profile, options)
     return Fix(path, original, fixed, trace, before, after, (waste_before, waste_after), unproven=unproven)
 
 
@@ -187,12 +190,13 @@ def verify_fix(fix: Fix, on_accelerator: bool = False, require_gpu_proof: bool =
         fix.verification = Verifications([verify(model, model, {"exact"}, litert.backend(), fix.samples)])
     if fix.changed:
         original, fixed, safeties = bytes(fix.original), bytes(fix.fixed), fix.trace.safeties()
-        fix.verification = verify_everywhere(original, fixed, safeties, fix.after.profile.name, fix.after.options,
-                                             fix.samples)
-        if on_accelerator or fix.after.profile.name == ACCELERATOR_PROFILE:
-            from gpucompat.fixing import on_accelerator as litert
+        with status("verifying the fix"):  # one spinner line; each backend's step names itself on it
+            fix.verification = verify_everywhere(original, fixed, safeties, fix.after.profile.name,
+                                                 fix.after.options, fix.samples)
+            if on_accelerator or fix.after.profile.name == ACCELERATOR_PROFILE:
+                from gpucompat.fixing import on_accelerator as litert
 
-            fix.verification.results.append(verify(original, fixed, safeties, litert.backend(), fix.samples))
+                fix.verification.results.append(verify(original, fixed, safeties, litert.backend(), fix.samples))
     return fix.verification
 
 
@@ -242,9 +246,10 @@ def blame(fix: Fix, rewrites: list[Rewrite], profile: Profile, options: Options)
     original = bytes(fix.original)
     guilty = []
     for rw in (r for r in rewrites if r.name in names):
-        model = ir.from_bytes(original, fix.path)
-        trace = rewrite_model(model, [rw], profile, options)
-        if trace.applied and not verify_everywhere(original, ir.to_bytes(model), trace.safeties(),
-                                                   profile.name, options, fix.samples).ok:
-            guilty.append(rw.name)
+        with status(f"the fix failed its verification: trying {rw.name} alone"):
+            model = ir.from_bytes(original, fix.path)
+            trace = rewrite_model(model, [rw], profile, options)
+            if trace.applied and not verify_everywhere(original, ir.to_bytes(model), trace.safeties(),
+                                                       profile.name, options, fix.samples).ok:
+                guilty.append(rw.name)
     return guilty or names

@@ -13,7 +13,21 @@ from ai_edge_litert import schema_py_generated as fb
 
 from gpucompat.ir import dtypes
 from gpucompat.ir.graph import Graph
+from gpucompat.ir.model import Model
 from gpucompat.ir.nodes import Op, OpCode, Tensor
+
+
+def empty_model() -> tuple[Model, Graph]:
+    """A new model with one empty subgraph (no tensors, ops, inputs or outputs), and that subgraph."""
+    record = fb.ModelT()
+    record.version = 3
+    record.operatorCodes, record.buffers = [], [fb.BufferT()]
+    model = Model(record)
+    sub = fb.SubGraphT()
+    record.subgraphs = [sub]
+    graph = Graph(sub, model)
+    model.graphs.append(graph)
+    return model, graph
 
 
 def tensor(graph: Graph, name: str, shape: Sequence[int], dtype: int,

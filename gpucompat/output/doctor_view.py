@@ -1,5 +1,5 @@
 """`gpucompat doctor`'s terminal view: versions, the OpenCL devices in the order verify tries them
-with their probes, the program cache, the Vulkan drivers."""
+with their probes, the program cache, the Vulkan drivers and whether confirm can run on them."""
 
 from __future__ import annotations
 
@@ -11,18 +11,14 @@ def terminal(report: dict) -> str:
     py, cl, vk = report["python"], report["opencl"], report["vulkan"]
     lines = [f"Python {py['version']} ({py['machine']}): {py['executable']}"]
     lines += [f"  {name} {version or 'not installed'}" for name, version in report["packages"].items()]
-    lines.append("OpenCL devices, in the order verify tries them:")
+    if cl["devices"]:
+        lines.append("OpenCL devices, in the order verify tries them:")
     for d in cl["devices"]:
         probe = "probe passed" if d["works"] else "probe failed"
         timing = "kept from an earlier run" if d["probe_cached"] else f"{d['probe_seconds']:.2f} s"
         lines.append(f"  {d['index']}: {d['name']} [{d['kind']}, driver {d['driver_version']}] {probe} ({timing})")
         lines.append(f"     {d['note']}")
-    if cl["error"]:
-        lines.append(f"  {cl['error']}")
-    lines.append(f"verify uses: {cl['verify_device']}" if cl["verify_device"] else
-                 "verify cannot run: no OpenCL device passed the probe (on x86-64 Linux `pip install "
-                 "intel-opencl-rt intel-cmplr-lib-rt` adds Intel's CPU runtime; elsewhere install an OpenCL "
-                 "driver, e.g. Debian's pocl-opencl-icd)")
+    lines.append(f"verify uses: {cl['verify_device']}" if cl["verify_device"] else f"verify cannot run: {cl['error']}")
     lines.append(f"program cache: {report['program_cache']['directory']}"
                  f"{'' if report['program_cache']['exists'] else ' (not created yet)'}")
     lines.append(f"Vulkan for confirm ({vk['setup']}):")
@@ -30,5 +26,8 @@ def terminal(report: dict) -> str:
         lines.append(f"  {d['file']}: {d['library'] or 'no library named'}"
                      f"{'' if d['library_present'] else ' (missing)'}")
     if not vk["available"]:
-        lines.append(f"  no Vulkan driver found: {vk['how_to_get_one']}")
+        lines.append("  no Vulkan driver found")
+    probe = vk["confirm"]
+    lines.append(f"confirm runs: LiteRT's GPU accelerator compiled a probe model ({probe['seconds']:.1f} s)"
+                 if probe["works"] else f"confirm cannot run here: {probe['why']}")
     return "\n".join(printable(line) for line in lines) + "\n"

@@ -79,7 +79,7 @@ def render(console, doc: dict, verbose: bool = False) -> None:
     for b in v["backends"] if v is not None else ():
         worst = max((o["max_abs_diff"] for o in b["outputs"]), default=0.0)
         if b["not_run"]:
-            console.print(f"  verification on the {b['backend']}: [yellow]not run[/yellow]: {b['not_run']}")
+            console.print(f"  verification on the {b['backend']}: [yellow]not run[/yellow]: {escape(b['not_run'])}")
             continue
         state = "[green]passed[/green]" if b["ok"] else "[red]FAILED[/red]"
         console.print(f"  verification on the {b['backend']} ({b['tolerance']}): {state}, "

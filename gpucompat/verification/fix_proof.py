@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpucompat import ir
+from gpucompat.progress import status
 from gpucompat.verification import inputs, tolerance
 from gpucompat.verification.inputs import InputSpec
 from gpucompat.verification.tolerance import Tolerance, max_abs_error
@@ -251,25 +252,27 @@ def verify(original: bytes, fixed: bytes, safeties: set[str], backend: Backend |
         return result
     runs = samples if samples is not None else inputs.seeded(specs, SEED, RUNS)
     worst: dict[int, OutputDiff] = {}
-    for k, values in enumerate(runs):
-        try:
-            names, want = (backend.original_on or backend.run)(original, values)
-            _, got = backend.run(fixed, adapt(values, fixed_specs, k))
-        except NotRun as e:
-            result.not_run = str(e)
-            return result
-        except Exception as e:  # the runtime's own error text is the finding
-            result.error = f"{type(e).__name__}: {e}"
-            return result
-        if len(got) != len(want):
-            result.error = f"the fixed model has {len(got)} outputs, the original {len(want)}"
-            return result
-        for i, (name, a, b) in enumerate(zip(names, want, got)):
-            if a.shape != b.shape:
-                result.error = f"output {name!r} has shape {b.shape}, the original {a.shape}"
+    with status(f"verifying the fix on the {backend.name}") as step:
+        for k, values in enumerate(runs):
+            step.say(f"verifying the fix on the {backend.name}: input set {k + 1} of {len(runs)}")
+            try:
+                names, want = (backend.original_on or backend.run)(original, values)
+                _, got = backend.run(fixed, adapt(values, fixed_specs, k))
+            except NotRun as e:
+                result.not_run = str(e)
                 return result
-            diff, bound = max_abs_error(b, a), tol.bound(a)
-            if i not in worst or diff - bound > worst[i].max_abs_diff - worst[i].bound:
-                worst[i] = OutputDiff(name, diff, bound)
+            except Exception as e:  # the runtime's own error text is the finding
+                result.error = f"{type(e).__name__}: {e}"
+                return result
+            if len(got) != len(want):
+                result.error = f"the fixed model has {len(got)} outputs, the original {len(want)}"
+                return result
+            for i, (name, a, b) in enumerate(zip(names, want, got)):
+                if a.shape != b.shape:
+                    result.error = f"output {name!r} has shape {b.shape}, the original {a.shape}"
+                    return result
+                diff, bound = max_abs_error(b, a), tol.bound(a)
+                if i not in worst or diff - bound > worst[i].max_abs_diff - worst[i].bound:
+                    worst[i] = OutputDiff(name, diff, bound)
     result.outputs = [worst[i] for i in sorted(worst)]
     return result

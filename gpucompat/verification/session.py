@@ -15,6 +15,7 @@ import numpy as np
 
 from gpucompat import ir
 from gpucompat.errors import GpucompatError
+from gpucompat.progress import status
 from gpucompat.verification import budget, inputs, sensitivity, tolerance
 from gpucompat.verification.comparison import OutputStats, ShapeMismatch
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
@@ -141,42 +142,46 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
         if whole:
             where = ["gpu"] * len(where)  # the accelerator took every op
     else:
-        runtime = open_runtime(settings, data) if "gpu" in where else None
-        try:
-            runner = HybridRunner(model, by_subgraph[0], runtime, called=by_subgraph)
-        except UnsupportedOp as e:
-            raise GpucompatError(f"{path}: the executor cannot run it: {e}") from None
+        with status("opening the OpenCL device and building the executor's programs"):
+            runtime = open_runtime(settings, data) if "gpu" in where else None
+            try:
+                runner = HybridRunner(model, by_subgraph[0], runtime, called=by_subgraph)
+            except UnsupportedOp as e:
+                raise GpucompatError(f"{path}: the executor cannot run it: {e}") from None
         device = runtime.device.name if runtime else "none (every op runs on the CPU)"
         init_s, run_test, timed = runner.init_s, runner.run, True
     forbid_flips = settings.precision == "fp16" and not settings.allow_class_flips
     outputs = [OutputStats(i, t.name, settings.tolerance(i, t.name), task=TaskStats(classifier_like(t)),
                            forbid_flips=forbid_flips) for i, t in enumerate(graph.outputs)]
     ref_ms, test_ms, pending, first_ref = [], [], [], None
-    for run, feeds in enumerate(all_feeds):
-        t0 = time.perf_counter()
-        ref = run_reference(reference, _adapted(feeds, reference))
-        t1 = time.perf_counter()
-        got = run_test(feeds)
-        t2 = time.perf_counter()
-        ref_ms.append((t1 - t0) * 1e3)
-        first_ref = ref if first_ref is None else first_ref
-        if timed:
-            test_ms.append((t2 - t1) * 1e3)
-        over = []
-        for stats, g, r in zip(outputs, got, ref):
-            t = graph.outputs[stats.index]
-            try:
-                g, r = _as_float(t, g), _as_float(t, r)
-                if not stats.add(g, r):
-                    over.append((stats, g, r))
-            except ShapeMismatch as e:
-                raise GpucompatError(f"{path}: {e} (the model declares {t.shape})") from None
-        pending += _judge_nudged(reference, graph, feeds, run, over)
+    with status("comparing with the reference interpreter") as step:
+        for run, feeds in enumerate(all_feeds):
+            step.say(f"comparing with the reference interpreter: run {run + 1} of {len(all_feeds)}")
+            t0 = time.perf_counter()
+            ref = run_reference(reference, _adapted(feeds, reference))
+            t1 = time.perf_counter()
+            got = run_test(feeds)
+            t2 = time.perf_counter()
+            ref_ms.append((t1 - t0) * 1e3)
+            first_ref = ref if first_ref is None else first_ref
+            if timed:
+                test_ms.append((t2 - t1) * 1e3)
+            over = []
+            for stats, g, r in zip(outputs, got, ref):
+                t = graph.outputs[stats.index]
+                try:
+                    g, r = _as_float(t, g), _as_float(t, r)
+                    if not stats.add(g, r):
+                        over.append((stats, g, r))
+                except ShapeMismatch as e:
+                    raise GpucompatError(f"{path}: {e} (the model declares {t.shape})") from None
+            pending += _judge_nudged(reference, graph, feeds, run, over)
     del reference  # the builtin kernels' interpreter takes its place: the budget counts one at a time
-    builtin = _builtin(ref_bytes, ref_path)
-    noise = _noise_floor(builtin, graph, outputs, all_feeds[0], first_ref)
-    first_bad = _judge_builtin(builtin, graph, all_feeds, pending)
-    del builtin
+    with status("measuring the reference interpreter's noise floor"):
+        builtin = _builtin(ref_bytes, ref_path)
+        noise = _noise_floor(builtin, graph, outputs, all_feeds[0], first_ref)
+        first_bad = _judge_builtin(builtin, graph, all_feeds, pending)
+        del builtin
     result = VerifyResult(path, settings, device, outputs, ref_ms, test_ms, init_s * 1e3, where.count("gpu"),
                           len(where), runs=len(all_feeds), noise_kernels=noise,
                           reference_kind="; ".join(changes) or "as stored",
@@ -185,12 +190,14 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     if settings.localize and first_bad is not None and runtime is not None and not settings.against:
         from gpucompat.verification.localize import first_divergent_op
 
-        result.first_divergent_op = first_divergent_op(model, ref_bytes, by_subgraph, runtime, all_feeds[first_bad],
-                                                       settings)
+        with status("looking for the first op whose output diverges"):
+            result.first_divergent_op = first_divergent_op(model, ref_bytes, by_subgraph, runtime,
+                                                           all_feeds[first_bad], settings)
     elif settings.localize and first_bad is not None and settings.backend == "litert-gpu" and not settings.against:
         from gpucompat.confirm.accelerator_localize import first_divergent_op as on_accelerator
 
-        result.first_divergent_op = on_accelerator(data, all_feeds[first_bad], settings)
+        with status("looking for the first op whose output diverges on LiteRT's GPU accelerator"):
+            result.first_divergent_op = on_accelerator(data, all_feeds[first_bad], settings)
     return result
 
 
@@ -284,8 +291,9 @@ def _on_accelerator(path: str, graph: ir.Graph, all_feeds: list[list[np.ndarray]
     from gpucompat.confirm.runner import launcher
 
     t0 = time.perf_counter()
-    run = run_on_accelerator(path, all_feeds, [t.index for t in graph.inputs], [t.index for t in graph.outputs],
-                             precision=precision, partly=True)
+    with status(f"running {len(all_feeds)} input sets on LiteRT's GPU accelerator (the first compiles its shaders)"):
+        run = run_on_accelerator(path, all_feeds, [t.index for t in graph.inputs], [t.index for t in graph.outputs],
+                                 precision=precision, partly=True)
     results = iter(run.outputs)
     kind = "fp32" if precision == "fp32" else "fp16 (its default precision)"
     whole = "" if run.fully_accelerated else ", partly delegated: the other ops on LiteRT's CPU"

@@ -21,19 +21,12 @@ SUBGRAPH_FIELDS = ("condSubgraphIndex", "bodySubgraphIndex", "thenSubgraphIndex"
 
 def cut(ops: list[ir.Op], inputs: list[ir.Tensor], outputs: list[ir.Tensor]) -> bytes:
     """A model running `ops` (in order) from `inputs` to `outputs`."""
-    from ai_edge_litert import schema_py_generated as fb
+    from gpucompat.ir.build import empty_model
 
     for op in ops:
         if any(getattr(op.options, f, None) is not None for f in SUBGRAPH_FIELDS):
             raise GpucompatError(f"op#{op.index} {op.name} calls another subgraph; control flow cannot be cut out")
-    record = fb.ModelT()
-    record.version = 3
-    record.operatorCodes, record.buffers = [], [fb.BufferT()]
-    model = ir.Model(record)
-    sub = fb.SubGraphT()
-    record.subgraphs = [sub]
-    graph = ir.Graph(sub, model)
-    model.graphs.append(graph)
+    model, graph = empty_model()
     fresh: dict[int, ir.Tensor] = {}
 
     def own(t: ir.Tensor | None) -> ir.Tensor | None:

@@ -1,0 +1,67 @@
+"""Can `confirm` run here? A listed Vulkan driver is not proof (Debian bookworm's Mesa 22 lavapipe
+is listed but lacks what LiteRT's accelerator requires), so the answer is a real compilation: one
+ADD of two [1, 8, 8, 4] float tensors, which the accelerator delegates wherever it works at all."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpucompat.errors import GpucompatError
+
+TIMEOUT = 60.0  # seconds: a software driver compiles the probe in a few
+
+
+@dataclass
+class ConfirmProbe:
+    """Whether LiteRT's accelerator compiled the probe model on GPU, why not, and how long it took."""
+
+    works: bool
+    why: str | None
+    seconds: float
+
+    def record(self) -> dict:
+        """JSON form."""
+        return {"works": self.works, "why": self.why, "seconds": round(self.seconds, 2)}
+
+
+def probe_model() -> bytes:
+    """The probe: output = input + a constant, one delegable ADD."""
+    from gpucompat import ir
+    from gpucompat.ir import build, dtypes
+
+    model, graph = build.empty_model()
+    x = build.tensor(graph, "input", (1, 8, 8, 4), dtypes.from_numpy(np.dtype(np.float32)))
+    y = build.tensor(graph, "output", (1, 8, 8, 4), x.dtype)
+    bias = build.constant(graph, "bias", np.full((1, 8, 8, 4), 0.5, np.float32))
+    graph.ops.append(build.operator(graph, "ADD", [x, bias], [y]))
+    graph.inputs, graph.outputs = [x], [y]
+    graph.link()
+    return ir.to_bytes(model)
+
+
+def probe(launch) -> ConfirmProbe:
+    """Compile the probe model on the accelerator with `launch` (runner.Launcher): it works when
+    the GPU delegate took the ADD; otherwise the runtime's reason (for a missing device, what to
+    install)."""
+    from gpucompat.confirm import runner
+
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="gpucompat-probe-") as tmp:
+        path = os.path.join(tmp, "probe.tflite")
+        with open(path, "wb") as f:
+            f.write(probe_model())
+        try:
+            report = runner.compile_models([path], launch, TIMEOUT)[0]
+        except GpucompatError as e:
+            return ConfirmProbe(False, str(e), time.monotonic() - start)
+    seconds = time.monotonic() - start
+    if not report.compiled:
+        return ConfirmProbe(False, f"the probe model did not compile: {report.error}", seconds)
+    if not sum(report.facts.gpu_ops.values()):
+        return ConfirmProbe(False, "the accelerator compiled the probe model but put no op on the GPU", seconds)
+    return ConfirmProbe(True, None, seconds)

@@ -1,0 +1,58 @@
+"""Progress on long steps: a spinner line on stderr when stderr is a terminal (a pty here), erased
+when the step ends; nothing at all on stderr when it is a pipe, and the same result on stdout."""
+
+import os
+import pty
+import select
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.opencl  # a cold verify builds the executor's OpenCL programs
+
+
+def verify_args(models, cache_dir) -> list[str]:
+    """A cold verify (an empty program cache): the kernel builds take seconds."""
+    return [sys.executable, "-m", "gpucompat", "verify", models.path("conv_relu"), "--runs", "2",
+            "--cache-dir", str(cache_dir), "--format", "json"]
+
+
+def on_a_terminal(argv: list[str]) -> tuple[str, str, int]:
+    """Run `argv` with stderr on a pseudo-terminal and stdout on a pipe: (what the terminal got,
+    stdout, exit code)."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=slave, env={**os.environ, "TERM": "xterm"})
+    os.close(slave)
+    drawn = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            drawn += chunk
+        elif proc.poll() is not None:
+            break
+    out = proc.stdout.read()
+    proc.wait(timeout=300)
+    os.close(master)
+    return drawn.decode("utf-8", "replace"), out.decode(), proc.returncode
+
+
+def test_a_terminal_sees_what_runs_and_the_line_is_erased(models, tmp_path):
+    drawn, out, code = on_a_terminal(verify_args(models, tmp_path / "cold"))
+    assert code == 0, drawn
+    assert "building the executor's programs" in drawn
+    assert "comparing with the reference interpreter: run 2 of 2" in drawn
+    assert drawn.endswith("\x1b[2K") and "\x1b[?25h" in drawn  # the last thing drawn erases the line; cursor back
+    assert '"passed": true' in out
+
+
+def test_a_pipe_gets_nothing_extra(models, tmp_path):
+    r = subprocess.run(verify_args(models, tmp_path / "cold"), capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stderr == ""
+    assert '"passed": true' in r.stdout
