@@ -21,6 +21,7 @@ from gpucompat.ir.writer import write_atomic, write_model
 from gpucompat.placement import ModelResult, check_model
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
+from gpucompat.rewrites.freeze_shapes import FreezeShapes
 from gpucompat.rules.profile import Options, Profile
 from gpucompat.verification.fix_proof import Verifications, verify, verify_everywhere
 
@@ -42,6 +43,7 @@ class Fix:
     output: str | None = None
     samples: list | None = None  # representative inputs to verify on (input values per run); None: seeded
     inputs_described: str | None = None  # what `samples` are (sample_inputs.Samples.description)
+    advice: list[str] | None = None  # what the user must say for the rewrites left out to run
 
     @property
     def changed(self) -> bool:
@@ -73,10 +75,33 @@ def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Opti
     before, waste_before = _checked(model, profile, options)  # read only: the same model is rewritten next
     trace = rewrite_model(model, rewrites, profile, options)
     if not trace.applied:  # the same bytes: the same result
-        return Fix(path, original, original, trace, before, before, (waste_before, waste_before))
+        return Fix(path, original, original, trace, before, before, (waste_before, waste_before),
+                   advice=shape_advice(model, before, rewrites))
     fixed = _staged(model)
-    after, waste_after = _checked(ir.from_bytes(fixed, path), profile, options)
-    return Fix(path, original, fixed, trace, before, after, (waste_before, waste_after))
+    fixed_model = ir.from_bytes(fixed, path)
+    after, waste_after = _checked(fixed_model, profile, options)
+    return Fix(path, original, fixed, trace, before, after, (waste_before, waste_after),
+               advice=shape_advice(fixed_model, after, rewrites))
+
+
+def shape_advice(model: ir.Model, result: ModelResult, rewrites: list[Rewrite]) -> list[str]:
+    """What to pass when the shapes keep the model off the GPU and freeze-shapes, which changes
+    the model's input signature and so runs only when asked, was not asked for: a subgraph gated
+    by a dynamic tensor, or an op the interpreter cannot prepare at the stored input shapes."""
+    if any(r.name == FreezeShapes.name for r in rewrites) or not model.graphs:
+        return []
+    why = [f"subgraph {s.index}: {s.gate}" for s in result.subgraphs if s.gate]
+    if result.prepare_failure is not None:
+        f = result.prepare_failure
+        why.append(f"op#{f.index} {f.op} cannot be prepared at the stored input shapes ({f.reason})")
+    if not why:
+        return []
+    dynamic = [t for t in model.graphs[0].inputs if t is not None and t.is_dynamic]
+    named = " ".join(f"--input-shape {t.name}=" + ",".join("N" if d < 0 else str(d) for d in t.signature)
+                     for t in dynamic) or "--input-shape NAME=d0,d1,..."
+    return [*why, f"freeze-shapes makes every shape static but changes the model's input signature, so it runs "
+                  f"only when asked: pass {named} (the shape the app feeds, N for each dynamic dimension)"
+                  + ("" if result.prepare_failure is not None else ", or --unsafe-fixes (batch 1)")]
 
 
 def _checked(model: ir.Model, profile: Profile, options: Options) -> tuple[ModelResult, float]:

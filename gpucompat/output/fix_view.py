@@ -29,6 +29,7 @@ def document(fix: Fix) -> dict:
         "after": summary(fix.after, fix.fixed, fix.padding[1]),
         "verification": _verification(fix),
         "output": fix.output,
+        "advice": fix.advice or [],
     }
 
 
@@ -55,7 +56,9 @@ def render(console, doc: dict) -> None:
     table.add_row("model size", f"{b['size_bytes']:,} B", f"{a['size_bytes']:,} B")
     console.print(table)
     if not doc["applied"]:
-        console.print("nothing to fix")
+        console.print("nothing fixed: the shapes keep the model off the GPU" if doc["advice"] else "nothing to fix")
+    for line in doc["advice"]:
+        console.print(f"  [yellow]needs a shape[/yellow] {escape(line)}")
     for e in doc["applied"]:
         console.print(f"  [green]applied[/green] {e['rewrite']} ({e['safety']}): {', '.join(e['nodes'])}")
     for e in doc["not_applied"]:
