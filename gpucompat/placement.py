@@ -159,10 +159,13 @@ def _apply_failures(model: Model, result: ModelResult) -> None:
     does a custom op the runtime does not register ("Encountered unresolved custom op"); before
     either, its model loader refuses variable tensors.
     Under every profile: an op the interpreter cannot prepare at the stored input shapes
-    (gpucompat/prepare.py) stops the model before any delegate sees it; nothing runs at all.
+    (gpucompat/prepare.py) stops the model before any delegate sees it; nothing runs at all. Under
+    a profile that crashes on them, so does an op whose output has no elements.
     """
     profile = result.profile
-    result.prepare_failure = prepare_failure(model.graphs[0]) if model.graphs else None
+    found = prepare_failure(model.graphs[0]) if model.graphs else None
+    result.prepare_failure = found if found is not None and (not found.empty or profile.crashes_on_empty_tensors) \
+        else None
     unresolved = _unresolved_custom_op(model, profile)
     variable = None if profile.loads_variable_tensors else next(
         (t for g in model.graphs for t in g.tensors if t.is_variable), None)
@@ -186,6 +189,10 @@ def _apply_failures(model: Model, result: ModelResult) -> None:
     elif unresolved is not None:
         result.failure = (f"custom op {unresolved!r} is not registered in the runtime: the model cannot be "
                           f"loaded at all (Encountered unresolved custom op)")
+    elif result.prepare_failure is not None and result.prepare_failure.empty:
+        f = result.prepare_failure
+        result.failure = (f"op#{f.index} {f.op} in subgraph {f.subgraph} has an output without elements at the "
+                          f"stored input shapes ({f.reason}): the GPU accelerator crashes compiling the model")
     elif result.prepare_failure is not None:
         f = result.prepare_failure
         result.failure = (f"op#{f.index} {f.op} in subgraph {f.subgraph} cannot be prepared at the stored input "

@@ -19,7 +19,9 @@ that needs a value only known at run time. Nothing downstream of an unknown shap
 Failures reported are the ones a kernel's Prepare refuses: a spatial window that yields
 a negative output size (padding.h ComputeOutSize; 0 is accepted), operands that do not
 broadcast, a RESHAPE or FULLY_CONNECTED whose element counts do not divide, CONCATENATION
-operands that differ off the axis.
+operands that differ off the axis. An output with no elements (a window that fits exactly
+nowhere: width 0) is reported apart: the interpreter prepares it, and LiteRT's GPU accelerator
+then crashes compiling the model (SIGFPE, observed with ai-edge-litert 2.3.0).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class PrepareFailure:
     op: str
     reason: str
     dynamic_inputs: tuple[str, ...] = ()  # the inputs with a dynamic dimension, stored at a placeholder
+    empty: bool = False  # prepare passes, but the op's output has no elements (see prepare_failure)
 
     @property
     def runtime_message(self) -> str:
@@ -57,9 +60,13 @@ class PrepareFailure:
 
 
 def prepare_failure(graph: Graph) -> PrepareFailure | None:
-    """The first op of `graph`, in plan order, whose Prepare fails at the stored input shapes
-    (None when every op whose shapes are known prepares)."""
+    """The first op of `graph`, in plan order, whose Prepare fails at the stored input shapes;
+    when every op whose shapes are known prepares, the first one whose output has no elements
+    although its inputs have some (`empty`: a VALID window exactly as wide as its input allows
+    gives width 0, which prepare accepts); None when neither happens."""
     shapes: dict[int, Shape | None] = {id(t): t.shape for t in graph.inputs if t is not None}
+    dynamic = tuple(t.name for t in graph.inputs if t is not None and t.is_dynamic)
+    first_empty: PrepareFailure | None = None
 
     def shape(t: Tensor | None) -> Shape | None:
         if t is None:
@@ -76,14 +83,18 @@ def prepare_failure(graph: Graph) -> PrepareFailure | None:
             try:
                 outs = rule(op, ins) or [None] * len(op.outputs)
             except PrepareError as e:
-                dynamic = tuple(t.name for t in graph.inputs if t is not None and t.is_dynamic)
                 return PrepareFailure(graph.index, op.index, op.name, str(e), dynamic)
+            empty = next((s for s in outs if s is not None and 0 in s), None)
+            if empty is not None and first_empty is None and all(0 not in s for s in ins if s is not None):
+                first_empty = PrepareFailure(graph.index, op.index, op.name,
+                                             f"its output {_text(empty)} has no elements (inputs "
+                                             f"{', '.join(_text(s) for s in ins if s is not None)})", dynamic, True)
         else:
             unchanged = known and all(s == t.shape for t, s in zip(op.inputs, ins) if t is not None)
             outs = [t.shape if unchanged and not t.is_dynamic else None for t in op.outputs]
         for t, s in zip(op.outputs, outs):
             shapes[id(t)] = s
-    return None
+    return first_empty
 
 
 def _same(op: Op, ins: list) -> list:

@@ -47,12 +47,12 @@ def slice_of_dynamic_batch() -> bytes:
     return convert_fn(lambda x: t.nn.relu(t.matmul(x, _W)[0:1, 0:4] + 1.0), [([None, 8], np.float32)])
 
 
-def _frontend(x):
-    """Samples [b, n] -> EXPAND_DIMS twice -> a VALID CONV_2D 64 samples wide, stride 16 -> MEAN:
-    the conv front-end of an audio classifier."""
+def _frontend(x, stride: int = 16):
+    """Samples [b, n] -> EXPAND_DIMS twice -> a VALID CONV_2D 64 samples wide -> MEAN: the conv
+    front-end of an audio classifier."""
     t = tf()
     y = t.expand_dims(t.expand_dims(x, 1), -1)
-    y = t.nn.relu(t.nn.conv2d(y, const([1, 64, 1, 8], seed=8), [1, 1, 16, 1], "VALID"))
+    y = t.nn.relu(t.nn.conv2d(y, const([1, 64, 1, 8], seed=8), [1, 1, stride, 1], "VALID"))
     return t.reduce_mean(y, axis=[1, 2])
 
 
@@ -61,6 +61,13 @@ def audio_placeholder_shape() -> bytes:
     """Signature [-1, -1], stored [1, 1]: the conv window is wider than its input and the model
     cannot be prepared at its stored shape."""
     return convert_fn(_frontend, [([None, None], np.float32)])
+
+
+@builder("ra_audio_placeholder_zero_width")
+def audio_placeholder_zero_width() -> bytes:
+    """The same at stride 64: at [1, 1] the conv output is 0 wide, which prepare accepts; the
+    accelerator then crashes compiling it."""
+    return convert_fn(lambda x: _frontend(x, stride=64), [([None, None], np.float32)])
 
 
 @builder("ra_audio_fixed_shape")

@@ -105,6 +105,16 @@ def test_a_model_that_cannot_be_prepared_gets_no_gpu_and_an_error(models):
     assert rec["what_if"] == []  # accepting an op gains nothing while nothing runs
 
 
+def test_an_output_without_elements_fails_on_the_accelerator_only(models):
+    _, rec = _check(models.path("ra_audio_placeholder_zero_width"))
+    assert rec["summary"]["ops_gpu"] == 0 and "crashes" in rec["summary"]["failure"]
+    (f,) = [f for f in rec["findings"] if f["code"] == "GPU006"]
+    assert "[1, 1, 0, 8] has no elements" in f["message"] and f["nodes"] == [[0, 2]]
+    r = gpucompat("check", models.path("ra_audio_placeholder_zero_width"), "--format", "json")  # gpu-current
+    (classic,) = json.loads(r.stdout)["models"]
+    assert classic["summary"]["failure"] is None and not any(f["code"] == "GPU006" for f in classic["findings"])
+
+
 def test_the_same_front_end_at_a_real_shape_prepares(models):
     _, rec = _check(models.path("ra_audio_fixed_shape"))
     assert rec["summary"]["fully_delegated"] and not any(f["code"] == "GPU006" for f in rec["findings"])
@@ -115,7 +125,8 @@ def test_prepare_failures_agree_with_the_cpu_interpreter(models):
     refuses, on the forms above and their working neighbours."""
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
-    for name in ("ra_audio_placeholder_shape", "ra_audio_fixed_shape", "ra_zero_element_shape",
+    for name in ("ra_audio_placeholder_shape", "ra_audio_placeholder_zero_width", "ra_audio_fixed_shape",
+                 "ra_zero_element_shape",
                  "ra_causal_mask_2d", "freeze_flatten", "rw_dynamic_batch_shape_pack"):
         ours = prepare_failure(ir.load(models.path(name)).graphs[0])
         interpreter = Interpreter(model_content=models.bytes(name),
@@ -125,8 +136,8 @@ def test_prepare_failures_agree_with_the_cpu_interpreter(models):
             refused = None
         except RuntimeError as e:
             refused = str(e)
-        assert (ours is None) == (refused is None), (name, ours, refused)
-        if ours is not None:
+        assert (ours is None or ours.empty) == (refused is None), (name, ours, refused)
+        if refused is not None:
             assert ours.runtime_message in refused
 
 

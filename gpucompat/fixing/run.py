@@ -93,7 +93,8 @@ def shape_advice(model: ir.Model, result: ModelResult, rewrites: list[Rewrite]) 
     why = [f"subgraph {s.index}: {s.gate}" for s in result.subgraphs if s.gate]
     if result.prepare_failure is not None:
         f = result.prepare_failure
-        why.append(f"op#{f.index} {f.op} cannot be prepared at the stored input shapes ({f.reason})")
+        why.append(f"op#{f.index} {f.op} " + ("has an output without elements" if f.empty else "cannot be prepared")
+                   + f" at the stored input shapes ({f.reason})")
     if not why:
         return []
     dynamic = [t for t in model.graphs[0].inputs if t is not None and t.is_dynamic]

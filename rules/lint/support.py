@@ -163,6 +163,8 @@ a dynamic (-1) dimension stored as 1, such as an audio model stored as [1, 1].
 ## Why it matters on the GPU
 The runtime prepares every op before a delegate sees the graph. The prepare fails, so the model
 cannot run at all at that shape, on the GPU or the CPU ("Node number N (OP) failed to prepare.").
+A window that fits its input exactly nowhere gives an output 0 wide instead: prepare accepts it,
+and LiteRT's GPU accelerator then crashes compiling the model (litert-mldrift).
 
 ## Example
 Input [1, 1] (signature [-1, -1]) -> EXPAND_DIMS -> CONV_2D with a 512-wide VALID kernel.
@@ -185,10 +187,12 @@ def _unpreparable(result, analyses) -> list[Finding]:
     if f is None:
         return []
     names = " ".join(f"--input-shape {name}=..." for name in f.dynamic_inputs) or "--input-shape NAME=..."
-    return [Finding("GPU006", "error",
-                    f"op#{f.index} {f.op} cannot be prepared at the stored input shapes: {f.reason}. The model "
-                    f"cannot run at all at that shape ({f.runtime_message}); freeze it at the shape the app "
-                    f"feeds: `gpucompat fix {names}`", ((f.subgraph, f.index),))]
+    what = ("has an output without elements at the stored input shapes: {}. The GPU accelerator crashes "
+            "compiling the model at that shape" if f.empty else
+            "cannot be prepared at the stored input shapes: {}. The model cannot run at all at that shape "
+            f"({f.runtime_message})").format(f.reason)
+    return [Finding("GPU006", "error", f"op#{f.index} {f.op} {what}; freeze it at the shape the app feeds: "
+                                       f"`gpucompat fix {names}`", ((f.subgraph, f.index),))]
 
 
 RULES = [

@@ -286,6 +286,7 @@ PROFILE = Profile(
     whole_model_failure=True,
     registered_custom_ops=REGISTERED_CUSTOM_OPS,
     loads_variable_tensors=False,  # model_load.cc UnpackTensor; observed with full-kernel LSTM models
+    crashes_on_empty_tensors=True,  # observed: a VALID CONV_2D whose output is 0 wide (SIGFPE)
     rank_message="Tensor dimensions must be less than {limit}. {name}",
     type_message="Tensor type({type}) is not supported. {name}",
     sources=("google-ai-edge/LiteRT@f67457790c9c2ab67347d6fe53270e8d3df20868 "
