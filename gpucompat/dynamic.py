@@ -30,6 +30,11 @@ _SHAPE_INPUTS: dict[str, tuple[int, ...]] = {
 }
 # output shape depends on the data itself
 _ALWAYS_DYNAMIC = {"WHERE", "UNIQUE"}
+# ops whose kernels postpone the output's allocation when their data input has a dynamic (-1)
+# dimension in its shape signature, whatever its stored shape (slice.cc, topk_v2.cc Prepare:
+# HasUnspecifiedDimension(input)); observed with ai-edge-litert 2.3.0: a SLICE of a [-1, 8]
+# tensor gates the model, a STRIDED_SLICE of it does not.
+_DYNAMIC_WITH_DYNAMIC_INPUT = {"SLICE", "TOPK_V2"}
 # ops that compute their output at prepare when every input is known (kernels that mark the output
 # kTfLitePersistentRo). Observed with ai-edge-litert 2.3.0 on SHAPE -> op -> RESHAPE chains:
 # STRIDED_SLICE, CONCATENATION, GATHER and MUL fold; PACK, CAST, ADD, SUB and SLICE do not (the
@@ -38,6 +43,7 @@ _FOLDS_AT_PREPARE = {"STRIDED_SLICE", "CONCATENATION", "GATHER", "MUL"}
 
 SHAPE_INPUTS = {opcodes.BUILTIN[k]: v for k, v in _SHAPE_INPUTS.items() if k in opcodes.BUILTIN}
 ALWAYS_DYNAMIC = {opcodes.BUILTIN[k] for k in _ALWAYS_DYNAMIC if k in opcodes.BUILTIN}
+DYNAMIC_WITH_DYNAMIC_INPUT = {opcodes.BUILTIN[k] for k in _DYNAMIC_WITH_DYNAMIC_INPUT}
 FOLDS_AT_PREPARE = {opcodes.BUILTIN[k] for k in _FOLDS_AT_PREPARE}
 SHAPE = opcodes.BUILTIN["SHAPE"]
 WHILE, IF = opcodes.BUILTIN["WHILE"], opcodes.BUILTIN["IF"]
@@ -60,6 +66,8 @@ def _first_dynamic(graph: Graph, visiting: frozenset[int]) -> tuple[Op, Tensor] 
             continue
         code = op.builtin
         if code in ALWAYS_DYNAMIC:
+            return op, op.outputs[0]
+        if code in DYNAMIC_WITH_DYNAMIC_INPUT and op.input(0) is not None and op.input(0).is_dynamic:
             return op, op.outputs[0]
         if code in (WHILE, IF) and _control_flow_dynamic(op, visiting | {graph.index}):
             return op, op.outputs[0]

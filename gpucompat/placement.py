@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from gpucompat.dynamic import first_dynamic_tensor
 from gpucompat.ir import Model
 from gpucompat.partition import NodeSubset, largest, node_subsets, supported_prefix
+from gpucompat.prepare import PrepareFailure, prepare_failure
 from gpucompat.rules.judging import judge_graph
 from gpucompat.rules.profile import Options, Profile
 from gpucompat.rules.verdict import Verdict
@@ -46,6 +47,14 @@ class SubgraphResult:
     blocked: str | None = None  # delegation never reached this subgraph (an earlier one was gated)
 
     @property
+    def fp16_dequantize_listed(self) -> list[int]:
+        """The constant FP16 DEQUANTIZE nodes the runtime lists among the ops it does not support
+        (with an empty reason) when it partitions the subgraph: every one, unless the FP16 helper
+        takes the subgraph whole (then it prints no list) or a dynamic tensor stops it first.
+        They run on the CPU once and hold no delegated op back."""
+        return [] if self.full_fp16_override or self.gate else self.fp16_dequantize
+
+    @property
     def partitions_after_replace(self) -> int:
         """The runtime's "yielding N partitions": every subset, CPU and GPU, after replacement."""
         return len(self.after_replace)
@@ -62,6 +71,7 @@ class ModelResult:
     subgraphs: list[SubgraphResult]
     delegation_failure: list[OpResult] = field(default_factory=list)  # parse/backend rejections
     failure: str | None = None  # why the whole model gets no GPU at all (gate, load failure), else None
+    prepare_failure: PrepareFailure | None = None  # the op the interpreter cannot prepare at the stored shapes
     backend_used: str | None = None  # the backend the delegate ends up on (after a fallback)
 
     @property
@@ -148,8 +158,14 @@ def _apply_failures(model: Model, result: ModelResult) -> None:
     fails the compilation of the whole model ("Failed to modify graph with delegate"), and so
     does a custom op the runtime does not register ("Encountered unresolved custom op"); before
     either, its model loader refuses variable tensors.
+    Under every profile: an op the interpreter cannot prepare at the stored input shapes
+    (gpucompat/prepare.py) stops the model before any delegate sees it; nothing runs at all. Under
+    a profile that crashes on them, so does an op whose output has no elements.
     """
     profile = result.profile
+    found = prepare_failure(model.graphs[0]) if model.graphs else None
+    result.prepare_failure = found if found is not None and (not found.empty or profile.crashes_on_empty_tensors) \
+        else None
     unresolved = _unresolved_custom_op(model, profile)
     variable = None if profile.loads_variable_tensors else next(
         (t for g in model.graphs for t in g.tensors if t.is_variable), None)
@@ -173,6 +189,14 @@ def _apply_failures(model: Model, result: ModelResult) -> None:
     elif unresolved is not None:
         result.failure = (f"custom op {unresolved!r} is not registered in the runtime: the model cannot be "
                           f"loaded at all (Encountered unresolved custom op)")
+    elif result.prepare_failure is not None and result.prepare_failure.empty:
+        f = result.prepare_failure
+        result.failure = (f"op#{f.index} {f.op} in subgraph {f.subgraph} has an output without elements at the "
+                          f"stored input shapes ({f.reason}): the GPU accelerator crashes compiling the model")
+    elif result.prepare_failure is not None:
+        f = result.prepare_failure
+        result.failure = (f"op#{f.index} {f.op} in subgraph {f.subgraph} cannot be prepared at the stored input "
+                          f"shapes ({f.reason}): the model cannot run at all ({f.runtime_message})")
     elif profile.whole_model_failure and gated is not None:
         result.failure = (f"subgraph {gated.index}: {gated.gate}; the whole model fails to compile with "
                           f"the GPU accelerator (Failed to modify graph with delegate)")

@@ -68,6 +68,8 @@ class Profile:
         any other custom op cannot be loaded at all (None: the app brings its own resolver).
     loads_variable_tensors: False when the runtime's model loader refuses any variable tensor
         (LiteRT CompiledModel: a stateful model cannot be loaded at all).
+    crashes_on_empty_tensors: True when a tensor without elements in the graph handed to the
+        delegate crashes the compilation (gpucompat/prepare.py; LiteRT's accelerator: SIGFPE).
     rank_message / type_message: the runtime's IsAllAllowedTensors texts ({limit}, {type}, {name}).
     """
 
@@ -90,6 +92,7 @@ class Profile:
     whole_model_failure: bool = False
     registered_custom_ops: frozenset[str] | None = None
     loads_variable_tensors: bool = True
+    crashes_on_empty_tensors: bool = False
     rank_message: str = "OP is supported, but tensor type/shape isn't compatible."
     type_message: str = "OP is supported, but tensor type/shape isn't compatible."
 

@@ -12,6 +12,7 @@ import models_fix  # noqa: F401
 import models_fp16  # noqa: F401
 import models_freeze  # noqa: F401
 import models_ops  # noqa: F401
+import models_realapp  # noqa: F401
 import models_realworld  # noqa: F401
 import models_report  # noqa: F401
 import models_scale  # noqa: F401

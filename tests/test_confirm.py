@@ -60,6 +60,15 @@ FAILURES = {
                 "ERROR: Node number 0 (RESIZE_BILINEAR) failed to prepare.\n"),
     "check": ("VERBOSE: Replacing 1 out of 2 node(s) with delegate (LITERT_WEBGPU) node, yielding 2 partitions for subgraph 0 (main).\n"
               "F0000 00:00:1795241547.537721   21402 model_builder_helper.cc:155] Check failed: params->scale->size == 1 (64 vs. 1) \n"),
+    # a kernel that gives no reason: the glog line before it is not one
+    "silent_prepare": ("I0000 00:00:1795689304.065336   15939 delegate_webgpu.cc:759] # of threads to compile kernels = 0\n"
+                       "ERROR: Node number 2 (CONV_2D) failed to prepare.\n"),
+    "kernel": ("VERBOSE: Replacing 3 out of 3 node(s) with delegate (LITERT_WEBGPU) node, yielding 1 partitions for subgraph 0 (main).\n"
+               "E0000 00:00:1795689505.087536   26487 delegate_webgpu.cc:478] Failed to create "
+               "litert::ml_drift::DelegateKernelLiteRt: INVALID_ARGUMENT: Unable to parse bc coord for BATCH axis. "
+               "Layout is bhwc, args are cond_x, cond_y, cond_z.; selector object=cond_tensor\n"
+               "ERROR: Failed to initialize kernel.\n"
+               "ERROR: Restored original execution plan after delegate application failure.\n"),
 }
 
 NO_DEVICE_LOG = """\
@@ -99,6 +108,11 @@ def test_failures_are_read():
                                        "If half_pixel_centers is True, align_corners must be False.")
     check = logs.parse(FAILURES["check"].splitlines())
     assert check.check_failure == "params->scale->size == 1 (64 vs. 1)" and check.gpu_ops == {0: 1}
+    assert logs.parse(FAILURES["silent_prepare"].splitlines()).prepare_failure == \
+        "Node number 2 (CONV_2D) failed to prepare."
+    kernel = logs.parse(FAILURES["kernel"].splitlines())
+    assert kernel.kernel_failure.startswith("INVALID_ARGUMENT: Unable to parse bc coord for BATCH axis.")
+    assert "cond_tensor" in kernel.kernel_failure and kernel.gpu_ops == {0: 3}
 
 
 def test_no_adapter_is_read():

@@ -53,7 +53,10 @@ class WhatIf:
 
 
 def what_if(model, result) -> list[WhatIf]:
-    """Every action with a gain, best first."""
+    """Every action with a gain, best first; none for a model the interpreter cannot prepare
+    (no op runs anywhere until its input shape changes)."""
+    if result.prepare_failure is not None:
+        return []
     rejected: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for o in result.ops:
         if not o.verdict.ok and o.verdict.layer != "gate":

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from gpucompat.confirm.runner import Launcher, RuntimeReport, compile_models
+from gpucompat.output.records import unsupported_groups
 from gpucompat.placement import ModelResult
 from gpucompat.progress import status
 
@@ -45,27 +46,21 @@ class Confirmation:
 
 
 def predicted(result: ModelResult) -> Delegation:
-    """The prediction in the runtime's terms. Listed as unsupported are the ops refused at
-    partitioning (the runtime prints its list from IsSupported) and, with an empty reason, the
-    FP16 helper's constant DEQUANTIZE nodes, except in subgraphs the FP16 helper takes whole
-    (then no list is printed)."""
+    """The prediction in the runtime's terms. Listed as unsupported are the op types `check`
+    lists at the partitioning layer (gpucompat/output/records.py unsupported_groups: the ops
+    refused by IsSupported and, with an empty reason, the FP16 helper's constant DEQUANTIZE
+    nodes of a subgraph it does not take whole), with the runtime's message where known."""
     gpu: dict[int, int] = {}
     for o in result.ops:
         if o.placement == "gpu":
             gpu[o.subgraph] = gpu.get(o.subgraph, 0) + 1
     partitions = {s.index: s.partitions_after_replace for s in result.subgraphs if s.index in gpu}
-    listing = {s.index: set(s.fp16_dequantize) for s in result.subgraphs if not s.full_fp16_override}
     rejected: dict[str, list[str]] = {}
-    for o in result.ops:
-        if o.subgraph not in listing:
+    for group in unsupported_groups(result):
+        if group["layer"] != "partition":
             continue
-        if o.index in listing[o.subgraph]:
-            message = ""
-        elif not o.verdict.ok and o.verdict.layer == "partition":
-            message = o.verdict.runtime_message if o.verdict.runtime_message is not None else o.verdict.reason
-        else:
-            continue
-        reasons = rejected.setdefault(o.op, [])
+        message = group["runtime_message"] if group["runtime_message"] is not None else group["reason"]
+        reasons = rejected.setdefault(group["op"], [])
         if message not in reasons:
             reasons.append(message)
     return Delegation(result.failure is None, gpu, partitions, result.fully_delegated, rejected,
@@ -94,6 +89,8 @@ def _failure(report: RuntimeReport) -> str:
                 f"dynamic): Failed to modify graph with delegate")
     if facts.prepare_failure:
         return facts.prepare_failure
+    if facts.kernel_failure:
+        return f"the GPU kernel cannot be built ({facts.kernel_failure}): Failed to modify graph with delegate"
     return " ".join((report.error or "").split())
 
 
@@ -143,7 +140,8 @@ def record(c: Confirmation) -> dict:
                     "fully_accelerated": c.runtime.fully_accelerated,
                     "delegate": facts.delegate, "ops_seen": _keyed(facts.ops_seen),
                     "cpu_delegate_ops": _keyed(facts.cpu_delegate_ops), "dynamic_tensor": facts.dynamic_tensor,
-                    "unresolved_custom_ops": facts.unresolved_custom_ops, "check_failure": facts.check_failure},
+                    "unresolved_custom_ops": facts.unresolved_custom_ops, "check_failure": facts.check_failure,
+                    "kernel_failure": facts.kernel_failure},
         "prediction": {**_side(c.predicted), "profile": PROFILE},
     }
 

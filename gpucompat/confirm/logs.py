@@ -19,6 +19,9 @@ logger at VERBOSE; tests/test_confirm.py holds captured samples):
   tflite/core/subgraph.cc PrepareOpsStartingAt: "Node number N (OP) failed to prepare." after
     the kernel's own "ERROR: ..." line
   absl CHECK in the GPU model builder (aborts the process): "Check failed: ..."
+  ML Drift's kernel build, when it fails after partitioning (then "Failed to initialize
+    kernel." and the whole compile fails): "Failed to create litert::ml_drift::DelegateKernelLiteRt:
+    INVALID_ARGUMENT: Unable to parse bc coord for BATCH axis. ..." (delegate_webgpu.cc)
   Dawn adapter selection: "Selected adapter: ..." or "No adapters found".
 """
 
@@ -38,6 +41,7 @@ _DYNAMIC = re.compile(r"only supports static-sized tensors .*\(tensor#(-?\d+) is
 _UNRESOLVED = re.compile(r"Encountered unresolved custom op: (.*?)\.?$")
 _PREPARE_FAILED = re.compile(r"Node number \d+ \(\S+\) failed to prepare\.")
 _CHECK_FAILED = re.compile(r"Check failed: (.*)$")
+_KERNEL_FAILED = re.compile(r"Failed to create \S*DelegateKernel\S*: (.*)$")
 _ADAPTER = re.compile(r"Selected adapter: (.*)$")
 _NO_ADAPTER = ("No adapters found", "Failed to initialize WebGPU environment")
 
@@ -57,6 +61,7 @@ class LogFacts:
     unresolved_custom_ops: list[str] = field(default_factory=list)
     prepare_failure: str | None = None  # a node that failed to prepare, with the kernel's words
     check_failure: str | None = None  # an aborting CHECK
+    kernel_failure: str | None = None  # why the delegate kernel could not be built, in the runtime's words
     adapter: str | None = None  # the GPU device the accelerator selected
     no_device: str | None = None  # why no GPU device could be used, in the runtime's words
 
@@ -69,9 +74,10 @@ def parse(lines: list[str]) -> LogFacts:
     "N operations will run on the GPU" line is printed only for subgraphs not taken whole."""
     facts = LogFacts()
     listing = False
-    before = ""  # the previous message: the kernel's reason for a failed prepare
+    before = ""  # the previous ERROR message: the kernel's reason for a failed prepare (some give none)
     for line in lines:
-        text, reason, before = _strip_prefix(line), before, _strip_prefix(line).strip()
+        text, reason = _strip_prefix(line), before
+        before = text.strip() if line.startswith("ERROR: ") else ""
         if _PREPARE_FAILED.search(text):
             facts.prepare_failure = facts.prepare_failure or f"{text.strip()} {reason}".strip()
             continue
@@ -96,6 +102,8 @@ def parse(lines: list[str]) -> LogFacts:
                 facts.unresolved_custom_ops.append(m.group(1))
         elif m := _CHECK_FAILED.search(text):
             facts.check_failure = facts.check_failure or m.group(1).strip()
+        elif m := _KERNEL_FAILED.search(text):
+            facts.kernel_failure = facts.kernel_failure or m.group(1).strip()
         elif m := _ADAPTER.search(text):
             facts.adapter = m.group(1).strip()
         elif any(s in text for s in _NO_ADAPTER):

@@ -22,6 +22,7 @@ from gpucompat.placement import ModelResult, check_model
 from gpucompat.progress import status
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
+from gpucompat.rewrites.freeze_shapes import FreezeShapes
 from gpucompat.rules.profile import Options, Profile
 from gpucompat.verification.fix_proof import Verification, Verifications, verify, verify_everywhere
 from gpucompat.verification.real_gpu_forms import (
@@ -54,6 +55,7 @@ class Fix:
     inputs_described: str | None = None  # what `samples` are (sample_inputs.Samples.description)
     unproven: list[UnprovenOp] | None = None  # the output's delegated ops not known right on the real GPU
     refusal: str | None = None  # why nothing was written although verification passed (--require-gpu-proof)
+    advice: list[str] | None = None  # what the user must say for the rewrites left out to run
 
     @property
     def changed(self) -> bool:
@@ -102,10 +104,12 @@ def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Opti
         model, trace, unproven = rewrite_guarded(original, model, rewrites, profile, options)
         if not trace.applied:  # the same bytes: the same result
             return Fix(path, original, original, trace, before, before, (waste_before, waste_before),
-                       unproven=unproven)
+                       unproven=unproven, advice=shape_advice(model, before, rewrites))
         fixed = _staged(model)
-        after, waste_after = _checked(ir.from_bytes(fixed, path), profile, options)
-    return Fix(path, original, fixed, trace, before, after, (waste_before, waste_after), unproven=unproven)
+        fixed_model = ir.from_bytes(fixed, path)
+        after, waste_after = _checked(fixed_model, profile, options)
+    return Fix(path, original, fixed, trace, before, after, (waste_before, waste_after), unproven=unproven,
+               advice=shape_advice(fixed_model, after, rewrites))
 
 
 def rewrite_guarded(original: FileMap | bytes, model: ir.Model, rewrites: list[Rewrite], profile: Profile,
@@ -157,6 +161,27 @@ def _steps_to_refuse(model: ir.Model, rewrites: list[Rewrite], profile: Profile,
     return {key: (f"refused: it makes {target[ident].where} delegated under {target[ident].profile}, a form "
                   f"LiteRT's GPU accelerator computes wrongly at fp32 (rules/calibration/litert_gpu.json)")
             for ident, key in blamed.items()}
+
+
+def shape_advice(model: ir.Model, result: ModelResult, rewrites: list[Rewrite]) -> list[str]:
+    """What to pass when the shapes keep the model off the GPU and freeze-shapes, which changes
+    the model's input signature and so runs only when asked, was not asked for: a subgraph gated
+    by a dynamic tensor, or an op the interpreter cannot prepare at the stored input shapes."""
+    if any(r.name == FreezeShapes.name for r in rewrites) or not model.graphs:
+        return []
+    why = [f"subgraph {s.index}: {s.gate}" for s in result.subgraphs if s.gate]
+    if result.prepare_failure is not None:
+        f = result.prepare_failure
+        why.append(f"op#{f.index} {f.op} " + ("has an output without elements" if f.empty else "cannot be prepared")
+                   + f" at the stored input shapes ({f.reason})")
+    if not why:
+        return []
+    dynamic = [t for t in model.graphs[0].inputs if t is not None and t.is_dynamic]
+    named = " ".join(f"--input-shape {t.name}=" + ",".join("N" if d < 0 else str(d) for d in t.signature)
+                     for t in dynamic) or "--input-shape NAME=d0,d1,..."
+    return [*why, f"freeze-shapes makes every shape static but changes the model's input signature, so it runs "
+                  f"only when asked: pass {named} (the shape the app feeds, N for each dynamic dimension)"
+                  + ("" if result.prepare_failure is not None else ", or --unsafe-fixes (batch 1)")]
 
 
 def _checked(model: ir.Model, profile: Profile, options: Options) -> tuple[ModelResult, float]:

@@ -115,16 +115,20 @@ class Tensor:
 
     @property
     def is_constant(self) -> bool:
-        """True when the tensor has data in the file (the runtime's kTfLiteMmapRo tensors)."""
+        """True when the runtime reads the tensor from the file (its kTfLiteMmapRo tensors), by
+        the rule of interpreter_builder.cc ParseTensors: not a variable, a buffer index other than
+        0 (the empty sentinel), and a buffer that has a data vector, an empty one included (a
+        zero-element constant such as RESHAPE's shape `[0]` is read-only too), or data stored
+        after the flatbuffer (offset > 1 and size > 0)."""
         fb = self.fb
         if fb.isVariable:
             return False
         buffers = self.graph.model.fb.buffers  # Model.buffer inlined: asked about every tensor of every op
         index = fb.buffer
-        if buffers is None or not 0 <= index < len(buffers):
+        if buffers is None or not 0 < index < len(buffers):
             return False
         buf = buffers[index]
-        return buf is not None and buf.data is not None and len(buf.data) > 0
+        return buf is not None and (buf.data is not None or (buf.offset or 0) > 1 and (buf.size or 0) > 0)
 
     @property
     def is_variable(self) -> bool:

@@ -19,6 +19,7 @@ def terminal(results: list) -> str:
     """Both sides per model as a table, disagreements marked, then the runtime's reasons."""
     from io import StringIO
 
+    from rich.markup import escape
     from rich.table import Table
 
     from gpucompat.confirm.compare import yes_no as _yes
@@ -44,13 +45,14 @@ def terminal(results: list) -> str:
             table.add_row(label, a, b, "[red]differs[/red]" if flagged else "")
         console.print(table)
         if real.failure:
-            console.print(f"  runtime: {real.failure}")
+            console.print(f"  runtime: {escape(real.failure)}")
         if ours.failure:
-            console.print(f"  predicted: {ours.failure}")
+            console.print(f"  predicted: {escape(ours.failure)}")
         for op in sorted(real.rejected):
-            console.print(f"  runtime rejects {op}: {'; '.join(r or '(no reason given)' for r in real.rejected[op])}")
+            console.print(f"  runtime rejects {op}: "
+                          f"{escape('; '.join(r or '(no reason given)' for r in real.rejected[op]))}")
         for d in c.disagreements:
-            console.print(f"  [red]disagreement[/red] {d}")
+            console.print(f"  [red]disagreement[/red] {escape(d)}")
         console.print()
     agree = sum(1 for c in results if not c.disagreements)
     console.print(f"{agree} of {len(results)} model(s): the runtime and litert-mldrift agree")

@@ -32,6 +32,7 @@ def document(fix: Fix) -> dict:
         "real_gpu": _real_gpu(fix),
         "refusal": fix.refusal,
         "output": fix.output,
+        "advice": fix.advice or [],
     }
 
 
@@ -67,6 +68,8 @@ def render(console, doc: dict, verbose: bool = False) -> None:
     table.add_row("channel padding waste", f"{b['channel_padding_waste']:.0%}", f"{a['channel_padding_waste']:.0%}")
     table.add_row("model size", f"{b['size_bytes']:,} B", f"{a['size_bytes']:,} B")
     console.print(table)
+    for line in doc["advice"]:
+        console.print(f"  [yellow]needs a shape[/yellow] {escape(line)}")
     for e in doc["applied"]:
         console.print(f"  [green]applied[/green] {e['rewrite']} ({e['safety']}): {', '.join(e['nodes'])}")
     for e in doc["not_applied"] if verbose else ():
@@ -90,8 +93,8 @@ def render(console, doc: dict, verbose: bool = False) -> None:
     if doc["refusal"]:
         console.print(f"  [red]not written[/red]: {escape(doc['refusal'])}")
     elif not doc["applied"]:  # written only when the output is another file: a pipeline expects it there
-        console.print("nothing to fix" + (f"; wrote an identical copy to {doc['output']}" if doc["output"] else ""),
-                      markup=False)
+        said = "nothing fixed: the shapes keep the model off the GPU" if doc["advice"] else "nothing to fix"
+        console.print(said + (f"; wrote an identical copy to {doc['output']}" if doc["output"] else ""), markup=False)
     elif doc["output"]:
         console.print(f"  wrote {doc['output']}", markup=False)
 

@@ -16,22 +16,51 @@ from gpucompat.rules.lint.wrong_forms import CODES as WRONG_CODES
 SCHEMA_VERSION = 1
 
 
+# Why a constant FP16 DEQUANTIZE is listed among the rejected ops (the runtime gives no reason).
+FP16_LISTED = ("constant fp16 weights the delegate reads directly; listed when the subgraph is not "
+               "taken whole (runs once on the CPU, holds no op back)")
+
+
+def listed_fp16_nodes(result: ModelResult) -> set[tuple[int, int]]:
+    """(subgraph, node) of the constant FP16 DEQUANTIZE nodes the runtime lists as unsupported."""
+    return {(s.index, i) for s in result.subgraphs for i in s.fp16_dequantize_listed}
+
+
 def unsupported_groups(result: ModelResult) -> list[dict]:
-    """Rejected ops grouped by op type, reason and layer, with their node indices."""
+    """The ops the runtime lists as unsupported, grouped by op type, reason and layer, with their
+    node indices: the rejected ops, and the constant FP16 DEQUANTIZE nodes of a subgraph the FP16
+    helper does not take whole (runtime_message "", as the runtime prints them)."""
     groups: dict[tuple, list] = defaultdict(list)
+    listed = listed_fp16_nodes(result)
     for o in result.ops:
         if not o.verdict.ok:
             key = (o.op, o.opcode, o.custom_code, o.verdict.reason, o.verdict.layer, o.verdict.runtime_message)
-            groups[key].append([o.subgraph, o.index])
+        elif (o.subgraph, o.index) in listed:
+            key = (o.op, o.opcode, o.custom_code, FP16_LISTED, "partition", "")
+        else:
+            continue
+        groups[key].append([o.subgraph, o.index])
     return [{"op": op, "opcode": code, "custom_code": custom, "count": len(nodes), "nodes": nodes,
              "reason": reason, "layer": layer, "runtime_message": message}
             for (op, code, custom, reason, layer, message), nodes in groups.items()]
+
+
+def _op_record(o, listed: bool) -> dict:
+    """One op's JSON record; a listed FP16 DEQUANTIZE is unsupported, as the runtime lists it."""
+    if listed:
+        supported, layer, reason = False, "partition", FP16_LISTED
+    else:
+        supported, layer, reason = o.verdict.ok, None if o.verdict.ok else o.verdict.layer, o.verdict.reason or None
+    return {"subgraph": o.subgraph, "index": o.index, "op": o.op, "opcode": o.opcode,
+            "custom_code": o.custom_code, "version": o.version, "placement": o.placement,
+            "partition": o.partition, "supported": supported, "layer": layer, "reason": reason}
 
 
 def model_record(result: ModelResult, findings: list[Finding], analyses=None) -> dict:
     """One model's JSON record; `analyses` (gpucompat.analyses.analyze of the same check) fills
     the cost keys, which are null / empty without it, names every op's input and output tensors
     and carries the model's description and metadata names."""
+    listed = listed_fp16_nodes(result)
     rec = {
         "path": result.path,
         "profile": result.profile.name,
@@ -59,12 +88,7 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None) ->
         "unsupported": unsupported_groups(result),
         "wrong": [{"code": f.code, "nodes": [list(n) for n in f.nodes], "message": f.message}
                   for f in findings if f.code in WRONG_CODES],
-        "ops": [{"subgraph": o.subgraph, "index": o.index, "op": o.op, "opcode": o.opcode,
-                 "custom_code": o.custom_code, "version": o.version, "placement": o.placement,
-                 "partition": o.partition, "supported": o.verdict.ok,
-                 "layer": None if o.verdict.ok else o.verdict.layer,
-                 "reason": o.verdict.reason or None}
-                for o in result.ops],
+        "ops": [_op_record(o, (o.subgraph, o.index) in listed) for o in result.ops],
         "findings": [{"code": f.code, "severity": f.severity, "message": f.message,
                       "nodes": [list(n) for n in f.nodes], "baselined": False} for f in findings],
         **(analysis_records(analyses) if analyses is not None else NO_ANALYSES),

@@ -90,11 +90,12 @@ Constant fp16 weights read through DEQUANTIZE nodes (what the converter writes f
 quantization, and for Keras fp16 exports).
 
 ## Why it matters on the GPU
-It is no rejection. The delegate's FP16 partition helper leaves these DEQUANTIZE nodes out of the
+It costs nothing. The delegate's FP16 partition helper leaves these DEQUANTIZE nodes out of the
 partitioning and lets their consumers read the fp16 constants directly. When every other op of
 the subgraph is supported, the DEQUANTIZE nodes are delegated with the graph in one kernel;
 otherwise they stay on the CPU, where each runs once (the kernel dequantizes a constant input a
-single time) and holds no delegated op back.
+single time) and holds no delegated op back. In that case the runtime lists DEQUANTIZE among the
+ops it does not support, with no reason, and `check` lists it the same way.
 
 ## Example
 `DEQUANTIZE(conv_weights_fp16) -> CONV_2D`: both run in the GPU kernel of a fully supported model.
@@ -152,6 +153,48 @@ def _dynamic(result, analyses) -> list[Finding]:
             for s in result.subgraphs if s.gate]
 
 
+UNPREPARABLE_DOC = """\
+## What it finds
+An op the interpreter cannot prepare at the model's stored input shapes: a VALID convolution or
+pooling window wider than its input, operands that do not broadcast, a RESHAPE or
+FULLY_CONNECTED whose element counts do not divide. Typical of a model whose input signature has
+a dynamic (-1) dimension stored as 1, such as an audio model stored as [1, 1].
+
+## Why it matters on the GPU
+The runtime prepares every op before a delegate sees the graph. The prepare fails, so the model
+cannot run at all at that shape, on the GPU or the CPU ("Node number N (OP) failed to prepare.").
+A window that fits its input exactly nowhere gives an output 0 wide instead: prepare accepts it,
+and LiteRT's GPU accelerator then crashes compiling the model (litert-mldrift).
+
+## Example
+Input [1, 1] (signature [-1, -1]) -> EXPAND_DIMS -> CONV_2D with a 512-wide VALID kernel.
+
+## How to fix
+Run the model at the shape the app feeds: `gpucompat fix --input-shape NAME=1,16000` freezes the
+input at that shape (freeze-shapes), and `check` then judges the frozen model. Or export with
+a concrete input signature.
+
+## Fix safety
+signature: the fixed model accepts the frozen input shape only.
+
+## References
+tflite/core/subgraph.cc PrepareOpsStartingAt; tflite/kernels/padding.h ComputeOutSize.
+"""
+
+
+def _unpreparable(result, analyses) -> list[Finding]:
+    f = result.prepare_failure
+    if f is None:
+        return []
+    names = " ".join(f"--input-shape {name}=..." for name in f.dynamic_inputs) or "--input-shape NAME=..."
+    what = ("has an output without elements at the stored input shapes: {}. The GPU accelerator crashes "
+            "compiling the model at that shape" if f.empty else
+            "cannot be prepared at the stored input shapes: {}. The model cannot run at all at that shape "
+            f"({f.runtime_message})").format(f.reason)
+    return [Finding("GPU006", "error", f"op#{f.index} {f.op} {what}; freeze it at the shape the app feeds: "
+                                       f"`gpucompat fix {names}`", ((f.subgraph, f.index),))]
+
+
 RULES = [
     Rule("GPU001", "unsupported-op", "error", "An op the GPU delegate rejects runs on the CPU.",
          UNSUPPORTED_OP_DOC, _unsupported),
@@ -161,6 +204,9 @@ RULES = [
     Rule("GPU003", "dynamic-tensor", "error", "A dynamic-sized tensor stops delegation of its subgraph.",
          DYNAMIC_DOC, _dynamic, fix="freeze-shapes"),
     Rule("GPU004", "fp16-weights", "info",
-         "Constant fp16 weights read through DEQUANTIZE: the delegate takes them, no rejection.",
+         "Constant fp16 weights read through DEQUANTIZE: read directly by the delegate, they hold nothing back.",
          FP16_WEIGHTS_DOC, _fp16_weights),
+    Rule("GPU006", "unpreparable", "error",
+         "An op cannot be prepared at the stored input shapes: the model cannot run at all.",
+         UNPREPARABLE_DOC, _unpreparable, fix="freeze-shapes"),
 ]

@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from gpucompat.ir import dtypes
 from gpucompat.ir.opcodes import BUILTIN as B
+from gpucompat.layout import bhwc
 from gpucompat.rules import predicates as p
 from gpucompat.rules.context import Context
 from gpucompat.rules.profile import Check, OpSupport, Profile
@@ -59,6 +60,27 @@ def _no_runtime_per_channel(op, ctx: Context) -> Verdict:
             return reject(f"input {t.name!r} is a per-channel quantized runtime tensor", "parse",
                           "Check failed: params->scale->size == 1")
     return ACCEPT
+
+
+def _condition_batch_fits_output(op, ctx: Context) -> Verdict:
+    """A SELECT_V2 whose condition the GPU lays out with a batch above 1 (gpucompat/layout.py:
+    a rank-2 [A, B] condition is {A, 1, 1, B}, a rank-1 [N] one {N, 1, 1, 1}) while its output has
+    batch 1 is taken at partitioning, and then the kernel cannot be built: the generated code has
+    no batch coordinate to read the condition with, and the whole compile fails ("Unable to parse
+    bc coord for BATCH axis", merge_nodes.cc). The causal mask of a litert-torch decoder
+    (`masked_fill` with a constant BOOL [32, 32] against [1, 4, 32, 32]) is this form. Observed with
+    ai-edge-litert 2.3.0, constant and runtime conditions alike: [32, 32], [16, 32], [4, 32] and
+    [32] against [1, 4, H, W] fail; [1, 32], [1, 32, 32], [1, 1, 32, 32] against [1, 4, 32, 32] and
+    [32, 32] against [4, 32, 32], [32, 32] or [2, 4, 32, 32] compile."""
+    cond, out = op.input(0), (op.outputs or [None])[0]
+    if cond is None or out is None:
+        return ACCEPT
+    cond_layout, out_layout = bhwc(cond.shape), bhwc(out.shape)
+    if cond_layout is None or out_layout is None or out_layout[0] != 1 or cond_layout[0] <= 1:
+        return ACCEPT
+    return reject(f"the condition {cond.name!r} {list(cond.shape)} has batch {cond_layout[0]} on the GPU "
+                  f"({{bhwc, {list(cond_layout)}}}) and the output {list(out.shape)} batch 1: the kernel cannot "
+                  f"read it", "parse", "Unable to parse bc coord for BATCH axis")
 
 
 def _runtime_lhs(op, ctx: Context) -> Verdict:
@@ -182,7 +204,8 @@ OPS: dict[int, OpSupport] = {
     # comparisons and logic: no consumer rule (observed: EQUAL as a graph output, GREATER into IF)
     B["EQUAL"]: entry(2),
     **{B[n]: entry() for n in ("NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "LOGICAL_AND",
-                               "LOGICAL_OR", "SELECT", "SELECT_V2", "CAST")},
+                               "LOGICAL_OR", "SELECT", "CAST")},
+    B["SELECT_V2"]: entry(None, _condition_batch_fits_output),
     # convolution family (observed caps 6/6/3)
     B["CONV_2D"]: entry(6, _ACT),
     B["DEPTHWISE_CONV_2D"]: entry(6, _ACT),
@@ -263,6 +286,7 @@ PROFILE = Profile(
     whole_model_failure=True,
     registered_custom_ops=REGISTERED_CUSTOM_OPS,
     loads_variable_tensors=False,  # model_load.cc UnpackTensor; observed with full-kernel LSTM models
+    crashes_on_empty_tensors=True,  # observed: a VALID CONV_2D whose output is 0 wide (SIGFPE)
     rank_message="Tensor dimensions must be less than {limit}. {name}",
     type_message="Tensor type({type}) is not supported. {name}",
     sources=("google-ai-edge/LiteRT@f67457790c9c2ab67347d6fe53270e8d3df20868 "
