@@ -115,3 +115,18 @@ def freeze_transformer_encoder() -> bytes:
     h = layers.LayerNormalization()(x + layers.MultiHeadAttention(4, 8)(x, x))
     f = layers.Dense(32)(layers.Dense(64, activation="gelu")(h))
     return _convert_keras(_seeded(t.keras.Model(x, layers.LayerNormalization()(h + f)), 4))
+
+
+@builder("freeze_placeholder_audio")
+def freeze_placeholder_audio() -> bytes:
+    """An audio front-end on raw samples [batch, samples], both dynamic: the converter stores the
+    input as the placeholder [1, 1] (signature [-1, -1]), where the framing convolution (a
+    512-wide VALID kernel, hop 160) cannot even prepare; it runs at any length from 512 up."""
+    t = tf()
+    w, d = const([1, 512, 1, 16], scale=0.1), const([16, 8], seed=1)
+
+    def f(x):
+        frames = t.nn.relu(t.nn.conv2d(t.expand_dims(t.expand_dims(x, 1), 3), w, [1, 1, 160, 1], "VALID"))
+        return t.matmul(t.reduce_mean(frames, axis=[1, 2]), d)
+
+    return convert_fn(f, [([None, None], t.float32)])
