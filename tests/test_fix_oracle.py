@@ -60,3 +60,21 @@ def test_the_real_accelerator_takes_the_fixed_export_whole(models, tmp_path, nam
     assert not before["ok"] or before["rejected"], before
     assert after["ok"] and after["fully_accelerated"] and after["cpu_ops"] == 0, after
     assert [r["partitions"] for r in after["replacing"]] == ["1"]
+
+
+@pytest.mark.parametrize("name, gpu_ops", [("freeze_audio_keras", 16), ("freeze_audio_padded_frames", 4)])
+def test_the_real_accelerator_takes_the_audio_model_once_its_shape_arithmetic_folds(models, tmp_path, name, gpu_ops):
+    """Raw-audio models ([-1, -1] stored at [1, 1]) whose reshapes are arithmetic on tf.shape
+    (SPLIT_V, FLOOR_DIV, CEIL, SELECT, ...) fail the dynamic-tensor gate; frozen at a length, the
+    arithmetic folds and the accelerator takes the model's ops (all but one 2-D PAD in one)."""
+    raw = models.bytes(name)
+    model = ir.from_bytes(raw)
+    shapes = {model.graphs[0].inputs[0].name: (1, 16000)}
+    ctx = RewriteContext(registry.get("litert-mldrift"), Options())
+    trace = apply(model, rewrites.select(input_shapes=shapes), ctx)
+    assert verify(raw, ir.to_bytes(model), trace.safeties()).ok
+    out = tmp_path / f"{name}.fixed.tflite"
+    ir.save(model, str(out))
+    before, after = ask(models.path(name), str(out))
+    assert not before["ok"] and before["dynamic_gate"], before
+    assert after["ok"] and not after["dynamic_gate"] and after["gpu_ops"] == gpu_ops, after
