@@ -272,3 +272,13 @@ def k_max_pool_same() -> bytes:
     MaxPoolingWithArgmax2D (tests rewrite it and add a MaxUnpooling2D)."""
     t = tf()
     return convert_fn(lambda x: t.nn.max_pool2d(x, 3, 2, "SAME"), [([1, 7, 9, 6], t.float32)])
+
+
+@builder("k_scores_plus_mask")
+def k_scores_plus_mask() -> bytes:
+    """Attention scores as the converter writes q x k^T (matmul with transpose_b): a FULLY_CONNECTED
+    whose weights are the runtime keys and that has no bias, then the mask ADD it would fuse."""
+    t = tf()
+    mask = const([8, 12], seed=4)
+    return convert_fn(lambda q, k: t.matmul(q, k, transpose_b=True) + mask,
+                      [([8, 16], t.float32), ([12, 16], t.float32)])
