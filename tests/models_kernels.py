@@ -282,3 +282,27 @@ def k_scores_plus_mask() -> bytes:
     mask = const([8, 12], seed=4)
     return convert_fn(lambda q, k: t.matmul(q, k, transpose_b=True) + mask,
                       [([8, 16], t.float32), ([12, 16], t.float32)])
+
+
+@builder("k_mldrift_extras")
+def k_mldrift_extras() -> bytes:
+    """Ops the profiles delegate that the executor once lacked: ROUND, ATAN2 and ADD_N (three
+    operands) as the converter writes them, and EMBEDDING_LOOKUP (runtime ids into a constant
+    table), which TF writes as a GATHER on axis 0 of the table: that GATHER turned into the
+    EMBEDDING_LOOKUP it is (inputs ids, table), as other exporters write it."""
+    from gpucompat import ir
+    from gpucompat.ir import build
+
+    t = tf()
+    table = const([100, 6], seed=5)
+
+    def f(x, y, z, ids):
+        return _named({"round": t.round(x * 4.0), "atan2": t.math.atan2(x, y), "add_n": t.add_n([x, y, z]),
+                       "lookup": t.gather(table, ids)})
+
+    model = ir.from_bytes(convert_fn(f, [([2, 5, 6], t.float32)] * 3 + [([7], t.int32)]))
+    gather = next(op for op in model.graphs[0].ops if op.name == "GATHER")
+    build.retype(gather, "EMBEDDING_LOOKUP")
+    gather.inputs = [gather.inputs[1], gather.inputs[0]]
+    model.graphs[0].link()
+    return ir.to_bytes(model)
