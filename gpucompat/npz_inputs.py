@@ -67,6 +67,11 @@ def _array_for(path: str, position: int, t, arrays: dict[str, np.ndarray]) -> np
     return a.astype(want)
 
 
+def fits(shape: tuple[int, ...], t) -> bool:
+    """True when a value of `shape` fits input `t` (ir.Tensor): its signature, -1 taking any size."""
+    return _fits(tuple(shape), _allowed(t))
+
+
 def _allowed(t) -> tuple[int, ...]:
     """The shapes input `t` takes: its shape signature (-1: any size) where it has one of its
     stored rank, else its stored shape."""

@@ -14,6 +14,7 @@ import numpy as np
 
 from gpucompat import ir
 from gpucompat.errors import GpucompatError
+from gpucompat.npz_inputs import fits
 from gpucompat.verification import at_input_shape, budget, inputs, tolerance
 from gpucompat.verification.comparison import OutputStats, ShapeMismatch
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
@@ -119,6 +120,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     budget.enforce(path, budget.estimate(model, by_subgraph, settings.precision, original), settings.max_memory)
     graph = model.graphs[0]
     where = [p for ps in by_subgraph.values() for p in ps]
+    _refuse_other_signature(all_feeds[0], original or model)
     ref_bytes, changes = reference_model(ref_bytes, _gpu_side(settings, original or model, by_subgraph, original))
     reference = _reference(ref_bytes, ref_path, all_feeds[0])
     runtime = None
@@ -138,7 +140,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     ref_ms, test_ms, first_bad, first_ref = [], [], None, None
     for feeds in all_feeds:
         t0 = time.perf_counter()
-        ref = run_reference(reference, _adapted(feeds, reference))
+        ref = run_reference(reference, feeds)
         t1 = time.perf_counter()
         got = run_test(feeds)
         t2 = time.perf_counter()
@@ -252,15 +254,14 @@ def _on_accelerator(path: str, frozen: bytes | None, graph: ir.Graph, all_feeds:
     return device, time.perf_counter() - t0, lambda feeds: next(results), False, run.fully_accelerated
 
 
-def _adapted(feeds: list[np.ndarray], interpreter) -> list[np.ndarray]:
-    """Inputs for the reference side; with --against a rewritten model's inputs must match the
-    original's signature (adapters for signature-changing rewrites belong to `fix`)."""
-    details = interpreter.get_input_details()
-    if len(details) != len(feeds) or any(tuple(d["shape"]) != f.shape for d, f in zip(details, feeds)):
+def _refuse_other_signature(feeds: list[np.ndarray], reference: ir.Model) -> None:
+    """With --against the inputs must fit the original's signature too (adapters for
+    signature-changing rewrites belong to `fix`)."""
+    inputs = reference.graphs[0].inputs
+    if len(inputs) != len(feeds) or not all(fits(f.shape, t) for f, t in zip(feeds, inputs)):
         got = [tuple(f.shape) for f in feeds]
-        want = [tuple(int(x) for x in d["shape"]) for d in details]
+        want = [tuple(t.signature) for t in inputs]
         raise GpucompatError(f"the two models have different input signatures ({got} vs {want})")
-    return feeds
 
 
 def _as_float(t: ir.Tensor, value: np.ndarray) -> np.ndarray:
