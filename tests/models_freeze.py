@@ -181,3 +181,21 @@ def freeze_audio_padded_frames() -> bytes:
         return t.reduce_mean(t.nn.relu(t.tensordot(framed, w, 1)), axis=1)
 
     return convert_fn(f, [([None, None], t.float32)])
+
+
+@builder("freeze_audio_signal_frame")
+def freeze_audio_signal_frame() -> bytes:
+    """A Keras keyword classifier framing raw audio with tf.signal.frame (400-sample frames, hop
+    160), batch and length dynamic: the converter writes the frame count as SHAPE -> SPLIT_V ->
+    RESHAPE to a scalar (a zero-element shape constant) -> SUB / FLOOR_DIV / MAXIMUM -> RANGE, and
+    reshapes by tf.shape after the filterbank and the convolutions."""
+    t = tf()
+    layers = t.keras.layers
+    x = layers.Input((None,), name="audio")
+    spec = layers.Dense(64, activation="relu")(layers.Lambda(lambda a: t.signal.frame(a, 400, 160))(x))
+    spec = layers.Lambda(lambda s: t.math.log(s + 1e-3))(spec)
+    h = layers.Conv2D(16, 3, padding="same", activation="relu")(layers.Lambda(lambda s: _by_shape(t, s, [16, 4]))(spec))
+    h = layers.DepthwiseConv2D(3, padding="same", activation="relu")(h)
+    h = layers.Dense(32, activation="relu")(layers.Lambda(lambda s: _by_shape(t, s, [256]))(h))
+    model = t.keras.Model(x, layers.Dense(10)(layers.GlobalAveragePooling1D()(h)))
+    return _convert_keras(_seeded(model, 6))
