@@ -287,9 +287,10 @@ def k_scores_plus_mask() -> bytes:
 @builder("k_mldrift_extras")
 def k_mldrift_extras() -> bytes:
     """Ops the profiles delegate that the executor once lacked: ROUND, ATAN2, ADD_N (three
-    operands), REDUCE_ANY and REDUCE_ALL as the converter writes them, and EMBEDDING_LOOKUP (runtime ids into a constant
-    table), which TF writes as a GATHER on axis 0 of the table: that GATHER turned into the
-    EMBEDDING_LOOKUP it is (inputs ids, table), as other exporters write it."""
+    operands), REDUCE_ANY, REDUCE_ALL and ARG_MAX as the converter writes them, and
+    EMBEDDING_LOOKUP (runtime ids into a constant table), which TF writes as a GATHER on axis 0
+    of the table: that GATHER turned into the EMBEDDING_LOOKUP it is (inputs ids, table), as
+    other exporters write it."""
     from gpucompat import ir
     from gpucompat.ir import build
 
@@ -299,7 +300,8 @@ def k_mldrift_extras() -> bytes:
     def f(x, y, z, ids):
         return _named({"round": t.round(x * 4.0), "atan2": t.math.atan2(x, y), "add_n": t.add_n([x, y, z]),
                        "lookup": t.gather(table, ids), "any": t.cast(t.reduce_any(x > y, axis=[1]), t.float32),
-                       "all": t.cast(t.reduce_all(z > -1.0, axis=[0, 2], keepdims=True), t.float32)})
+                       "all": t.cast(t.reduce_all(z > -1.0, axis=[0, 2], keepdims=True), t.float32),
+                       "argmax_w": t.argmax(y, axis=2, output_type=t.int32), "argmax_h": t.argmax(z, axis=1)})
 
     model = ir.from_bytes(convert_fn(f, [([2, 5, 6], t.float32)] * 3 + [([7], t.int32)]))
     gather = next(op for op in model.graphs[0].ops if op.name == "GATHER")
