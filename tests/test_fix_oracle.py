@@ -84,3 +84,19 @@ def test_the_real_accelerator_takes_the_audio_model_once_its_shape_arithmetic_fo
     assert not before["ok"] and before["dynamic_gate"], before
     assert after["ok"] and not after["dynamic_gate"] and after["gpu_ops"] > 0, after
     assert set(after["rejected"]) == rejected, after
+
+
+def test_the_real_accelerator_takes_the_placeholder_model_frozen_at_a_real_length(models, tmp_path):
+    """Stored at the placeholder [1, 1], the framing convolution cannot prepare; frozen at 1760
+    samples (and proven there), the accelerator takes the whole model."""
+    raw = models.bytes("freeze_placeholder_audio")
+    model = ir.from_bytes(raw)
+    shapes = {model.graphs[0].inputs[0].name: (1, 1760)}
+    ctx = RewriteContext(registry.get("litert-mldrift"), Options())
+    trace = apply(model, rewrites.select(input_shapes=shapes), ctx)
+    assert verify(raw, ir.to_bytes(model), trace.safeties()).ok
+    out = tmp_path / "placeholder.fixed.tflite"
+    ir.save(model, str(out))
+    before, after = ask(models.path("freeze_placeholder_audio"), str(out))
+    assert not before["ok"], before
+    assert after["ok"] and after["fully_accelerated"] and after["cpu_ops"] == 0, after
