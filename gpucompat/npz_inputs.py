@@ -1,7 +1,9 @@
 """Representative inputs from a .npz file (`--inputs data.npz`): one array per model input, keyed by
 the input's name or its position among the inputs ("0", "1", ..., or numpy's own "arr_0" from
-`np.savez(path, a, b)`), the first axis counting samples. An input whose first dimension is 1 also
-takes an array of its own rank with any first dimension: each row is one sample.
+`np.savez(path, a, b)`), the first axis counting samples. A sample may have any shape the input's
+signature allows (a -1 dimension takes any size: a model stored at a placeholder [1, 1] whose
+signature is [-1, -1] takes audio of 1760 samples as [1, 1760]). An input whose first dimension
+is 1 also takes an array of its own rank with any first dimension: each row is one sample.
 
 Self-contained (numpy and the IR's tensors only) so every command reading inputs shares it.
 """
@@ -53,13 +55,30 @@ def _array_for(path: str, position: int, t, arrays: dict[str, np.ndarray]) -> np
     if len(keys) > 1:
         raise GpucompatError(f"{path}: input {position} {t.name!r} is given twice ({', '.join(keys)})")
     a = arrays.pop(keys[0])
-    shape = tuple(t.shape)
-    if a.ndim == len(shape) and shape and shape[0] == 1 and a.shape[1:] == shape[1:]:
-        a = a.reshape((a.shape[0], *shape))
-    if a.ndim != len(shape) + 1 or a.shape[1:] != shape:
+    allowed = _allowed(t)
+    if a.ndim == len(allowed) and allowed and allowed[0] in (1, -1) and _fits(a.shape[1:], allowed[1:]):
+        a = a.reshape((a.shape[0], 1, *a.shape[1:]))
+    if a.ndim != len(allowed) + 1 or not _fits(a.shape[1:], allowed):
         raise GpucompatError(f"{path}: {keys[0]!r} has shape {a.shape}, input {t.name!r} needs "
-                             f"(samples, {', '.join(map(str, shape))})")
+                             f"(samples, {', '.join('any' if d < 0 else str(d) for d in allowed)})")
     want = dtypes.numpy_dtype(t.dtype)
     if want is None or not np.can_cast(a.dtype, want, "same_kind"):
         raise GpucompatError(f"{path}: {keys[0]!r} holds {a.dtype}, input {t.name!r} is {t.dtype_name}")
     return a.astype(want)
+
+
+def fits(shape: tuple[int, ...], t) -> bool:
+    """True when a value of `shape` fits input `t` (ir.Tensor): its signature, -1 taking any size."""
+    return _fits(tuple(shape), _allowed(t))
+
+
+def _allowed(t) -> tuple[int, ...]:
+    """The shapes input `t` takes: its shape signature (-1: any size) where it has one of its
+    stored rank, else its stored shape."""
+    sig = tuple(t.signature)
+    return sig if len(sig) == len(t.shape) else tuple(t.shape)
+
+
+def _fits(shape: tuple[int, ...], allowed: tuple[int, ...]) -> bool:
+    """True when `shape` is one of the shapes `allowed` (-1: any positive size) describes."""
+    return len(shape) == len(allowed) and all(n == d or (d < 0 and n > 0) for n, d in zip(shape, allowed))

@@ -42,7 +42,8 @@ def observe(model, model_bytes: bytes, what: str, samples: list[list[np.ndarray]
 
     graph = model.graphs[0]
     watched = [t for t in graph.tensors if _is_float(t) and (t.producer is not None or t in graph.inputs)]
-    it = reference_interpreter(model_bytes, what, preserve=True, xnnpack=False)
+    it = reference_interpreter(model_bytes, what, preserve=True, xnnpack=False,
+                               input_shapes=[np.shape(f) for f in samples[0]] if samples else None)
     ranges: dict[int, TensorRange] = {}
     for feeds in samples:
         run_reference(it, feeds, what)

@@ -85,10 +85,16 @@ class Executor:
         handed_on = {id(t) for t in outputs}
         in_partition = {id(op) for op in ops}
 
-        def merge(op: Op) -> Op | None:
-            return depthwise_plus_1x1(op, in_partition, handed_on, producer, lambda t: self.value(t) is not None)
+        def constant(t: Tensor) -> bool:
+            return self.value(t) is not None
 
-        runs = groups(ops, handed_on, producer, linkable, merge) if self.fuse else [[op] for op in ops]
+        def producing(op: Op) -> bool:
+            return producer(op, constant)
+
+        def merge(op: Op) -> Op | None:
+            return depthwise_plus_1x1(op, in_partition, handed_on, producing, constant)
+
+        runs = groups(ops, handed_on, producing, linkable, merge) if self.fuse else [[op] for op in ops]
         self.steps: list[tuple[Run, Step]] = [(run, lower(self, run)) for run in runs]
 
     # -- what lowerings use -------------------------------------------------------------------

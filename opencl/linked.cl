@@ -30,6 +30,7 @@ float4 unary(float4 v, int fn, float alpha) {
     case 23: return select((float4)(0.0f), (float4)(1.0f), v != 0.0f);  // CAST ->bool
     case 24: return ceil(v);
     case 25: return (float4)(1.0f) - v;                       // LOGICAL_NOT on 0/1
+    case 26: return rint(v);                                  // ROUND: half to even, as kernels/round.cc
     default: return v;
   }
 }
@@ -55,6 +56,7 @@ float4 binary(float4 a, float4 b, int fn) {
     case 16: return select((float4)(0.0f), (float4)(1.0f), a != 0.0f && b != 0.0f);   // LOGICAL_AND
     case 17: return select((float4)(0.0f), (float4)(1.0f), a != 0.0f || b != 0.0f);   // LOGICAL_OR
     case 18: return select(a, a * b, a < 0.0f);                 // PRELU (b = alpha)
+    case 19: return atan2(a, b);                               // ATAN2
     default: return a;
   }
 }

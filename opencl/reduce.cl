@@ -1,20 +1,27 @@
 // Reductions over any set of BHWC axes, one work-item per output element (b, y, x, c) of the
 // keep-dims output: global size (W, H, B * C). `axes` flags the reduced dimensions (B, H, W, C).
-// op: 0 sum, 1 mean, 2 max, 3 min, 4 product.
+// op: 0 sum, 1 mean, 2 max, 3 min, 4 product, 5 arg max (one reduced axis: the position of the first
+// largest value along it, stored as a float: exact up to 2^24 in fp32 storage, 2048 in fp16).
 
 __kernel void reduce(__global const store_t* src, int4 sd, __global store_t* dst, int4 od, int4 axes, int op) {
   int x = get_global_id(0), y = get_global_id(1), bc = get_global_id(2);
   int b = bc / od.w, c = bc % od.w;
   int nb = axes.x ? sd.x : 1, nh = axes.y ? sd.y : 1, nw = axes.z ? sd.z : 1, nc = axes.w ? sd.w : 1;
-  float acc = op == 2 ? -INFINITY : op == 3 ? INFINITY : op == 4 ? 1.0f : 0.0f;
+  float acc = op == 2 || op == 5 ? -INFINITY : op == 3 ? INFINITY : op == 4 ? 1.0f : 0.0f;
+  int at = 0, best = 0;
   for (int ib = 0; ib < nb; ib++)
     for (int iy = 0; iy < nh; iy++)
       for (int ix = 0; ix < nw; ix++)
-        for (int ic = 0; ic < nc; ic++) {
+        for (int ic = 0; ic < nc; ic++, at++) {
           float v = AT(src, sd, axes.x ? ib : b, axes.y ? iy : y, axes.z ? ix : x, axes.w ? ic : c);
+          if (op == 5) {
+            if (at == 0 || v > acc) { acc = v; best = at; }
+            continue;
+          }
           acc = op == 2 ? fmax(acc, v) : op == 3 ? fmin(acc, v) : op == 4 ? acc * v : acc + v;
         }
   if (op == 1) acc /= (float)(nb * nh * nw * nc);
+  if (op == 5) acc = (float)best;
   STORE1(dst, CELL(b, c / 4, y, x, (od.w + 3) / 4, od.y, od.z) * 4 + c % 4, acc);
 }
 

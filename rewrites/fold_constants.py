@@ -2,7 +2,7 @@
 
     DENSIFY(sparse constant)            ==>  dense constant
     DEQUANTIZE(fp16 / int8 constant)    ==>  float32 constant
-    SHAPE(static x) -> STRIDED_SLICE / PACK / FILL / arithmetic ... (constants)
+    SHAPE(static x) -> SPLIT_V / STRIDED_SLICE / PACK / FILL / arithmetic ... (constants)
                                         ==>  the constant the chain computes
 
 DENSIFY and DEQUANTIZE only where the chosen profile rejects the op (LiteRT's GPU accelerator
@@ -37,12 +37,21 @@ from gpucompat.rewrites.matching import B, of_type
 from gpucompat.rewrites.reference_values import ReferenceRun
 
 QUANTIZED = {dtypes.INT8, dtypes.UINT8, dtypes.INT16}
-# ops a shape chain is made of: what the converter writes between SHAPE and a RESHAPE / FILL /
-# BROADCAST_TO; every one is a pure function of its inputs.
-SHAPE_ARITHMETIC = {B[n] for n in (
-    "SHAPE", "STRIDED_SLICE", "SLICE", "PACK", "UNPACK", "FILL", "CONCATENATION", "GATHER", "CAST",
-    "ADD", "SUB", "MUL", "DIV", "FLOOR_DIV", "FLOOR_MOD", "MAXIMUM", "MINIMUM", "RESHAPE", "SQUEEZE",
-    "EXPAND_DIMS", "REDUCE_PROD", "SUM", "RANGE")}
+# ops whose value is known when their input's shape is (not its values): what starts a chain
+SHAPE_READERS = {B["SHAPE"], B["ZEROS_LIKE"]}
+# ops a shape chain is made of: what TF, Keras and litert-torch exports write between SHAPE and a
+# RESHAPE / SLICE / FILL / BROADCAST_TO (tf.split of a shape is SPLIT / SPLIT_V, tf.signal.frame
+# takes FLOOR_DIV, MAXIMUM, RANGE and GATHER, a length rounded up goes through CAST, DIV and
+# CEIL, a masked length through comparisons and SELECT_V2); every one is a pure function of its
+# inputs, so its value is known when theirs are. RANK is known whatever the shape (the rank is
+# stored). Ops that move data rather than compute sizes (TILE, BROADCAST_TO, TRANSPOSE) are left
+# out: folding them writes their whole output into the file.
+SHAPE_ARITHMETIC = SHAPE_READERS | {B[n] for n in (
+    "RANK", "STRIDED_SLICE", "SLICE", "PACK", "UNPACK", "SPLIT", "SPLIT_V", "FILL", "CONCATENATION", "GATHER",
+    "GATHER_ND", "CAST", "ADD", "SUB", "MUL", "DIV", "FLOOR_DIV", "FLOOR_MOD", "MAXIMUM", "MINIMUM", "NEG", "ABS",
+    "CEIL", "FLOOR", "ROUND", "RESHAPE", "SQUEEZE", "EXPAND_DIMS", "BROADCAST_ARGS", "REDUCE_PROD", "SUM",
+    "REDUCE_MAX", "REDUCE_MIN", "RANGE", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "EQUAL", "NOT_EQUAL",
+    "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "SELECT", "SELECT_V2")}
 
 
 class FoldConstants(Rewrite):
@@ -110,9 +119,9 @@ class FoldConstants(Rewrite):
 
 
 def _shapes_read(t: Tensor) -> tuple:
-    """The shapes the SHAPE ops of `t`'s chain read (with constants, what its value depends on)."""
+    """The shapes the SHAPE and ZEROS_LIKE ops of `t`'s chain read (with constants, what its value depends on)."""
     chain = _chain(t.producer, known_values(t.graph))
-    return tuple(o.input(0).shape for o in chain if o.builtin == B["SHAPE"])
+    return tuple(o.input(0).shape for o in chain if o.builtin in SHAPE_READERS)
 
 
 def feeds_quantized_weights(op: Op) -> bool:
@@ -131,7 +140,8 @@ def _replace_by_constant(out: Tensor, value: np.ndarray) -> None:
 
 def known_values(graph: Graph, all_static: bool = False) -> set[int]:
     """Ids of the non-constant tensors whose value is fixed whatever the inputs: outputs of SHAPE
-    on a tensor of known shape, and of shape arithmetic over constants and such tensors.
+    (ZEROS_LIKE) on a tensor of known shape, of RANK, and of shape arithmetic over
+    constants and such tensors.
     `all_static`: as if every tensor had a static shape (what freeze-shapes is about to make)."""
     gate = None if all_static else first_dynamic_tensor(graph)
     stop = gate[0].index if gate else len(graph.ops)
@@ -139,8 +149,10 @@ def known_values(graph: Graph, all_static: bool = False) -> set[int]:
     for i, op in enumerate(graph.ops):
         if op.builtin not in SHAPE_ARITHMETIC or not op.outputs:
             continue
-        if op.builtin == B["SHAPE"]:
+        if op.builtin in SHAPE_READERS:
             ok = all_static or (i < stop and not op.input(0).is_dynamic)
+        elif op.builtin == B["RANK"]:
+            ok = True
         else:
             ok = all(t.is_constant or id(t) in known for t in op.present_inputs)
         if ok:

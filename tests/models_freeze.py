@@ -115,3 +115,87 @@ def freeze_transformer_encoder() -> bytes:
     h = layers.LayerNormalization()(x + layers.MultiHeadAttention(4, 8)(x, x))
     f = layers.Dense(32)(layers.Dense(64, activation="gelu")(h))
     return _convert_keras(_seeded(t.keras.Model(x, layers.LayerNormalization()(h + f)), 4))
+
+
+@builder("freeze_placeholder_audio")
+def freeze_placeholder_audio() -> bytes:
+    """An audio front-end on raw samples [batch, samples], both dynamic: the converter stores the
+    input as the placeholder [1, 1] (signature [-1, -1]), where the framing convolution (a
+    512-wide VALID kernel, hop 160) cannot even prepare; it runs at any length from 512 up."""
+    t = tf()
+    w, d = const([1, 512, 1, 16], scale=0.1), const([16, 8], seed=1)
+
+    def f(x):
+        frames = t.nn.relu(t.nn.conv2d(t.expand_dims(t.expand_dims(x, 1), 3), w, [1, 1, 160, 1], "VALID"))
+        return t.matmul(t.reduce_mean(frames, axis=[1, 2]), d)
+
+    return convert_fn(f, [([None, None], t.float32)])
+
+
+def _framed(t, audio, hop: int):
+    """Keras-style framing by the input's shape: [batch, samples] -> [batch, samples // hop, hop],
+    the length and batch split out of tf.shape (SPLIT_V) and floor-divided (FLOOR_DIV)."""
+    batch, length = t.split(t.shape(audio), [1, 1])
+    frames = length // hop
+    kept = t.slice(audio, [0, 0], t.concat([batch, frames * hop], 0))
+    return t.reshape(kept, t.concat([batch, frames, [hop]], 0))
+
+
+def _by_shape(t, x, tail):
+    """tf.reshape(x, [*tf.shape(x)[:2], *tail]): a Keras Lambda reshaping by the tensor's shape."""
+    return t.reshape(x, t.concat([t.shape(x)[:2], tail], 0))
+
+
+@builder("freeze_audio_keras")
+def freeze_audio_keras() -> bytes:
+    """A Keras keyword classifier on raw audio, batch and length dynamic ([-1, -1], stored [1, 1]):
+    frames by the input's shape, a learned filterbank (Dense), log, reshape by tf.shape to a
+    [batch, frames, 16, 4] image, Conv2D and DepthwiseConv2D, reshape back by tf.shape, Dense,
+    average over time, logits. Every reshape's shape is arithmetic on SHAPE."""
+    t = tf()
+    layers = t.keras.layers
+    x = layers.Input((None,), name="audio")
+    spec = layers.Dense(64, activation="relu")(layers.Lambda(lambda a: _framed(t, a, 160))(x))
+    spec = layers.Lambda(lambda s: t.math.log(s + 1e-3))(spec)
+    h = layers.Conv2D(16, 3, padding="same", activation="relu")(layers.Lambda(lambda s: _by_shape(t, s, [16, 4]))(spec))
+    h = layers.DepthwiseConv2D(3, padding="same", activation="relu")(h)
+    h = layers.Dense(32, activation="relu")(layers.Lambda(lambda s: _by_shape(t, s, [256]))(h))
+    model = t.keras.Model(x, layers.Dense(10)(layers.GlobalAveragePooling1D()(h)))
+    return _convert_keras(_seeded(model, 5))
+
+
+@builder("freeze_audio_padded_frames")
+def freeze_audio_padded_frames() -> bytes:
+    """Audio padded up to whole frames, the frame count worked out in float as apps write it:
+    ceil(length / hop) through CAST, DIV, CEIL and CAST, at least one frame (MAXIMUM), a guard on
+    an empty input (comparison and SELECT_V2), the padding (SUB, PACK) and the frames (RESHAPE)."""
+    t = tf()
+    w = const([160, 24], scale=0.1)
+
+    def f(x):
+        length = t.shape(x)[1]
+        frames = t.cast(t.math.ceil(t.cast(length, t.float32) / 160.0), t.int32)
+        frames = t.where(length > 0, t.maximum(frames, 1), 1)
+        padded = t.pad(x, t.stack([t.zeros(2, t.int32), t.stack([0, frames * 160 - length])], axis=1))
+        framed = t.reshape(padded, t.stack([t.shape(x)[0], frames, 160]))
+        return t.reduce_mean(t.nn.relu(t.tensordot(framed, w, 1)), axis=1)
+
+    return convert_fn(f, [([None, None], t.float32)])
+
+
+@builder("freeze_audio_signal_frame")
+def freeze_audio_signal_frame() -> bytes:
+    """A Keras keyword classifier framing raw audio with tf.signal.frame (400-sample frames, hop
+    160), batch and length dynamic: the converter writes the frame count as SHAPE -> SPLIT_V ->
+    RESHAPE to a scalar (a zero-element shape constant) -> SUB / FLOOR_DIV / MAXIMUM -> RANGE, and
+    reshapes by tf.shape after the filterbank and the convolutions."""
+    t = tf()
+    layers = t.keras.layers
+    x = layers.Input((None,), name="audio")
+    spec = layers.Dense(64, activation="relu")(layers.Lambda(lambda a: t.signal.frame(a, 400, 160))(x))
+    spec = layers.Lambda(lambda s: t.math.log(s + 1e-3))(spec)
+    h = layers.Conv2D(16, 3, padding="same", activation="relu")(layers.Lambda(lambda s: _by_shape(t, s, [16, 4]))(spec))
+    h = layers.DepthwiseConv2D(3, padding="same", activation="relu")(h)
+    h = layers.Dense(32, activation="relu")(layers.Lambda(lambda s: _by_shape(t, s, [256]))(h))
+    model = t.keras.Model(x, layers.Dense(10)(layers.GlobalAveragePooling1D()(h)))
+    return _convert_keras(_seeded(model, 6))

@@ -272,3 +272,40 @@ def k_max_pool_same() -> bytes:
     MaxPoolingWithArgmax2D (tests rewrite it and add a MaxUnpooling2D)."""
     t = tf()
     return convert_fn(lambda x: t.nn.max_pool2d(x, 3, 2, "SAME"), [([1, 7, 9, 6], t.float32)])
+
+
+@builder("k_scores_plus_mask")
+def k_scores_plus_mask() -> bytes:
+    """Attention scores as the converter writes q x k^T (matmul with transpose_b): a FULLY_CONNECTED
+    whose weights are the runtime keys and that has no bias, then the mask ADD it would fuse."""
+    t = tf()
+    mask = const([8, 12], seed=4)
+    return convert_fn(lambda q, k: t.matmul(q, k, transpose_b=True) + mask,
+                      [([8, 16], t.float32), ([12, 16], t.float32)])
+
+
+@builder("k_mldrift_extras")
+def k_mldrift_extras() -> bytes:
+    """Ops the profiles delegate that the executor once lacked: ROUND, ATAN2, ADD_N (three
+    operands), REDUCE_ANY, REDUCE_ALL and ARG_MAX as the converter writes them, and
+    EMBEDDING_LOOKUP (runtime ids into a constant table), which TF writes as a GATHER on axis 0
+    of the table: that GATHER turned into the EMBEDDING_LOOKUP it is (inputs ids, table), as
+    other exporters write it."""
+    from gpucompat import ir
+    from gpucompat.ir import build
+
+    t = tf()
+    table = const([100, 6], seed=5)
+
+    def f(x, y, z, ids):
+        return _named({"round": t.round(x * 4.0), "atan2": t.math.atan2(x, y), "add_n": t.add_n([x, y, z]),
+                       "lookup": t.gather(table, ids), "any": t.cast(t.reduce_any(x > y, axis=[1]), t.float32),
+                       "all": t.cast(t.reduce_all(z > -1.0, axis=[0, 2], keepdims=True), t.float32),
+                       "argmax_w": t.argmax(y, axis=2, output_type=t.int32), "argmax_h": t.argmax(z, axis=1)})
+
+    model = ir.from_bytes(convert_fn(f, [([2, 5, 6], t.float32)] * 3 + [([7], t.int32)]))
+    gather = next(op for op in model.graphs[0].ops if op.name == "GATHER")
+    build.retype(gather, "EMBEDDING_LOOKUP")
+    gather.inputs = [gather.inputs[1], gather.inputs[0]]
+    model.graphs[0].link()
+    return ir.to_bytes(model)

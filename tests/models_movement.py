@@ -1,7 +1,8 @@
 """Data-movement grids for the executor (tests/test_executor_movement.py): every op the gpu-current
-profile delegates that only moves data, over channel counts 1-9 and 16, odd spatial sizes, 1-D to
-4-D tensors, every padding mode, slice masks and negative strides. Outputs are exact copies of
-input elements (or PADV2's fill), so any difference from the reference is a wrong position.
+and litert-mldrift profiles delegate that only moves data (REVERSE_V2: litert-mldrift only), over
+channel counts 1-9 and 16, odd spatial sizes, 1-D to 4-D tensors, every padding mode, slice masks
+and negative strides. Outputs are exact copies of input elements (or PADV2's fill), so any
+difference from the reference is a wrong position.
 """
 
 from modelgen import builder, convert_fn, tf
@@ -36,6 +37,7 @@ def _four_d(t, x, z, y3, c: int) -> dict:
         "unpack_w": t.unstack(x, axis=2)[5], "unpack_h": t.unstack(x, axis=1)[0],
         "pack_1": t.stack([x[:, 0], z[:, 1]], axis=1), "pack_3": t.stack([x[:, 0], z[:, 1]], axis=3),
         "pack_0": t.stack([x[:, 0], z[:, 1]], axis=0),
+        "reverse_h": t.reverse(x, [1]), "reverse_wc": t.reverse(x, [2, -1]), "reverse_bhw": t.reverse(x, [0, 1, 2]),
     }
     for i, perm in enumerate(([0, 2, 1, 3], [0, 3, 1, 2], [0, 2, 3, 1], [3, 1, 2, 0], [0, 1, 3, 2], [2, 3, 0, 1])):
         out[f"tr{i}"] = t.transpose(x, perm)
@@ -89,6 +91,7 @@ def _low_rank(t, a, b, c: int) -> dict:
         "b_split_even": t.split(b, 3, axis=0)[1],
         "b_unpack": t.unstack(b, axis=1)[6], "b_pack": t.stack([b, b[::-1]], axis=1),
         "b_reshape2": t.reshape(b, [21, c]), "b_reshape4": t.reshape(b, [1, 3, 7, c]),
+        "a_reverse": t.reverse(a, [1]), "b_reverse": t.reverse(b, [1, 2]),
     }
 
 
@@ -100,7 +103,7 @@ def mv_low_rank() -> bytes:
     def f(v, *ab):
         out = {"v_rev": v[::-2], "v_pad": t.pad(v, [[2, 1]]), "v_reflect": t.pad(v, [[2, 3]], mode="REFLECT"),
                "v_tile": t.tile(v, [3]), "v_cat": t.concat([v, v[::-1]], 0), "v_gather": t.gather(v, [6, 0]),
-               "v_col": t.reshape(v, [7, 1]), "v_pack": t.stack([v, v[::-1]], axis=1)}
+               "v_col": t.reshape(v, [7, 1]), "v_pack": t.stack([v, v[::-1]], axis=1), "v_reverse": t.reverse(v, [0])}
         for c, a, b in zip(CHANNELS, ab[0::2], ab[1::2]):
             out.update({f"c{c:02d}_{k}": x for k, x in _low_rank(t, a, b, c).items()})
         return _named(out)

@@ -67,3 +67,22 @@ def test_fused_runs_compute_what_the_ops_compute_one_by_one(models):
     feeds = seeded_feeds(model.graphs[0], 3)
     for a, b in zip(fused.run(feeds), single.run(feeds)):
         assert_within(a, b, "fp32", "fused vs one by one")
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_a_fully_connected_with_runtime_weights_runs_the_add_after_it(models, precision):
+    """Its kernel (indexed.cl's matmul, one work-item per float) takes no linked ops: the ADD runs
+    as its own kernel, and the model computes what the reference interpreter computes."""
+    from gpucompat.verification.interpreter import reference_interpreter, run_reference
+
+    raw = models.bytes("k_scores_plus_mask")
+    model = ir.from_bytes(raw)
+    graph = model.graphs[0]
+    fc = graph.ops[0]
+    assert [op.name for op in graph.ops] == ["FULLY_CONNECTED", "ADD"]
+    assert fc.input(1) in graph.inputs and fc.input(2) is None  # the keys as weights, no bias
+    runner = HybridRunner(model, ["gpu", "gpu"], Runtime(choose(), precision))
+    assert indices(run for run, _ in runner.parts[0].steps) == [[0], [1]]
+    feeds = seeded_feeds(graph, 5)
+    want = run_reference(reference_interpreter(raw, "k_scores_plus_mask"), feeds)
+    assert_within(runner.run(feeds)[0], want[0], precision, "scores + mask")

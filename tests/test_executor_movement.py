@@ -18,7 +18,7 @@ from gpucompat.verification.inputs import seeded_feeds
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
 
 MOVEMENT = {"CONCATENATION", "RESHAPE", "TRANSPOSE", "SLICE", "STRIDED_SLICE", "PAD", "PADV2", "MIRROR_PAD", "TILE",
-            "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "GATHER", "SPLIT", "SPLIT_V", "UNPACK", "PACK"}
+            "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "GATHER", "SPLIT", "SPLIT_V", "UNPACK", "PACK", "REVERSE_V2"}
 GRIDS = {"mv_4d": MOVEMENT, "mv_low_rank": MOVEMENT - {"DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "PADV2"}}
 
 

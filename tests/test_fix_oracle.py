@@ -60,3 +60,43 @@ def test_the_real_accelerator_takes_the_fixed_export_whole(models, tmp_path, nam
     assert not before["ok"] or before["rejected"], before
     assert after["ok"] and after["fully_accelerated"] and after["cpu_ops"] == 0, after
     assert [r["partitions"] for r in after["replacing"]] == ["1"]
+
+
+@pytest.mark.parametrize("name, rejected", [("freeze_audio_keras", set()), ("freeze_audio_padded_frames", {"PAD"}),
+                                            ("freeze_audio_signal_frame", {"GATHER"})])
+def test_the_real_accelerator_takes_the_audio_model_once_its_shape_arithmetic_folds(models, tmp_path, name, rejected):
+    """Raw-audio models ([-1, -1] stored at [1, 1]) whose reshapes are arithmetic on tf.shape
+    (SPLIT_V, FLOOR_DIV, CEIL, SELECT, ...) fail the dynamic-tensor gate; frozen at a length, the
+    arithmetic folds and the accelerator takes the model's ops (all but one 2-D PAD in one, all
+    but tf.signal.frame's GATHER of 2-D indices in another)."""
+    raw = models.bytes(name)
+    model = ir.from_bytes(raw)
+    empty = [t for op in model.graphs[0].ops for t in op.present_inputs if 0 in t.shape and t.producer is None]
+    if any(not t.is_constant for t in empty):
+        pytest.skip(f"{empty[0].name!r}, a constant with zero elements, is not read as a constant (issue 22, class 1)")
+    shapes = {model.graphs[0].inputs[0].name: (1, 16000)}
+    ctx = RewriteContext(registry.get("litert-mldrift"), Options())
+    trace = apply(model, rewrites.select(input_shapes=shapes), ctx)
+    assert verify(raw, ir.to_bytes(model), trace.safeties()).ok
+    out = tmp_path / f"{name}.fixed.tflite"
+    ir.save(model, str(out))
+    before, after = ask(models.path(name), str(out))
+    assert not before["ok"] and before["dynamic_gate"], before
+    assert after["ok"] and not after["dynamic_gate"] and after["gpu_ops"] > 0, after
+    assert set(after["rejected"]) == rejected, after
+
+
+def test_the_real_accelerator_takes_the_placeholder_model_frozen_at_a_real_length(models, tmp_path):
+    """Stored at the placeholder [1, 1], the framing convolution cannot prepare; frozen at 1760
+    samples (and proven there), the accelerator takes the whole model."""
+    raw = models.bytes("freeze_placeholder_audio")
+    model = ir.from_bytes(raw)
+    shapes = {model.graphs[0].inputs[0].name: (1, 1760)}
+    ctx = RewriteContext(registry.get("litert-mldrift"), Options())
+    trace = apply(model, rewrites.select(input_shapes=shapes), ctx)
+    assert verify(raw, ir.to_bytes(model), trace.safeties()).ok
+    out = tmp_path / "placeholder.fixed.tflite"
+    ir.save(model, str(out))
+    before, after = ask(models.path("freeze_placeholder_audio"), str(out))
+    assert not before["ok"], before
+    assert after["ok"] and after["fully_accelerated"] and after["cpu_ops"] == 0, after

@@ -115,3 +115,28 @@ def test_the_python_api_freezes_the_shapes_it_is_given(models, tmp_path):
                         input_shapes={name: [2, 6, 6, 3]})
     assert doc["verification"]["ok"] and doc["after"]["fully_delegated"]
     assert ir.load(str(tmp_path / "fixed.tflite")).graphs[0].inputs[0].shape == (2, 6, 6, 3)
+
+
+@pytest.mark.parametrize("name, chain_ops", [
+    ("freeze_audio_keras", {"SPLIT_V", "FLOOR_DIV", "GATHER", "REDUCE_PROD"}),
+    ("freeze_audio_padded_frames", {"CAST", "CEIL", "MAXIMUM", "GREATER", "SELECT", "PACK"}),
+])
+def test_audio_shape_arithmetic_folds_once_the_length_is_frozen(models, tmp_path, name, chain_ops):
+    """Raw-audio models stored at the placeholder [1, 1] ([-1, -1]) whose framing works out sizes
+    from tf.shape: every op of that arithmetic folds at the frozen length, and the gated model
+    (0 ops on the GPU) reaches the GPU."""
+    path = models.path(name)
+    graph = ir.load(path).graphs[0]
+    assert graph.inputs[0].signature == (-1, -1) and chain_ops <= {op.name for op in graph.ops}
+    r, doc = _fix(path, tmp_path / "fixed.tflite", "--input-shape", f"{graph.inputs[0].name}=1,16000")
+    assert r.returncode == 0, r.stderr
+    assert doc["before"]["ops_gpu"] == 0 and doc["after"]["ops_gpu"] > 0
+    assert not any(e["rewrite"] == "freeze-shapes" for e in doc["not_applied"])
+    folded = {n.split()[1] for e in doc["applied"] if e["rewrite"] == "fold-constants" for n in e["nodes"]}
+    assert chain_ops <= folded
+    assert doc["verification"]["ok"]
+    fixed = ir.load(str(tmp_path / "fixed.tflite"))
+    assert _static(fixed) and "SHAPE" not in {op.name for op in fixed.graphs[0].ops}
+    x = np.random.default_rng(3).standard_normal((1, 16000)).astype(np.float32)
+    want = run_reference(models.bytes(name), [x])[1][0]
+    np.testing.assert_array_equal(run_reference((tmp_path / "fixed.tflite").read_bytes(), [x])[1][0], want)

@@ -60,7 +60,8 @@ def first_divergent_op(data: bytes, feeds: list[np.ndarray], settings) -> dict |
         run = run_on_accelerator(path, [feeds], [t.index for t in graph.inputs], [t.index for t in probes],
                                  precision=settings.precision, partly=True)
     got = run.outputs[0]
-    reference = reference_interpreter(data, "the model", preserve=True, xnnpack=False)
+    reference = reference_interpreter(data, "the model", preserve=True, xnnpack=False,
+                                      input_shapes=[np.shape(f) for f in feeds])
     run_reference(reference, feeds)
     tol = settings.tolerance(-1, "")
     where = placements(ir.from_bytes(data), PROFILE)

@@ -176,13 +176,15 @@ def run_reference(model_bytes: bytes, feeds: list[np.ndarray],
                   where: dict[int, list[str]] | None = None) -> tuple[list[str], list[np.ndarray]]:
     """The reference interpreter as a Runner: output names and values of `model_bytes` on `feeds`,
     run as verify runs its reference (reference_model.py; `where`: the delegate's placements,
-    none on the GPU by default, so hybrid kernels stay as stored)."""
+    none on the GPU by default, so hybrid kernels stay as stored). The interpreter is allocated
+    at the feeds' shapes: an original whose stored input shape is a placeholder runs at the
+    frozen shape without ever being prepared at the placeholder."""
     from gpucompat.verification.interpreter import output_names, reference_interpreter
     from gpucompat.verification.interpreter import run_reference as run
     from gpucompat.verification.reference_model import reference_model
 
     data, _ = reference_model(model_bytes, where or {})
-    it = reference_interpreter(data, "the model")
+    it = reference_interpreter(data, "the model", input_shapes=[np.shape(f) for f in feeds])
     return output_names(it), run(it, feeds)
 
 
@@ -215,6 +217,19 @@ def frozen_at(specs: list[InputSpec], before: list, after: list) -> list[InputSp
             shape = tuple(f if s < 0 and f >= 0 else d for d, s, f in zip(shape, old.signature, new.signature))
         out.append(InputSpec(spec.name, shape, spec.dtype))
     return out
+
+
+def _unfit(values: list[np.ndarray], specs: list[InputSpec], before: list, after: list) -> str | None:
+    """Why samples cannot prove a model frozen at other shapes (`specs`: the shapes the original
+    runs at; `before` / `after`: the two models' inputs), or None: the proof runs at the frozen
+    shape."""
+    for v, spec, old, new in zip(values, specs, before, after):
+        frozen = len(old.signature) == len(new.signature) and any(
+            s < 0 <= f for s, f in zip(old.signature, new.signature))
+        if frozen and tuple(v.shape) != spec.shape:
+            return (f"the samples of input {spec.name!r} are {tuple(v.shape)}, the fixed model is frozen at "
+                    f"{spec.shape}: give samples of the frozen shape")
+    return None
 
 
 def input_specs(model_bytes: bytes, dynamic_dim: int = DYNAMIC_DIM) -> list[InputSpec]:
@@ -251,6 +266,10 @@ def verify(original: bytes, fixed: bytes, safeties: set[str], backend: Backend |
         result.error = f"the fixed model has {len(fixed_specs)} inputs, the original {len(specs)}"
         return result
     runs = samples if samples is not None else inputs.seeded(specs, SEED, RUNS)
+    unfit = _unfit(runs[0], specs, before.inputs, after.inputs) if runs else None
+    if unfit:
+        result.error = unfit
+        return result
     worst: dict[int, OutputDiff] = {}
     with status(f"verifying the fix on the {backend.name}") as step:
         for k, values in enumerate(runs):

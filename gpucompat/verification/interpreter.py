@@ -4,6 +4,8 @@ partitions, constant folding, `check --inputs`'s value-range pass and the tests.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from gpucompat import ir
@@ -11,11 +13,15 @@ from gpucompat.errors import GpucompatError
 from gpucompat.opencl.device import native_stderr_silenced
 
 
-def reference_interpreter(model_bytes: bytes, what: str, preserve: bool = False, xnnpack: bool = True):
+def reference_interpreter(model_bytes: bytes, what: str, preserve: bool = False, xnnpack: bool = True,
+                          input_shapes: Sequence[Sequence[int]] | None = None):
     """The reference interpreter on a model, allocated; a one-line error saying why when it cannot
     load it (an unregistered custom op, for instance). `xnnpack=False` uses the builtin kernels
     only (XNNPACK refuses graphs without runtime inputs, and does not keep intermediates);
-    `preserve` keeps every intermediate tensor readable after a run."""
+    `preserve` keeps every intermediate tensor readable after a run. `input_shapes` (per input,
+    the shapes it will be fed at) resizes the inputs before the first allocation: a model whose
+    stored input shape is a placeholder ([1, 1] for a [-1, -1] signature) may not even prepare
+    at it (a VALID convolution wider than 1), while it runs at the shapes its signature allows."""
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
     resolver = OpResolverType.AUTO if xnnpack else OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
@@ -23,6 +29,8 @@ def reference_interpreter(model_bytes: bytes, what: str, preserve: bool = False,
         with native_stderr_silenced():
             it = Interpreter(model_content=model_bytes, experimental_preserve_all_tensors=preserve,
                              experimental_op_resolver_type=resolver)
+            if input_shapes is not None:
+                _resize_inputs(it, input_shapes)
             it.allocate_tensors()
     except (ValueError, RuntimeError) as e:
         reason = " ".join(str(e).split())
@@ -30,7 +38,7 @@ def reference_interpreter(model_bytes: bytes, what: str, preserve: bool = False,
     try:
         it.get_input_details(), it.get_output_details()
     except UnicodeDecodeError:
-        return reference_interpreter(_with_readable_names(model_bytes), what, preserve, xnnpack)
+        return reference_interpreter(_with_readable_names(model_bytes), what, preserve, xnnpack, input_shapes)
     return it
 
 
@@ -65,16 +73,22 @@ def run_reference(it, feeds: list[np.ndarray], what: str = "the model") -> list[
 
 
 def _resize_to(it, feeds: list[np.ndarray]) -> None:
-    """Resize the inputs whose shape differs from the allocated one (a rank-0 feed for a [1]
-    input keeps the allocation), then reallocate."""
-    resized = False
-    for d, v in zip(it.get_input_details(), feeds):
-        if np.size(v) != int(np.prod(d["shape"])) or (np.ndim(v) == len(d["shape"]) and
-                                                        tuple(np.shape(v)) != tuple(d["shape"])):
-            it.resize_tensor_input(d["index"], list(np.shape(v)))
-            resized = True
-    if resized:
+    """Resize the inputs whose shape differs from the allocated one, then reallocate."""
+    if _resize_inputs(it, [np.shape(v) for v in feeds]):
         it.allocate_tensors()
+
+
+def _resize_inputs(it, shapes: Sequence[Sequence[int]]) -> bool:
+    """Resize the inputs whose shape differs from `shapes` (a rank-0 feed for a [1] input keeps
+    its shape); True when one was resized (the interpreter must then be allocated again)."""
+    resized = False
+    for d, shape in zip(it.get_input_details(), shapes):
+        shape = tuple(int(n) for n in shape)
+        have = tuple(int(n) for n in d["shape"])
+        if int(np.prod(shape)) != int(np.prod(have)) or (len(shape) == len(have) and shape != have):
+            it.resize_tensor_input(d["index"], list(shape))
+            resized = True
+    return resized
 
 
 def output_names(it) -> list[str]:

@@ -26,7 +26,8 @@ def first_divergent_op(model: ir.Model, data: bytes, where: dict[int, list[str]]
 
     runner = HybridRunner(model, where[0], runtime, record=True, called=where)
     runner.run(feeds)
-    reference = reference_interpreter(data, model.path or "the model", preserve=True, xnnpack=False)
+    reference = reference_interpreter(data, model.path or "the model", preserve=True, xnnpack=False,
+                                      input_shapes=[np.shape(f) for f in feeds])
     run_reference(reference, feeds)
     tol = settings.tolerance(-1, "")
     for op, placement in zip(runner.model.graphs[0].ops, where[0]):

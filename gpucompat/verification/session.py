@@ -15,8 +15,9 @@ import numpy as np
 
 from gpucompat import ir
 from gpucompat.errors import GpucompatError
+from gpucompat.npz_inputs import fits
 from gpucompat.progress import status
-from gpucompat.verification import budget, inputs, sensitivity, tolerance
+from gpucompat.verification import at_input_shape, budget, inputs, sensitivity, tolerance
 from gpucompat.verification.comparison import OutputStats, ShapeMismatch
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
 from gpucompat.verification.placements import placements_by_subgraph
@@ -125,20 +126,26 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     model = ir.from_bytes(data, path)
     ref_path = settings.against or path
     ref_bytes = ir.reader.read_bytes(ref_path) if settings.against else data
-    by_subgraph = placements_by_subgraph(model, settings.profile)
     original = ir.from_bytes(ref_bytes, ref_path) if settings.against else None
     refuse_invalid_order(model, path)
     if original is not None:
         refuse_invalid_order(original, ref_path)
+    all_feeds = _feeds(model, settings)
+    frozen = None
+    if at_input_shape.differs(model.graphs[0], all_feeds[0]):  # the test side runs the model frozen there
+        original = original or model
+        model = at_input_shape.frozen_at_feeds(model, all_feeds[0], settings.profile)
+        data = frozen = ir.to_bytes(model)
+    by_subgraph = placements_by_subgraph(model, settings.profile)
     budget.enforce(path, budget.estimate(model, by_subgraph, settings.precision, original), settings.max_memory)
     graph = model.graphs[0]
-    all_feeds = _feeds(model, settings)
     where = [p for ps in by_subgraph.values() for p in ps]
+    _refuse_other_signature(all_feeds[0], original or model)
     ref_bytes, changes = reference_model(ref_bytes, _gpu_side(settings, original or model, by_subgraph, original))
-    reference = reference_interpreter(ref_bytes, ref_path)
+    reference = _reference(ref_bytes, ref_path, all_feeds[0])
     runtime = None
     if settings.backend == "litert-gpu":
-        device, init_s, run_test, timed, whole = _on_accelerator(path, graph, all_feeds, settings.precision)
+        device, init_s, run_test, timed, whole = _on_accelerator(path, frozen, graph, all_feeds, settings.precision)
         if whole:
             where = ["gpu"] * len(where)  # the accelerator took every op
     else:
@@ -158,7 +165,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
         for run, feeds in enumerate(all_feeds):
             step.say(f"comparing with the reference interpreter: run {run + 1} of {len(all_feeds)}")
             t0 = time.perf_counter()
-            ref = run_reference(reference, _adapted(feeds, reference))
+            ref = run_reference(reference, feeds)
             t1 = time.perf_counter()
             got = run_test(feeds)
             t2 = time.perf_counter()
@@ -178,7 +185,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
             pending += _judge_nudged(reference, graph, feeds, run, over)
     del reference  # the builtin kernels' interpreter takes its place: the budget counts one at a time
     with status("measuring the reference interpreter's noise floor"):
-        builtin = _builtin(ref_bytes, ref_path)
+        builtin = _builtin(ref_bytes, ref_path, all_feeds[0])
         noise = _noise_floor(builtin, graph, outputs, all_feeds[0], first_ref)
         first_bad = _judge_builtin(builtin, graph, all_feeds, pending)
         del builtin
@@ -260,10 +267,11 @@ def _judge_builtin(builtin, graph: ir.Graph, all_feeds: list[list[np.ndarray]], 
     return first_bad
 
 
-def _builtin(ref_bytes: bytes, ref_path: str):
-    """The reference on its builtin kernels instead of XNNPACK, or None when they cannot run it."""
+def _builtin(ref_bytes: bytes, ref_path: str, feeds: list[np.ndarray]):
+    """The reference on its builtin kernels instead of XNNPACK, allocated at the inputs' shapes,
+    or None when they cannot run it."""
     try:
-        return reference_interpreter(ref_bytes, ref_path, xnnpack=False)
+        return reference_interpreter(ref_bytes, ref_path, xnnpack=False, input_shapes=[np.shape(f) for f in feeds])
     except GpucompatError:
         return None
 
@@ -282,18 +290,44 @@ def _noise_floor(builtin, graph: ir.Graph, outputs: list[OutputStats], feeds: li
     return "XNNPACK vs builtin kernels, first run"
 
 
-def _on_accelerator(path: str, graph: ir.Graph, all_feeds: list[list[np.ndarray]], precision: str):
+def _reference(ref_bytes: bytes, ref_path: str, feeds: list[np.ndarray]):
+    """The reference interpreter, allocated at the inputs' shapes; a model that cannot even
+    prepare at its stored shape (a placeholder input) says how to run it at another."""
+    try:
+        return reference_interpreter(ref_bytes, ref_path, input_shapes=[np.shape(f) for f in feeds])
+    except GpucompatError as e:
+        inputs = ir.from_bytes(ref_bytes, ref_path).graphs[0].inputs
+        if not any(t.is_dynamic for t in inputs):
+            raise
+        names = ", ".join(f"{t.name!r} {list(t.signature)}" for t in inputs)
+        hint = "run it on --inputs of such a shape, or freeze it first (gpucompat fix --input-shape NAME=d0,d1,...)"
+        raise GpucompatError(f"{str(e).rstrip('.')}; its inputs take other shapes ({names}): {hint}") from None
+
+
+def _on_accelerator(path: str, frozen: bytes | None, graph: ir.Graph, all_feeds: list[list[np.ndarray]],
+                    precision: str):
     """Every run on LiteRT's GPU accelerator in one child process, up front: (device, seconds the
     child took, a function handing out each run's outputs in turn, False: no per-run latency,
-    whether it took every op).
+    whether it took every op). The model run is the one at `path`, or `frozen` when given (a copy
+    frozen at the inputs' shape, written to a temporary file).
     A model the accelerator does not take whole runs its other ops on LiteRT's CPU."""
+    import os
+    import tempfile
+
     from gpucompat.confirm.infer import run_on_accelerator
     from gpucompat.confirm.runner import launcher
 
     t0 = time.perf_counter()
-    with status(f"running {len(all_feeds)} input sets on LiteRT's GPU accelerator (the first compiles its shaders)"):
-        run = run_on_accelerator(path, all_feeds, [t.index for t in graph.inputs], [t.index for t in graph.outputs],
-                                 precision=precision, partly=True)
+    with tempfile.TemporaryDirectory(prefix="gpucompat-verify-") as tmp:
+        model_path = path
+        if frozen is not None:
+            model_path = os.path.join(tmp, "frozen.tflite")
+            with open(model_path, "wb") as f:
+                f.write(frozen)
+        with status(f"running {len(all_feeds)} input sets on LiteRT's GPU accelerator (the first compiles its "
+                    f"shaders)"):
+            run = run_on_accelerator(model_path, all_feeds, [t.index for t in graph.inputs],
+                                     [t.index for t in graph.outputs], precision=precision, partly=True)
     results = iter(run.outputs)
     kind = "fp32" if precision == "fp32" else "fp16 (its default precision)"
     whole = "" if run.fully_accelerated else ", partly delegated: the other ops on LiteRT's CPU"
@@ -301,15 +335,14 @@ def _on_accelerator(path: str, graph: ir.Graph, all_feeds: list[list[np.ndarray]
     return device, time.perf_counter() - t0, lambda feeds: next(results), False, run.fully_accelerated
 
 
-def _adapted(feeds: list[np.ndarray], interpreter) -> list[np.ndarray]:
-    """Inputs for the reference side; with --against a rewritten model's inputs must match the
-    original's signature (adapters for signature-changing rewrites belong to `fix`)."""
-    details = interpreter.get_input_details()
-    if len(details) != len(feeds) or any(tuple(d["shape"]) != f.shape for d, f in zip(details, feeds)):
+def _refuse_other_signature(feeds: list[np.ndarray], reference: ir.Model) -> None:
+    """With --against the inputs must fit the original's signature too (adapters for
+    signature-changing rewrites belong to `fix`)."""
+    inputs = reference.graphs[0].inputs
+    if len(inputs) != len(feeds) or not all(fits(f.shape, t) for f, t in zip(feeds, inputs)):
         got = [tuple(f.shape) for f in feeds]
-        want = [tuple(int(x) for x in d["shape"]) for d in details]
+        want = [tuple(t.signature) for t in inputs]
         raise GpucompatError(f"the two models have different input signatures ({got} vs {want})")
-    return feeds
 
 
 def _as_float(t: ir.Tensor, value: np.ndarray) -> np.ndarray:

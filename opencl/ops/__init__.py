@@ -65,9 +65,15 @@ def _quantized(op: Op) -> bool:
     return any(t.quantization is not None and t.dtype in (dtypes.INT8, dtypes.UINT8) for t in op.outputs)
 
 
-def producer(op: Op) -> bool:
+def producer(op: Op, constant: Callable[[object], bool] = lambda t: True) -> bool:
     """Whether elementwise ops may be linked into the kernel of `op`: one launch of a kernel that
-    stores through STORE_CELL, with no quantize-and-dequantize step after it."""
+    stores through STORE_CELL, with no quantize-and-dequantize step after it. `constant(t)` says
+    whether a tensor is known at load: a FULLY_CONNECTED whose weights are not (attention's
+    q x k^T written as matmul(transpose_b)) runs as indexed.cl's matmul, one work-item per float,
+    which has no STORE_CELL; the ops the delegate links into it then run as kernels of their
+    own, storing the same values (the fused chain rounds each value to storage precision too)."""
+    if op.name == "FULLY_CONNECTED" and not constant(op.input(1)):
+        return False
     return op.name in PRODUCERS and not _quantized(op)
 
 

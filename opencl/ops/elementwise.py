@@ -18,11 +18,11 @@ from gpucompat.opencl.runtime import GpuTensor
 UNARY = {"CAST": 0, "DEQUANTIZE": 0, "QUANTIZE": 0, "ABS": 1, "COS": 2, "SIN": 3, "EXP": 4, "LOG": 5,
          "NEG": 6, "RSQRT": 7, "SQRT": 8, "SQUARE": 9, "TANH": 10, "LOGISTIC": 11, "RELU": 12, "RELU6": 13,
          "RELU_N1_TO_1": 14, "RELU_0_TO_1": 15, "ELU": 16, "HARD_SWISH": 17, "LEAKY_RELU": 18, "FLOOR": 19,
-         "SIGN": 20, "GELU": 21, "CEIL": 24, "LOGICAL_NOT": 25}
+         "SIGN": 20, "GELU": 21, "CEIL": 24, "LOGICAL_NOT": 25, "ROUND": 26}
 BINARY = {"ADD": 0, "SUB": 1, "MUL": 2, "DIV": 3, "POW": 4, "MAXIMUM": 5, "MINIMUM": 6,
           "SQUARED_DIFFERENCE": 7, "FLOOR_DIV": 8, "FLOOR_MOD": 9, "GREATER": 10, "GREATER_EQUAL": 11,
           "LESS": 12, "LESS_EQUAL": 13, "EQUAL": 14, "NOT_EQUAL": 15, "LOGICAL_AND": 16, "LOGICAL_OR": 17,
-          "PRELU": 18}
+          "PRELU": 18, "ATAN2": 19}
 _CAST_TO_INT, _CAST_TO_BOOL = 22, 23
 
 
@@ -59,6 +59,24 @@ def binary(ex: Executor, op: Op) -> Step:
     dst, od = ex.tensor(out), ex.shape(out).dims
     fn, act = BINARY[op.name], activation(op)
     return ex.prepare("elementwise", "binary_op", ex.cells(out), a, ad, b, bd, dst, od, fn, act)
+
+
+@lowering("ADD_N")
+def add_n(ex: Executor, op: Op) -> Step:
+    """The sum of N same-shaped inputs: the first two added into the output, then each further
+    input added to it in place (every work-item reads and writes its own cell)."""
+    from gpucompat.opencl.ops import sequence
+
+    out = op.outputs[0]
+    rank = len(out.shape)
+    dst, od = ex.tensor(out), ex.shape(out).dims
+    first, *rest = op.inputs
+    steps, acc = [], ex.tensor_as(first, rank)
+    for t in rest:
+        steps.append(ex.prepare("elementwise", "binary_op", ex.cells(out), *acc, *ex.tensor_as(t, rank), dst, od,
+                                BINARY["ADD"], 0))
+        acc = (dst, od)
+    return sequence(steps)
 
 
 @lowering("SELECT_V2", "SELECT")

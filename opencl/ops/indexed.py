@@ -46,10 +46,21 @@ def _launch(ex: Executor, op: Op, kernel: str, *args) -> Step:
 
 def gather_runtime(ex: Executor, op: Op) -> Step:
     """GATHER whose indices (1-D, as the delegate requires) are computed at run time."""
-    data, indices, out = op.inputs[0], op.inputs[1], op.outputs[0]
+    return _gather_rows(ex, op, op.inputs[0], op.inputs[1], options(op).axis % len(op.inputs[0].shape))
+
+
+@lowering("EMBEDDING_LOOKUP")
+def embedding_lookup(ex: Executor, op: Op) -> Step:
+    """Inputs (ids [N], table [V, ...]): rows of the table picked by the runtime ids, a GATHER on
+    axis 0 (kernels/embedding_lookup.cc)."""
+    return _gather_rows(ex, op, op.inputs[1], op.inputs[0], 0)
+
+
+def _gather_rows(ex: Executor, op: Op, data: Tensor, indices: Tensor, axis: int) -> Step:
+    """`data` read along `axis` through the runtime `indices` (1-D) into the op's output."""
+    out = op.outputs[0]
     if len(indices.shape) != 1:
-        raise UnsupportedOp(f"op#{op.index} GATHER: runtime indices must be 1-D")
-    axis = options(op).axis % len(data.shape)
+        raise UnsupportedOp(f"op#{op.index} {op.name}: runtime indices must be 1-D")
     table, rows = axis_table(ex, data, axis)
     pick = positions(ex, indices).reshape([1] * axis + [-1] + [1] * (len(data.shape) - axis - 1))
     return _launch(ex, op, "gather_runtime", ex.tensor(data), ex.tensor(indices), per_float(ex, out, rows),

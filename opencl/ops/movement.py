@@ -1,6 +1,6 @@
 """Data movement as kernels that compute each source coordinate from the output coordinate, as the
 delegate's tasks do: opencl/window.cl (per-axis begin / stride / permutation and a border mode:
-slices, padding, tiling, transposes, gathers with constant indices, splits and concatenations as
+slices, reversals, padding, tiling, transposes, gathers with constant indices, splits and concatenations as
 region copies) and opencl/reindex.cl (RESHAPE, DEPTH_TO_SPACE, SPACE_TO_DEPTH by element number).
 
 Ops are described in the tensors' own ranks (`Read` per input axis) and mapped onto the delegate's
@@ -139,6 +139,14 @@ def transpose(ex: Executor, op: Op) -> Step:
     """Output axis j is input axis perm[j]."""
     perm = [int(p) % len(op.inputs[0].shape) for p in _const_ints(op, 1)]
     return _one_to_one(ex, op, [Read(out=perm.index(i)) for i in range(len(perm))])
+
+
+@lowering("REVERSE_V2")
+def reverse(ex: Executor, op: Op) -> Step:
+    """The axes listed in the constant input 1 (any sign) read from their end backwards."""
+    shape = op.inputs[0].shape
+    flipped = {int(a) % len(shape) for a in _const_ints(op, 1)}
+    return _one_to_one(ex, op, [Read(n - 1, -1, i) if i in flipped else Read(out=i) for i, n in enumerate(shape)])
 
 
 @lowering("SLICE")

@@ -1,5 +1,5 @@
-"""Reductions and softmax (opencl/reduce.cl): MEAN, SUM, REDUCE_MAX / MIN / PROD over any constant
-axes, with or without keep_dims, and SOFTMAX over channels."""
+"""Reductions and softmax (opencl/reduce.cl): MEAN, SUM, REDUCE_MAX / MIN / PROD / ANY / ALL over
+any constant axes, with or without keep_dims, ARG_MAX over one, and SOFTMAX over channels."""
 
 from __future__ import annotations
 
@@ -11,15 +11,19 @@ from gpucompat.opencl.ops import lowering, options, sequence
 from gpucompat.opencl.ops.movement import keepdims_tensor
 from gpucompat.opencl.phwc4 import BHWC
 
-_OPS = {"SUM": 0, "MEAN": 1, "REDUCE_MAX": 2, "REDUCE_MIN": 3, "REDUCE_PROD": 4}
+# REDUCE_ANY / REDUCE_ALL: booleans live on the device as 0.0 / 1.0, so any is the maximum and all
+# the minimum.
+# ARG_MAX reduces its one axis to the position of the first largest value (kernels/arg_min_max.cc).
+_OPS = {"SUM": 0, "MEAN": 1, "REDUCE_MAX": 2, "REDUCE_MIN": 3, "REDUCE_PROD": 4, "REDUCE_ANY": 2, "REDUCE_ALL": 3,
+        "ARG_MAX": 5}
 # Which BHWC dimension each axis of a rank-r tensor is (model_builder_helper.cc ExtractAxisFromIndex).
 _AXES = {1: "b", 2: "bc", 3: "bwc", 4: "bhwc"}
 
 
 @lowering(*_OPS)
 def reduce(ex: Executor, op: Op) -> Step:
-    """MEAN, SUM, REDUCE_MAX / MIN / PROD over the constant axes, keeping or dropping them as the
-    op says."""
+    """MEAN, SUM, REDUCE_MAX / MIN / PROD / ANY / ALL over the constant axes, keeping or dropping
+    them as the op says; ARG_MAX over its one axis, dropped."""
     src, out = op.inputs[0], op.outputs[0]
     axes_t = op.input(1)
     axes = axes_t.data() if axes_t is not None else None
