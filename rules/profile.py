@@ -69,6 +69,8 @@ class Profile:
     loads_variable_tensors: False when the runtime's model loader refuses any variable tensor
         (LiteRT CompiledModel: a stateful model cannot be loaded at all).
     rank_message / type_message: the runtime's IsAllAllowedTensors texts ({limit}, {type}, {name}).
+    release: the runtime release the profile describes ("2.3.0" for LiteRT's ai-edge-litert 2.3.0),
+        None for the classic delegate's generations, which are read from source, not a wheel.
     """
 
     name: str
@@ -92,9 +94,20 @@ class Profile:
     loads_variable_tensors: bool = True
     rank_message: str = "OP is supported, but tensor type/shape isn't compatible."
     type_message: str = "OP is supported, but tensor type/shape isn't compatible."
+    release: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The name with the release it describes: "litert-mldrift (LiteRT 2.3.0)"."""
+        return label(self.name, self.release)
 
     def support(self, op: Op) -> OpSupport | None:
         """The entry for an op, None when this profile has no parser for it."""
         if op.is_custom:
             return self.custom_ops.get(op.code.custom or "")
         return self.ops.get(op.builtin)
+
+
+def label(name: str, release: str | None) -> str:
+    """A profile's name as outputs show it: with the release it describes unless the name holds it."""
+    return f"{name} (LiteRT {release})" if release and "@" not in name else name
