@@ -75,3 +75,11 @@ def test_confirm_predicts_with_the_release_that_compiled():
     assert registry.for_release("2.2.0").name == "litert-mldrift@2.2.0"
     assert registry.for_release(STABLE).name == "litert-mldrift"
     assert registry.for_release("2.9.9").name == "litert-mldrift"  # never measured: the stable one
+
+
+def test_opcode_shows_what_a_release_does_differently():
+    r = run_cli("opcode", "36")
+    lines = {line.split()[0]: line for line in r.stdout.splitlines()[1:]}
+    assert "unlike 2.3.0: a GATHER of more than one index" in lines["litert-mldrift@2.2.0"]
+    assert "unlike" not in lines["litert-mldrift@2.4.0.dev20261026"] and "litert-mldrift@2.3.0" not in lines
+    assert "(LiteRT 2.3.0)" in lines["litert-mldrift"]
