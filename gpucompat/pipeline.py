@@ -66,7 +66,7 @@ def _check_one(task: Task) -> dict:
         result = check_model(model, prof, options)
         ranges, flips, described = _on_inputs(task, model, result) if task.inputs else (None, None, None)
     except GpucompatError as e:
-        return records.error_record(task.path, prof.name, str(e).removeprefix(f"{task.path}: "))
+        return records.error_record(task.path, prof.name, str(e).removeprefix(f"{task.path}: "), prof.release)
     analyses = analyze(model, result, ranges, flips)
     findings = [f for f in run_all(result, analyses) if selected(f.code, task.select, task.ignore)]
     return {**records.model_record(result, findings, analyses), "inputs": described}

@@ -71,6 +71,8 @@ class Profile:
     crashes_on_empty_tensors: True when a tensor without elements in the graph handed to the
         delegate crashes the compilation (gpucompat/prepare.py; LiteRT's accelerator: SIGFPE).
     rank_message / type_message: the runtime's IsAllAllowedTensors texts ({limit}, {type}, {name}).
+    release: the runtime release the profile describes ("2.3.0" for LiteRT's ai-edge-litert 2.3.0),
+        None for the classic delegate's generations, which are read from source, not a wheel.
     """
 
     name: str
@@ -95,9 +97,20 @@ class Profile:
     crashes_on_empty_tensors: bool = False
     rank_message: str = "OP is supported, but tensor type/shape isn't compatible."
     type_message: str = "OP is supported, but tensor type/shape isn't compatible."
+    release: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The name with the release it describes: "litert-mldrift (LiteRT 2.3.0)"."""
+        return label(self.name, self.release)
 
     def support(self, op: Op) -> OpSupport | None:
         """The entry for an op, None when this profile has no parser for it."""
         if op.is_custom:
             return self.custom_ops.get(op.code.custom or "")
         return self.ops.get(op.builtin)
+
+
+def label(name: str, release: str | None) -> str:
+    """A profile's name as outputs show it: with the release it describes unless the name holds it."""
+    return f"{name} (LiteRT {release})" if release and "@" not in name else name

@@ -1,4 +1,6 @@
-"""Profiles by name. Each lives in rules/profiles/<module>.py and exposes PROFILE."""
+"""Profiles by name. Each lives in rules/profiles/<module>.py and exposes PROFILE; a measured
+release of LiteRT's accelerator is `litert-mldrift@RELEASE` (rules/profiles/litert_mldrift_releases.py),
+and plain `litert-mldrift` is the newest stable release measured."""
 
 from __future__ import annotations
 
@@ -18,16 +20,36 @@ DEFAULT = "gpu-current"
 
 
 def names() -> list[str]:
-    """Every profile name, oldest generation first."""
-    return list(MODULES)
+    """Every profile name, oldest generation first, then each measured release."""
+    return [*MODULES, *(f"litert-mldrift@{r}" for r in _releases())]
 
 
 def get(name: str) -> Profile:
     """The profile called `name`; a GpucompatError listing the known names otherwise."""
+    family, at, release = name.partition("@")
+    if at and family == "litert-mldrift":
+        profile = _releases().get(release)
+        if profile is None:
+            raise GpucompatError(f"no measured litert-mldrift release {release!r} (measured: "
+                                 f"{', '.join(_releases())}; `gpucompat confirm` compares any release with 2.3.0)")
+        return profile
     module = MODULES.get(name)
     if module is None:
-        raise GpucompatError(f"unknown profile {name!r} (known: {', '.join(MODULES)})")
+        raise GpucompatError(f"unknown profile {name!r} (known: {', '.join(names())})")
     return importlib.import_module(f"gpucompat.rules.profiles.{module}").PROFILE
+
+
+def for_release(release: str | None) -> Profile:
+    """The litert-mldrift profile of a LiteRT release (the one `confirm` finds installed): plain
+    `litert-mldrift` for the stable release and for a release never measured."""
+    stable = get("litert-mldrift")
+    return stable if release == stable.release else _releases().get(release or "", stable)
+
+
+def _releases() -> dict[str, Profile]:
+    from gpucompat.rules.profiles.litert_mldrift_releases import RELEASES
+
+    return RELEASES
 
 
 def get_with_backend(name: str, backend: str) -> Profile:

@@ -57,7 +57,7 @@ def test_explain_renders_the_markdown_on_a_terminal():
 def test_opcode_names_the_runtime_number():
     r = gpucompat("opcode", "107")  # "op code #107" in the runtime's warning
     assert r.returncode == 0 and r.stdout.startswith("op code #107 = GATHER_ND")
-    assert "gpu-current      not supported" in r.stdout
+    assert re.search(r"gpu-current +not supported", r.stdout)
     r = gpucompat("opcode", "conv_2d")
-    assert r.stdout.startswith("op code #3 = CONV_2D") and "gpu-current      supported" in r.stdout
+    assert r.stdout.startswith("op code #3 = CONV_2D") and re.search(r"gpu-current +supported", r.stdout)
     assert gpucompat("opcode", "100000").returncode == 2

@@ -19,10 +19,21 @@ def opcode(code: Annotated[str, typer.Argument(help="A builtin op code number (4
     if number is None or number not in opcodes.NAMES:
         raise GpucompatError(f"{code!r} is not a TFLite builtin op code")
     typer.echo(f"op code #{number} = {opcodes.name(number)}")
-    for name in registry.names():
-        prof = registry.get(name)
+    stable = registry.get("litert-mldrift")
+    shown = [registry.get(n) for n in registry.names() if n != f"litert-mldrift@{stable.release}"]
+    width = max(len(p.label) for p in shown)
+    for prof in shown:
         entry = prof.ops.get(number)
-        typer.echo(f"  {name:<16} {describe(entry)}")
+        line = describe(entry)
+        if prof.release and prof.release != stable.release and entry != stable.ops.get(number):
+            line += f"; unlike {stable.release}: {release_difference(entry)}"
+        typer.echo(f"  {prof.label:<{width}} {line}")
+
+
+def release_difference(entry) -> str:
+    """What a release's entry does that the stable one does not: its last check's first clause."""
+    doc = (entry.checks[-1].__doc__ or "").split(":", 1)[-1]
+    return " ".join(doc.split(";")[0].split())
 
 
 def describe(entry) -> str:

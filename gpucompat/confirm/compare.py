@@ -142,7 +142,8 @@ def record(c: Confirmation) -> dict:
                     "cpu_delegate_ops": _keyed(facts.cpu_delegate_ops), "dynamic_tensor": facts.dynamic_tensor,
                     "unresolved_custom_ops": facts.unresolved_custom_ops, "check_failure": facts.check_failure,
                     "kernel_failure": facts.kernel_failure},
-        "prediction": {**_side(c.predicted), "profile": PROFILE},
+        "prediction": {**_side(c.predicted), "profile": c.prediction.profile.name,
+                       "release": c.prediction.profile.release},
     }
 
 
@@ -161,8 +162,10 @@ def _keyed(per_subgraph: dict[int, int]) -> dict[str, int]:
 
 def confirm(paths: list[str], launch: Launcher, per_model_timeout: float = 120.0) -> list[Confirmation]:
     """Compile every model on the accelerator and set each beside its `litert-mldrift` check
-    (WebGPU backend, the one the accelerator runs on). Files are read first, so a bad file
-    stops the command before the runtime starts."""
+    (WebGPU backend, the one the accelerator runs on) under the profile of the release that
+    compiled it (`litert-mldrift@2.2.0` when the runtime is 2.2.0; the stable one for a release
+    never measured). Files are read first, so a bad file stops the command before the runtime
+    starts."""
     from gpucompat import ir
     from gpucompat.ir.litertlm import as_files
     from gpucompat.placement import check_model
@@ -175,6 +178,6 @@ def confirm(paths: list[str], launch: Launcher, per_model_timeout: float = 120.0
             reports = compile_models(files, launch, per_model_timeout)
     for r, p in zip(reports, paths):
         r.path = p
-    profile, options = registry.get(PROFILE), Options(backend="webgpu")
-    return [confirmation(r, check_model(m, profile, options), [len(g.ops) for g in m.graphs])
+    options = Options(backend="webgpu")
+    return [confirmation(r, check_model(m, registry.for_release(r.litert), options), [len(g.ops) for g in m.graphs])
             for m, r in zip(models, reports)]

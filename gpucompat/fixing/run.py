@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from gpucompat import ir
 from gpucompat.analyses.channel_padding import channel_padding
-from gpucompat.confirm.compare import PROFILE as ACCELERATOR_PROFILE
 from gpucompat.errors import GpucompatError
 from gpucompat.fixing.runtime_version import raise_min_runtime_version
 from gpucompat.ir.buffers import check_metadata_references, compact_buffers
@@ -218,7 +217,7 @@ def verify_fix(fix: Fix, on_accelerator: bool = False, require_gpu_proof: bool =
         with status("verifying the fix"):  # one spinner line; each backend's step names itself on it
             fix.verification = verify_everywhere(original, fixed, safeties, fix.after.profile.name,
                                                  fix.after.options, fix.samples)
-            if on_accelerator or fix.after.profile.name == ACCELERATOR_PROFILE:
+            if on_accelerator or fix.after.profile.release is not None:  # a profile of LiteRT's accelerator
                 from gpucompat.fixing import on_accelerator as litert
 
                 fix.verification.results.append(verify(original, fixed, safeties, litert.backend(), fix.samples))

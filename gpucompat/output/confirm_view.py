@@ -32,7 +32,7 @@ def terminal(results: list) -> str:
         console.print(f"[bold]{c.path}[/bold]  LiteRT {c.runtime.litert or '?'} GPU accelerator on "
                       f"{c.runtime.facts.adapter or 'an unnamed device'}")
         table = Table(show_edge=False, pad_edge=False)
-        for name in ("", "runtime", "litert-mldrift", ""):
+        for name in ("", "runtime", c.prediction.profile.label, ""):
             table.add_column(name)
         rows = [("compiles", _yes(real.compiles), _yes(ours.compiles)),
                 ("GPU ops per subgraph", _counts(real.gpu_ops), _counts(ours.gpu_ops)),

@@ -3,6 +3,7 @@ that is not in the baseline, and one per model that could not be checked."""
 
 from __future__ import annotations
 
+from gpucompat.output.records import shown
 from gpucompat.output.text import printable
 
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
@@ -30,6 +31,6 @@ def annotations(doc: dict) -> str:
             continue
         for f in rec["findings"]:
             if not f.get("baselined"):
-                title = _prop(f"{f['code']} ({rec['profile']})")
+                title = _prop(f"{f['code']} ({shown(rec)})")
                 lines.append(f"::{COMMAND[f['severity']]} file={path},title={title}::{_data(f['message'])}")
     return "".join(line + "\n" for line in lines)

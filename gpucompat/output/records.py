@@ -12,6 +12,7 @@ from gpucompat.analyses.channel_padding import STORED_BYTES
 from gpucompat.placement import ModelResult
 from gpucompat.rules.lint import Finding
 from gpucompat.rules.lint.wrong_forms import CODES as WRONG_CODES
+from gpucompat.rules.profile import label
 
 SCHEMA_VERSION = 1
 
@@ -64,6 +65,7 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None) ->
     rec = {
         "path": result.path,
         "profile": result.profile.name,
+        "release": result.profile.release,
         "options": {"backend": result.options.backend, "allow_quant": result.options.allow_quant,
                     "max_delegated_partitions": result.options.max_delegated_partitions},
         "error": None,
@@ -152,10 +154,15 @@ def analysis_records(a) -> dict:
 NO_ANALYSES = {"channel_padding": None, "hotspots": [], "boundaries": None, "what_if": []}
 
 
-def error_record(path: str, profile: str, message: str) -> dict:
+def shown(rec: dict) -> str:
+    """The record's profile as outputs show it, with the release it describes."""
+    return label(rec["profile"], rec.get("release"))
+
+
+def error_record(path: str, profile: str, message: str, release: str | None = None) -> dict:
     """The record of a model that could not be checked."""
-    return {"path": path, "profile": profile, "error": message, "summary": None, "subgraphs": [], "inputs": None,
-            "unsupported": [], "wrong": [], "ops": [], "findings": [], **NO_ANALYSES}
+    return {"path": path, "profile": profile, "release": release, "error": message, "summary": None, "subgraphs": [],
+            "inputs": None, "unsupported": [], "wrong": [], "ops": [], "findings": [], **NO_ANALYSES}
 
 
 def comparison(models: list[dict]) -> list[dict]:
@@ -163,7 +170,7 @@ def comparison(models: list[dict]) -> list[dict]:
     rows: dict[str, list[dict]] = defaultdict(list)
     for rec in models:
         s = rec["summary"] or {}
-        rows[rec["path"]].append({"profile": rec["profile"], "error": rec["error"], "ops_total": s.get("ops_total"),
+        rows[rec["path"]].append({"profile": shown(rec), "error": rec["error"], "ops_total": s.get("ops_total"),
                                   "ops_gpu": s.get("ops_gpu"), "partitions_delegated": s.get("partitions_delegated"),
                                   "partitions_total": s.get("partitions_total"),
                                   "delegation_fails": s.get("delegation_fails")})

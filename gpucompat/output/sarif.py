@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import pathlib
 
+from gpucompat.output.records import shown
 from gpucompat.rules.lint import all_rules
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -36,7 +37,7 @@ def sarif(doc: dict) -> dict:
         ops = {(o["subgraph"], o["index"]): o["op"] for o in rec["ops"]}
         for f in rec["findings"]:
             result = {"ruleId": f["code"], "ruleIndex": index[f["code"]], "level": LEVEL[f["severity"]],
-                      "message": {"text": f"[{rec['profile']}] {f['message']}"},
+                      "message": {"text": f"[{shown(rec)}] {f['message']}"},
                       "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}},
                                      "logicalLocations": [_op_location(g, i, ops.get((g, i), ""))
                                                           for g, i in f["nodes"][:20]]}],

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from gpucompat.output import records
 from gpucompat.output.text import printable_record
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -56,7 +57,7 @@ def _render_model(console: Console, rec: dict) -> None:
     s = rec["summary"]
     head = Text()
     head.append(f"{path}", style="bold")
-    head.append(f"  [{rec['profile']}, backend {rec['options']['backend']}]")
+    head.append(f"  [{records.shown(rec)}, backend {rec['options']['backend']}]")
     _print(console, head)
     _print(console, f"  ops: {s['ops_total']} total, {s['ops_gpu']} on GPU ({_pct(s['ops_gpu'], s['ops_total'])}), "
                   f"{s['ops_cpu']} on CPU ({_pct(s['ops_cpu'], s['ops_total'])})")

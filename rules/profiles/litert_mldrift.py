@@ -292,4 +292,5 @@ PROFILE = Profile(
     sources=("google-ai-edge/LiteRT@f67457790c9c2ab67347d6fe53270e8d3df20868 "
              "ml_drift_delegate/tflite/model_builder.cc",
              "observed with ai-edge-litert 2.3.0 (docs/fidelity.md)"),
+    release="2.3.0",
 )
