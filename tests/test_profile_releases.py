@@ -15,11 +15,14 @@ from gpucompat.rules.profiles.litert_mldrift_releases import RELEASES, STABLE
 from irbuild import IRModel
 
 
-def gather(indices: list[int]) -> IRModel:
-    """GATHER of rows `indices` of a runtime [8, 8] tensor."""
+def gather(indices: list[int], runtime_indices: bool = False) -> IRModel:
+    """GATHER of rows `indices` (constant, or a runtime input of that many) of a runtime [8, 8] tensor."""
     m = IRModel()
     x = m.input("x", [8, 8])
-    idx = m.const("idx", np.asarray(indices, np.int32))
+    if runtime_indices:
+        idx = m.input("idx", [len(indices)], "INT32")
+    else:
+        idx = m.const("idx", np.asarray(indices, np.int32))
     m.output(m.op("GATHER", [x, idx], [len(indices), 8], options=fb.GatherOptionsT()))
     return m
 
@@ -47,12 +50,13 @@ def test_plain_litert_mldrift_is_the_stable_release_and_says_so(tmp_path):
         assert rec["profile"] == f"litert-mldrift@{release}" and rec["release"] == release
 
 
-def test_2_2_0_cannot_build_a_gather_of_several_indices(tmp_path):
+def test_2_2_0_cannot_build_a_gather_of_several_constant_indices(tmp_path):
     several = summary(gather([1, 5, 2]), tmp_path, "litert-mldrift@2.2.0")
     assert several["delegation_fails"] and several["ops_gpu"] == 0
     for release in ("2.3.0", "2.4.0.dev20261026"):
         assert summary(gather([1, 5, 2]), tmp_path, f"litert-mldrift@{release}")["ops_gpu"] == 1
     assert summary(gather([4]), tmp_path, "litert-mldrift@2.2.0")["ops_gpu"] == 1
+    assert summary(gather([1, 5, 2], runtime_indices=True), tmp_path, "litert-mldrift@2.2.0")["ops_gpu"] == 1
 
 
 def test_the_nightly_takes_an_int64_arg_max_then_fails_to_build(tmp_path):
@@ -80,6 +84,6 @@ def test_confirm_predicts_with_the_release_that_compiled():
 def test_opcode_shows_what_a_release_does_differently():
     r = run_cli("opcode", "36")
     lines = {line.split()[0]: line for line in r.stdout.splitlines()[1:]}
-    assert "unlike 2.3.0: a GATHER of more than one index" in lines["litert-mldrift@2.2.0"]
+    assert "unlike 2.3.0: a GATHER of more than one constant index" in lines["litert-mldrift@2.2.0"]
     assert "unlike" not in lines["litert-mldrift@2.4.0.dev20261026"] and "litert-mldrift@2.3.0" not in lines
     assert "(LiteRT 2.3.0)" in lines["litert-mldrift"]
