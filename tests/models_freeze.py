@@ -153,15 +153,7 @@ def freeze_audio_keras() -> bytes:
     [batch, frames, 16, 4] image, Conv2D and DepthwiseConv2D, reshape back by tf.shape, Dense,
     average over time, logits. Every reshape's shape is arithmetic on SHAPE."""
     t = tf()
-    layers = t.keras.layers
-    x = layers.Input((None,), name="audio")
-    spec = layers.Dense(64, activation="relu")(layers.Lambda(lambda a: _framed(t, a, 160))(x))
-    spec = layers.Lambda(lambda s: t.math.log(s + 1e-3))(spec)
-    h = layers.Conv2D(16, 3, padding="same", activation="relu")(layers.Lambda(lambda s: _by_shape(t, s, [16, 4]))(spec))
-    h = layers.DepthwiseConv2D(3, padding="same", activation="relu")(h)
-    h = layers.Dense(32, activation="relu")(layers.Lambda(lambda s: _by_shape(t, s, [256]))(h))
-    model = t.keras.Model(x, layers.Dense(10)(layers.GlobalAveragePooling1D()(h)))
-    return _convert_keras(_seeded(model, 5))
+    return _keyword_classifier(t, lambda a: _framed(t, a, 160), seed=5)
 
 
 @builder("freeze_audio_padded_frames")
@@ -190,12 +182,18 @@ def freeze_audio_signal_frame() -> bytes:
     RESHAPE to a scalar (a zero-element shape constant) -> SUB / FLOOR_DIV / MAXIMUM -> RANGE, and
     reshapes by tf.shape after the filterbank and the convolutions."""
     t = tf()
+    return _keyword_classifier(t, lambda a: t.signal.frame(a, 400, 160), seed=6)
+
+
+def _keyword_classifier(t, framing, seed: int) -> bytes:
+    """The Keras keyword classifier of the audio models, on frames made by `framing` from raw audio
+    of dynamic batch and length."""
     layers = t.keras.layers
     x = layers.Input((None,), name="audio")
-    spec = layers.Dense(64, activation="relu")(layers.Lambda(lambda a: t.signal.frame(a, 400, 160))(x))
+    spec = layers.Dense(64, activation="relu")(layers.Lambda(framing)(x))
     spec = layers.Lambda(lambda s: t.math.log(s + 1e-3))(spec)
     h = layers.Conv2D(16, 3, padding="same", activation="relu")(layers.Lambda(lambda s: _by_shape(t, s, [16, 4]))(spec))
     h = layers.DepthwiseConv2D(3, padding="same", activation="relu")(h)
     h = layers.Dense(32, activation="relu")(layers.Lambda(lambda s: _by_shape(t, s, [256]))(h))
     model = t.keras.Model(x, layers.Dense(10)(layers.GlobalAveragePooling1D()(h)))
-    return _convert_keras(_seeded(model, 6))
+    return _convert_keras(_seeded(model, seed))

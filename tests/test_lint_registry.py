@@ -3,7 +3,7 @@ them (`rules`, `explain`, `opcode`)."""
 
 import re
 
-from cli import gpucompat
+from cli import gpucompat, on_a_terminal
 from gpucompat.rules.lint import DOC_HEADINGS, SEVERITIES, all_rules
 
 
@@ -28,27 +28,12 @@ def test_rules_and_explain():
 
 def test_explain_renders_the_markdown_on_a_terminal():
     import os
-    import pty
-    import subprocess
     import sys
 
-    main, child = pty.openpty()  # stdout is a terminal, as when a user types the command
-    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", "TERM": "xterm"}
-    proc = subprocess.Popen([sys.executable, "-m", "gpucompat", "explain", "GPU001"], stdout=child,
-                            stderr=subprocess.PIPE, env=env)
-    os.close(child)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(main, 65536)
-        except OSError:  # the child closed the terminal
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(main)
-    assert proc.wait(timeout=60) == 0
-    text = re.sub(r"\x1b\[[0-9;]*m", "", b"".join(chunks).decode())
+    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
+    drawn, _, code = on_a_terminal([sys.executable, "-m", "gpucompat", "explain", "GPU001"], "stdout", env)
+    assert code == 0
+    text = re.sub(r"\x1b\[[0-9;]*m", "", drawn)
     lines = [line.strip() for line in text.splitlines()]
     assert "#" not in "".join(line[:2] for line in lines)  # no markdown heading marks
     assert "How to fix" in lines and "GPU001 unsupported-op (error)" in lines

@@ -1,13 +1,12 @@
 """Progress on long steps: a spinner line on stderr when stderr is a terminal (a pty here), erased
 when the step ends; nothing at all on stderr when it is a pipe, and the same result on stdout."""
 
-import os
-import pty
-import select
 import subprocess
 import sys
 
 import pytest
+
+from cli import on_a_terminal
 
 pytestmark = pytest.mark.opencl  # a cold verify builds the executor's OpenCL programs
 
@@ -16,31 +15,6 @@ def verify_args(models, cache_dir) -> list[str]:
     """A cold verify (an empty program cache): the kernel builds take seconds."""
     return [sys.executable, "-m", "gpucompat", "verify", models.path("conv_relu"), "--runs", "2",
             "--cache-dir", str(cache_dir), "--format", "json"]
-
-
-def on_a_terminal(argv: list[str]) -> tuple[str, str, int]:
-    """Run `argv` with stderr on a pseudo-terminal and stdout on a pipe: (what the terminal got,
-    stdout, exit code)."""
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=slave, env={**os.environ, "TERM": "xterm"})
-    os.close(slave)
-    drawn = b""
-    while True:
-        ready, _, _ = select.select([master], [], [], 0.5)
-        if ready:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # the child closed the terminal
-                break
-            if not chunk:
-                break
-            drawn += chunk
-        elif proc.poll() is not None:
-            break
-    out = proc.stdout.read()
-    proc.wait(timeout=300)
-    os.close(master)
-    return drawn.decode("utf-8", "replace"), out.decode(), proc.returncode
 
 
 def test_a_terminal_sees_what_runs_and_the_line_is_erased(models, tmp_path):
