@@ -94,6 +94,9 @@ def _render_model(console: Console, rec: dict) -> None:
         for w in rec["wrong"]:
             _row(table, w["code"], ", ".join(f"{g}:{i}" for g, i in w["nodes"]), w["message"])
         _print(console, table)
+    if s.get("ops_unmeasured"):
+        _print(console, Text(f"  {s['ops_unmeasured']} delegated op(s) in forms never measured on the real GPU "
+                             "(GPU006): their values on the GPU are unproven", style="yellow"))
     _render_costs(console, rec)
     baselined = 0
     for f in rec["findings"]:
@@ -178,16 +181,17 @@ def _render_comparison(console: Console, comparison: list[dict]) -> None:
 
 def _render_summary(console: Console, models: list[dict]) -> None:
     table = Table(title=f"{len(models)} models", title_justify="left")
-    for col in ("model", "ops on GPU", "computed wrongly", "delegated partitions", "findings"):
+    for col in ("model", "ops on GPU", "computed wrongly", "unmeasured", "delegated partitions", "findings"):
         table.add_column(col)
     for rec in models:
         if rec["error"]:
-            _row(table, rec["path"], "-", "-", "-", f"error: {rec['error']}")
+            _row(table, rec["path"], "-", "-", "-", "-", f"error: {rec['error']}")
             continue
         s = rec["summary"]
         open_findings = [f for f in rec["findings"] if not f.get("baselined")]
         _row(table, rec["path"], f"{s['ops_gpu']}/{s['ops_total']} ({_pct(s['ops_gpu'], s['ops_total'])})",
-                      str(s.get("ops_wrong", 0)), str(s["partitions_delegated"]), str(len(open_findings)))
+                      str(s.get("ops_wrong", 0)), str(s.get("ops_unmeasured", 0)), str(s["partitions_delegated"]),
+                      str(len(open_findings)))
     _print(console, table)
 
 

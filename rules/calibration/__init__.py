@@ -3,8 +3,8 @@
 verdict at fp32 and at the accelerator's default precision (fp16) with its evidence (cosine and
 max error relative to the largest CPU output, and the grid form that showed it).
 
-The GPU005 rule reads it; the fidelity suite re-runs the grid and fails when the accelerator
-and this file disagree."""
+The GPU005, PREC408 and GPU006 rules read it (a form it lacks is unmeasured); the fidelity suite
+re-runs a sample of the grid and fails when the accelerator and this file disagree."""
 
 from __future__ import annotations
 
@@ -38,13 +38,6 @@ def status(key: str | None, precision: str) -> str:
     return "wrong" if seen[precision]["wrong"] else "right"
 
 
-@lru_cache(maxsize=2)
-def ops_wrong_at(precision: str) -> frozenset[str]:
-    """The op names with some form recorded wrong at `precision` (every form key starts with its
-    op's name): an op of another type needs no form worked out."""
-    return frozenset(key.split(" ", 1)[0] for key, seen in load()["forms"].items() if seen[precision]["wrong"])
-
-
 def write(forms: dict[str, dict], driver: str) -> None:
     """Record the grid's verdicts (atomically), for the profiles the accelerator stands for."""
     from importlib.metadata import version
@@ -58,4 +51,3 @@ def write(forms: dict[str, dict], driver: str) -> None:
         f.write("\n")
     os.replace(tmp, PATH)
     load.cache_clear()
-    ops_wrong_at.cache_clear()
