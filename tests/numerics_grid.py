@@ -81,7 +81,9 @@ class Form:
     inputs: list
     draw: str = "normal"
     ids: int = 0
-    retype: str | None = None  # the op the converter wrote for it becomes this one (EMBEDDING_LOOKUP)
+    # (the op the converter writes for it, the op it becomes in the file): ops TF's converter never
+    # writes; a GATHER becoming EMBEDDING_LOOKUP also reads (ids, table)
+    retype: tuple[str, str] | None = None
     key: str | None = None  # filled from the converted model
     result: dict = field(default_factory=dict)  # precision -> {"cosine", "max_error", "wrong"}
     refused: str | None = None  # why the form was left out of its batch
@@ -184,6 +186,29 @@ def _layout_forms(v: int) -> list[Form]:
     return forms
 
 
+def _reshape_forms() -> list[Form]:
+    """RESHAPE from every rank 0-4 to every other (and within a rank), followed by an ADD of a
+    second runtime tensor (every runtime pair is computed right) that the converter cannot move
+    before it, as it moves a one-operand op."""
+    shapes = [{0: [], 1: [1], 2: [1, 1], 3: [1, 1, 1], 4: [1, 1, 1, 1]},
+              {1: [24], 2: [6, 4], 3: [2, 3, 4], 4: [2, 1, 3, 4]}, {1: [30], 2: [5, 6], 3: [5, 2, 3], 4: [1, 5, 3, 2]}]
+    forms = []
+    for v, by_rank in enumerate(shapes):
+        for ri, ro in itertools.product(by_rank, by_rank):
+            target = by_rank[ro] if ri != ro else by_rank[ro][::-1]
+            if target != by_rank[ri]:
+                forms.append(Form(_name("reshaped", str(ri), str(ro), str(v)),
+                                  lambda t, a, b, s=target: t.reshape(a, s) + b, [(by_rank[ri], F), (target, F)]))
+    return forms
+
+
+def _relabelled_forms() -> list[Form]:
+    """HARD_SWISH and RELU_N1_TO_1, which TF's converter does not write: its RELU relabelled."""
+    return [Form(_name(op, p, str(v)), lambda t, a: t.nn.relu(a), [(shape_of(p, SIZES[v]), F)], retype=("RELU", op))
+            for op in ("HARD_SWISH", "RELU_N1_TO_1") for v in (0, 1) for r in range(1, 5)
+            for p in sorted({"n" * r, "1" + "n" * (r - 1)})]
+
+
 def _reduction_forms(v: int) -> list[Form]:
     """Every reduction over every set of axes at ranks 1-4, keeping the axes or not; and long
     ones (1024 elements or more into each output) with values whose fp16 totals grow large."""
@@ -238,7 +263,7 @@ def _lookup_forms() -> list[Form]:
             [([5], I32)],
             "ids",
             rows,
-            "EMBEDDING_LOOKUP",
+            ("GATHER", "EMBEDDING_LOOKUP"),
         )
         for rows, cols in ((32, 16), (1000, 64))
     ]
@@ -259,6 +284,7 @@ def groups() -> dict[str, list[Form]]:
         "binary, constant first": _binary_forms("first", 0),
         "binary, two runtime operands": _binary_forms("runtime", 0),
         "second sizes, constant second": _binary_forms("const", 1),
+        "RESHAPE and relabelled one-operand ops": [*_reshape_forms(), *_relabelled_forms()],
         "second sizes, the rest": [*_unary_forms(1), *_layout_forms(1), *_reduction_forms(1),
                                    *_binary_forms("first", 1), *_binary_forms("runtime", 1)],
     }
@@ -299,7 +325,7 @@ def convert(batch: list[Form]) -> bytes:
 
 
 def _retyped(data: bytes, batch: list[Form]) -> bytes:
-    """The converted model with each `retype` form's GATHER turned into that op, reading (ids, table)."""
+    """The converted model with the op each `retype` form's input feeds turned into another."""
     from gpucompat import ir
     from gpucompat.ir import build
 
@@ -310,9 +336,11 @@ def _retyped(data: bytes, batch: list[Form]) -> bytes:
     graph = model.graphs[0]
     for t in graph.inputs:
         if _form_name(t) in wanted:
-            (op,) = [o for o in t.consumers if o.name == "GATHER"]
-            build.retype(op, wanted[_form_name(t)])
-            op.inputs = [op.inputs[1], op.inputs[0]]
+            written, becomes = wanted[_form_name(t)]
+            (op,) = [o for o in t.consumers if o.name == written]
+            build.retype(op, becomes)
+            if becomes == "EMBEDDING_LOOKUP":
+                op.inputs = [op.inputs[1], op.inputs[0]]
     graph.link()
     return ir.to_bytes(model)
 
@@ -408,8 +436,9 @@ def _run(data: bytes, batch: list[Form], path: str, seed: int) -> None:
     got = {p: run_on_accelerator(path, [feeds], [t.index for t in graph.inputs], [t.index for t in graph.outputs],
                                  precision=p).outputs[0] for p in NOISE}
     for t in graph.inputs:
-        form = by_name[_form_name(t)]
-        form.key = next((k for k in map(form_of, t.consumers) if k), form.key)
+        if t.name.split(":")[0].endswith("__0"):  # the key is that of the op reading the form's first input
+            form = by_name[_form_name(t)]
+            form.key = next((k for k in map(form_of, t.consumers) if k), None)
     for precision in NOISE:
         for f, g, r in zip(owner, got[precision], ref):
             f.result[precision] = judge(g, r, precision)
