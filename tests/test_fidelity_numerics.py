@@ -3,7 +3,7 @@ forms and one enumerated form in SAMPLE_EVERY) on LiteRT's real GPU accelerator 
 a form the accelerator computes wrongly must have its key (rules/forms.py) recorded wrong in
 rules/calibration/litert_gpu.json, which is what GPU005 / PREC408 report, and the form the record
 names as a key's evidence must still show it. A few minutes: 3 batched models, each compiled
-twice on the software driver. The whole grid (about 31,000 forms) is recorded by
+twice on the software driver. The whole grid (about 31,500 forms) is recorded by
 `python tests/numerics_grid.py`; re-record with it when this fails after a LiteRT upgrade."""
 
 
