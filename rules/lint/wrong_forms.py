@@ -126,9 +126,9 @@ def _delegated_keyed(result, analyses):
 def wrong_findings(result, analyses, code: str) -> list[Finding]:
     """Findings of `code` (GPU005: wrong at fp32; PREC408: wrong at fp16 only) on the ops the
     profile delegates whose form the calibration recorded wrong."""
-    record = calibration.load()
-    if result.profile.name not in record["profiles"]:
+    if result.profile.name not in calibration.PROFILES:  # asked first: loading the table costs time
         return []
+    record = calibration.load()
     out = []
     for o, key in _delegated_keyed(result, analyses):
         fp32, fp16 = calibration.status(key, "fp32") == "wrong", calibration.status(key, "fp16") == "wrong"
@@ -146,9 +146,9 @@ def wrong_findings(result, analyses, code: str) -> list[Finding]:
 def unmeasured_findings(result, analyses) -> list[Finding]:
     """GPU006 on the ops the profile delegates whose op type has form keys and whose form the
     calibration never measured (or whose form cannot be read from the file)."""
-    record = calibration.load()
-    if result.profile.name not in record["profiles"]:
+    if result.profile.name not in calibration.PROFILES:
         return []
+    record = calibration.load()
     out = []
     for o, key in _delegated_keyed(result, analyses):
         if calibration.status(key, "fp32") == "unmeasured":
