@@ -27,7 +27,7 @@ class CalibratedRewrite(Rewrite):
         None when the pattern does not apply to it."""
 
     def check(self, op: Op, ctx: RewriteContext) -> Replacement | str | None:
-        if ctx.profile.name not in calibration.load()["profiles"]:  # asked first: the cheap question
+        if ctx.profile.name not in calibration.PROFILES:  # asked first: the cheap question
             return None
         seen = calibration.observed(form_of(op))
         if seen is None or not seen["fp32"]["wrong"]:

@@ -1,24 +1,32 @@
-"""The numerics calibration grid: op forms run on LiteRT's real GPU accelerator, at fp32 and at its
-default precision (fp16), against the CPU interpreter on the same seeded inputs.
+"""The numerics calibration grid: every op form (rules/forms.py) run on LiteRT's real GPU
+accelerator, at fp32 and at its default precision (fp16), against the CPU interpreter on the same
+seeded inputs.
+
+The form keys are finite, and the grid enumerates them: every binary elementwise op with every
+pair of operand shapes written in `n`/`1` up to rank 4 (a constant second operand, a constant
+first for SUB and DIV, two runtime operands), every elementwise op of one operand and SOFTMAX at
+ranks 1-4, TRANSPOSE per permutation, SLICE / STRIDED_SLICE per set of axes, CONCATENATION per
+axis and kind of operand, RESHAPE per pair of ranks, PAD per set of axes and reductions per set
+of axes. Each key is measured at two sets of sizes (`SIZES`: the last axis a multiple of 4 and
+not), plus the hand-picked forms of earlier issues; a key is wrong when any of its forms is.
 
 Many independent forms go into one model with one output each (one shader compilation per model
-and precision, not one per form); each form has inputs of its own, so nothing is shared between
-forms. Each form's verdict is filed under its key (rules/forms.py form_of, of the first op that
-reads the form's inputs), and the verdicts are what rules/calibration/ records for the GPU005
-rule. `tests/test_fidelity_numerics.py` re-runs the grid and fails when the accelerator and the
-recorded data disagree; `python tests/numerics_grid.py` re-records the data.
-
-Forms the accelerator does not delegate are left out (a batch must be delegated whole): PAD below
-rank 3 ("Invalid paddings tensor"), MIRROR_PAD, a runtime rank-0 operand with a runtime operand of
-higher rank ("bad input dims size: 0", which litert-mldrift does not predict: see docs/fidelity.md).
+and precision, not one per form); each form has inputs of its own. Each form's verdict is filed
+under its key (form_of of the first op that reads the form's inputs). A batch must run fully
+delegated: forms the litert-mldrift profile says the accelerator does not take are left out
+before the run, and a batch the accelerator refuses is split until the form it refuses is found
+and left out (reported). `python tests/numerics_grid.py` re-records rules/calibration/litert_gpu.json
+(resumable, progress in GRID_PROGRESS); `tests/test_fidelity_numerics.py` re-runs a fixed sample.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+import json
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,8 +40,9 @@ from modelgen import const, tf  # noqa: E402
 F, I32 = np.float32, np.int32
 # A form's outputs are right when within this of the CPU's (cosine, max error / largest output).
 NOISE = {"fp32": (0.9999, 1e-3), "fp16": (0.999, 1e-2)}
-BATCH = 60  # forms per model
-RANK_SHAPES = {0: [], 1: [16], 2: [8, 16], 3: [4, 8, 16], 4: [2, 4, 8, 16]}
+BATCH = 300  # forms per model
+# Sizes of the output axes, from the last: the last a multiple of 4 in one set and not in the other.
+SIZES = ((8, 3, 5, 2), (7, 4, 6, 3))
 BINARY_OPS = {
     "ADD": lambda t, a, b: a + b,
     "SUB": lambda t, a, b: a - b,
@@ -41,7 +50,24 @@ BINARY_OPS = {
     "DIV": lambda t, a, b: a / b,
     "MAXIMUM": lambda t, a, b: t.maximum(a, b),
     "MINIMUM": lambda t, a, b: t.minimum(a, b),
+    "SQUARED_DIFFERENCE": lambda t, a, b: t.math.squared_difference(a, b),
 }
+# The elementwise ops of one operand that TF's converter writes, and the draw their input needs.
+UNARY_OPS = {
+    "ABS": (lambda t, a: t.abs(a), "normal"), "CEIL": (lambda t, a: t.math.ceil(a), "normal"),
+    "COS": (lambda t, a: t.cos(a), "normal"), "EXP": (lambda t, a: t.exp(a), "normal"),
+    "FLOOR": (lambda t, a: t.floor(a), "normal"), "LOG": (lambda t, a: t.math.log(a), "away"),
+    "NEG": (lambda t, a: -a, "normal"), "ROUND": (lambda t, a: t.round(a), "normal"),
+    "SIN": (lambda t, a: t.sin(a), "normal"), "SQRT": (lambda t, a: t.sqrt(a), "away"),
+    "SQUARE": (lambda t, a: t.square(a), "normal"), "ELU": (lambda t, a: t.nn.elu(a), "normal"),
+    "GELU": (lambda t, a: t.nn.gelu(a, approximate=False), "normal"),
+    "SIGN": (lambda t, a: t.sign(a), "normal"), "LEAKY_RELU": (lambda t, a: t.nn.leaky_relu(a, 0.1), "normal"),
+    "RSQRT": (lambda t, a: t.math.rsqrt(a), "away"), "TANH": (lambda t, a: t.tanh(a), "normal"),
+    "LOGISTIC": (lambda t, a: t.sigmoid(a), "normal"), "RELU": (lambda t, a: t.nn.relu(a), "normal"),
+    "RELU6": (lambda t, a: t.nn.relu6(a), "normal"),
+}
+REDUCE_OPS = {"SUM": "reduce_sum", "MEAN": "reduce_mean", "REDUCE_MAX": "reduce_max", "REDUCE_MIN": "reduce_min",
+              "REDUCE_PROD": "reduce_prod"}
 
 
 @dataclass
@@ -55,65 +81,154 @@ class Form:
     inputs: list
     draw: str = "normal"
     ids: int = 0
-    retype: str | None = None  # the op the converter wrote for it becomes this one (EMBEDDING_LOOKUP)
+    # (the op the converter writes for it, the op it becomes in the file): ops TF's converter never
+    # writes; a GATHER becoming EMBEDDING_LOOKUP also reads (ids, table)
+    retype: tuple[str, str] | None = None
     key: str | None = None  # filled from the converted model
     result: dict = field(default_factory=dict)  # precision -> {"cosine", "max_error", "wrong"}
+    refused: str | None = None  # why the form was left out of its batch
 
 
-def _binary_forms() -> list[Form]:
-    forms = []
+def patterns(rank: int) -> list[str]:
+    """Every shape of `rank` written in n/1 ("n1n"), "" for rank 0."""
+    return ["".join(p) for p in itertools.product("n1", repeat=rank)]
+
+
+def shape_of(pattern: str, sizes: tuple[int, ...]) -> list[int]:
+    """The shape of `pattern`, its axes aligned from the right to the output sizes `sizes`."""
+    r = len(pattern)
+    return [sizes[r - 1 - i] if c == "n" else 1 for i, c in enumerate(pattern)]
+
+
+def _name(op: str, *parts: str) -> str:
+    return "_".join([op.lower(), *(p or "s" for p in parts)])
+
+
+def _binary_forms(kind: str, v: int) -> list[Form]:
+    """Every binary form of one kind: "const" (constant second), "first" (constant first, SUB and
+    DIV), "runtime" (two runtime operands), with sizes SIZES[v]."""
+    sizes, forms = SIZES[v], []
+    all_patterns = [p for r in range(5) for p in patterns(r)]
     for op, f in BINARY_OPS.items():
-        low = op.lower()
-        draw = "away" if op == "DIV" else "normal"
+        if kind == "first" and op not in ("SUB", "DIV"):
+            continue
         c = functools.partial(_operand, op=op)
-        for ra, rb in itertools.product(range(5), range(5)):
-            sa, sb = RANK_SHAPES[ra], RANK_SHAPES[rb]
-            forms.append(Form(f"{low}_r{ra}_c{rb}", lambda t, a, sb=sb, f=f, c=c: f(t, a, c(sb)), [(sa, F)]))
-            if (ra == 0) == (rb == 0):  # a runtime scalar with a runtime tensor is not delegated
-                forms.append(Form(f"{low}_r{ra}_r{rb}", lambda t, a, b, f=f: f(t, a, b), [(sa, F), (sb, F)], draw))
-        for r in (2, 3, 4):
-            channel, inner = [1] * (r - 1) + [16], RANK_SHAPES[r][:-1] + [1]
-            forms.append(
-                Form(f"{low}_r{r}_c{r}ch", lambda t, a, s=channel, f=f, c=c: f(t, a, c(s)), [(RANK_SHAPES[r], F)])
-            )
-            forms.append(
-                Form(f"{low}_r{r}_c{r}in", lambda t, a, s=inner, f=f, c=c: f(t, a, c(s)), [(RANK_SHAPES[r], F)])
-            )
-            forms.append(
-                Form(f"{low}_r{r}_r{r}ch", lambda t, a, b, f=f: f(t, a, b), [(RANK_SHAPES[r], F), (channel, F)], draw)
-            )
-        for shape, other in (
-            ([1, 8, 16], [1, 8, 16]),
-            ([1, 8, 16], [1, 8, 1]),
-            ([1, 16], [1, 16]),
-            ([1, 8, 16], [1, 1, 8, 16]),
-            ([1, 8], [8, 8]),
-            ([1, 1, 1, 1], [1, 1, 1, 4]),
-            ([1, 1, 1, 1], [2, 4, 8, 16]),
-            ([1, 1, 1, 16], [1, 1, 8, 16]),
-            ([1, 1, 1, 1], [1, 1, 64, 1]),
-            ([1, 1, 1, 1], [1, 4, 8, 16]),
-            ([1, 1, 1, 1], [1, 1, 1, 4096]),
-            ([1, 1, 1, 16], [1, 1, 512, 16]),
-            ([1, 1, 8, 16], [1, 4, 8, 16]),
-        ):
-            forms.append(
-                Form(
-                    f"{low}_lead1_{'x'.join(map(str, shape))}_c{'x'.join(map(str, other))}",
-                    lambda t, a, s=other, f=f, c=c: f(t, a, c(s)),
-                    [(shape, F)],
-                )
-            )
-        if op in ("SUB", "DIV"):  # the constant first
-            for r in range(1, 5):
-                forms.append(
-                    Form(
-                        f"{low}_c{r}_r{r}",
-                        lambda t, a, s=RANK_SHAPES[r], f=f: f(t, const(s, 4) + 4.0, a),
-                        [(RANK_SHAPES[r], F)],
-                        "away",
-                    )
-                )
+        for pa, pb in itertools.product(all_patterns, all_patterns):
+            sa, sb = shape_of(pa, sizes), shape_of(pb, sizes)
+            if kind == "const":
+                forms.append(Form(_name(op, "r" + pa, "c" + pb, str(v)), lambda t, a, s=sb, f=f, c=c: f(t, a, c(s)),
+                                  [(sa, F)]))
+            elif kind == "first":
+                forms.append(Form(_name(op, "c" + pa, "r" + pb, str(v)),
+                                  lambda t, b, s=sa, f=f: f(t, np.abs(const(s, 4)) + 4.0, b), [(sb, F)], "away"))
+            elif (pa == "") == (pb == ""):  # a runtime scalar with a runtime tensor is not delegated
+                forms.append(Form(_name(op, "r" + pa, "r" + pb, str(v)), lambda t, a, b, f=f: f(t, a, b),
+                                  [(sa, F), (sb, F)], "away" if op == "DIV" else "normal"))
+    return forms
+
+
+def _unary_forms(v: int) -> list[Form]:
+    """Every one-operand op and SOFTMAX: the former at ranks 1-4 (all axes above 1, and a leading
+    1), SOFTMAX at every shape of rank 1-4."""
+    sizes, forms = SIZES[v], []
+    for op, (f, draw) in UNARY_OPS.items():
+        for r in range(1, 5):
+            for p in {"n" * r, "1" + "n" * (r - 1)}:
+                forms.append(Form(_name(op, p, str(v)), lambda t, a, f=f: f(t, a), [(shape_of(p, sizes), F)], draw))
+    for r in range(1, 5):
+        for p in patterns(r):
+            forms.append(Form(_name("softmax", p, str(v)), lambda t, a: t.nn.softmax(a), [(shape_of(p, sizes), F)]))
+    return forms
+
+
+def _subsets(r: int) -> list[tuple[int, ...]]:
+    return [s for k in range(1, r + 1) for s in itertools.combinations(range(r), k)]
+
+
+def _layout_forms(v: int) -> list[Form]:
+    """TRANSPOSE per permutation, SLICE / STRIDED_SLICE per set of axes, CONCATENATION per axis
+    and operand kinds, RESHAPE per pair of ranks, PAD / PADV2 per set of axes (rank 3-4: lower
+    ranks are not delegated)."""
+    sizes, forms = SIZES[v], []
+    for r in range(1, 5):
+        shape = shape_of("n" * r, sizes)
+        for perm in itertools.permutations(range(r)):
+            if list(perm) != list(range(r)):
+                forms.append(Form(_name("transpose", "".join(map(str, perm)), str(v)),
+                                  lambda t, a, p=perm: t.transpose(a, p), [(shape, F)]))
+        for axes in _subsets(r):
+            tag = "".join(map(str, axes))
+            begin, size = [0] * r, list(shape)
+            for ax in axes:
+                begin[ax], size[ax] = 1, shape[ax] - 1
+            forms.append(Form(_name("slice", str(r), tag, str(v)), lambda t, a, b=begin, s=size: t.slice(a, b, s),
+                              [(shape, F)]))
+            step = tuple(slice(1, None, 2) if i in axes else slice(None) for i in range(r))
+            forms.append(Form(_name("sslice", str(r), tag, str(v)), lambda t, a, s=step: a[s], [(shape, F)]))
+            if r >= 3:
+                pads = [[1, 2] if i in axes else [0, 0] for i in range(r)]
+                forms.append(Form(_name("pad", str(r), tag, str(v)), lambda t, a, p=pads: t.pad(a, p), [(shape, F)]))
+                forms.append(Form(_name("padv2", str(r), tag, str(v)),
+                                  lambda t, a, p=pads: t.pad(a, p, constant_values=1.5), [(shape, F)]))
+        for ax in range(r):
+            forms.append(Form(_name("concat", str(r), str(ax), "rr", str(v)),
+                              lambda t, a, b, ax=ax: t.concat([a, b], ax), [(shape, F), (shape, F)]))
+            forms.append(Form(_name("concat", str(r), str(ax), "rc", str(v)),
+                              lambda t, a, ax=ax, s=shape: t.concat([a, const(s, 5)], ax), [(shape, F)]))
+            forms.append(Form(_name("concat", str(r), str(ax), "cr", str(v)),
+                              lambda t, a, ax=ax, s=shape: t.concat([const(s, 5), a], ax), [(shape, F)]))
+    by_rank = {1: [24], 2: [6, 4], 3: [2, 3, 4], 4: [2, 1, 3, 4]} if v == 0 else \
+        {1: [30], 2: [5, 6], 3: [5, 2, 3], 4: [1, 5, 3, 2]}
+    for ri, ro in itertools.product(by_rank, by_rank):
+        target = by_rank[ro] if ri != ro else by_rank[ro][::-1]
+        forms.append(Form(_name("reshape", str(ri), str(ro), str(v)), lambda t, a, s=target: t.nn.relu(t.reshape(a, s)),
+                          [(by_rank[ri], F)]))
+    return forms
+
+
+def _reshape_forms() -> list[Form]:
+    """RESHAPE from every rank 0-4 to every other (and within a rank), followed by an ADD of a
+    second runtime tensor (every runtime pair is computed right) that the converter cannot move
+    before it, as it moves a one-operand op."""
+    shapes = [{0: [], 1: [1], 2: [1, 1], 3: [1, 1, 1], 4: [1, 1, 1, 1]},
+              {1: [24], 2: [6, 4], 3: [2, 3, 4], 4: [2, 1, 3, 4]}, {1: [30], 2: [5, 6], 3: [5, 2, 3], 4: [1, 5, 3, 2]}]
+    forms = []
+    for v, by_rank in enumerate(shapes):
+        for ri, ro in itertools.product(by_rank, by_rank):
+            target = by_rank[ro] if ri != ro else by_rank[ro][::-1]
+            if target != by_rank[ri]:
+                forms.append(Form(_name("reshaped", str(ri), str(ro), str(v)),
+                                  lambda t, a, b, s=target: t.reshape(a, s) + b, [(by_rank[ri], F), (target, F)]))
+    return forms
+
+
+def _relabelled_forms() -> list[Form]:
+    """HARD_SWISH and RELU_N1_TO_1, which TF's converter does not write: its RELU relabelled."""
+    return [Form(_name(op, p, str(v)), lambda t, a: t.nn.relu(a), [(shape_of(p, SIZES[v]), F)], retype=("RELU", op))
+            for op in ("HARD_SWISH", "RELU_N1_TO_1") for v in (0, 1) for r in range(1, 5)
+            for p in sorted({"n" * r, "1" + "n" * (r - 1)})]
+
+
+def _reduction_forms(v: int) -> list[Form]:
+    """Every reduction over every set of axes at ranks 1-4, keeping the axes or not; and long
+    ones (1024 elements or more into each output) with values whose fp16 totals grow large."""
+    sizes, forms = SIZES[v], []
+    long_sizes = {1: (1024,), 2: (32, 32), 3: (8, 8, 16), 4: (4, 8, 8, 4)}
+    for op, fn in REDUCE_OPS.items():
+        for r in range(1, 5):
+            shape = shape_of("n" * r, sizes)
+            for axes, keep in itertools.product(_subsets(r), (False, True)):
+                tag = "".join(map(str, axes)) + ("k" if keep else "")
+                forms.append(Form(_name(op, str(r), tag, str(v)),
+                                  lambda t, a, fn=fn, ax=list(axes), k=keep: getattr(t, fn)(a, axis=ax, keepdims=k),
+                                  [(shape, F)]))
+                if op == "REDUCE_PROD" or v:  # products of 1024 values leave fp32's range
+                    continue
+                big = iter(long_sizes[len(axes)])
+                wide = [next(big) if i in axes else 2 for i in range(r)]
+                forms.append(Form(_name(op, str(r), tag, "long"),
+                                  lambda t, a, fn=fn, ax=list(axes), k=keep: getattr(t, fn)(a, axis=ax, keepdims=k),
+                                  [(wide, F)], "big"))
     return forms
 
 
@@ -129,69 +244,9 @@ def _table_forms() -> list[Form]:
         Form("tbl_add_1x4096x256_same", lambda t, a: a + const([1, 4096, 256], 8), [([1, 4096, 256], F)]),
         Form("tbl_add_2x2_same", lambda t, a: a + const([2, 2], 9), [([2, 2], F)]),
         Form("tbl_add_4d_big_same", lambda t, a: a + const([1, 64, 64, 64], 8), [([1, 64, 64, 64], F)]),
-    ]
-
-
-def _movement_forms() -> list[Form]:
-    shapes = {1: [16], 2: [6, 16], 3: [4, 6, 16], 4: [3, 4, 6, 16]}
-    forms = []
-    for r, shape in shapes.items():
-        n = int(np.prod(shape))
-        for ax in range(r):
-            pads = [[0, 0] for _ in range(r)]
-            pads[ax] = [1, 2]
-            if r >= 3:
-                forms.append(Form(f"pad_r{r}_a{ax}", lambda t, a, p=pads: t.pad(a, p), [(shape, F)]))
-                forms.append(
-                    Form(f"padv2_r{r}_a{ax}", lambda t, a, p=pads: t.pad(a, p, constant_values=1.5), [(shape, F)])
-                )
-            begin, size = [0] * r, list(shape)
-            begin[ax], size[ax] = 1, shape[ax] - 2
-            forms.append(Form(f"slice_r{r}_a{ax}", lambda t, a, b=begin, s=size: t.slice(a, b, s), [(shape, F)]))
-            forms.append(
-                Form(
-                    f"sslice_r{r}_a{ax}",
-                    lambda t, a, ax=ax: a[(slice(None),) * ax + (slice(1, None, 2),)],
-                    [(shape, F)],
-                )
-            )
-            forms.append(
-                Form(f"concat_r{r}_a{ax}", lambda t, a, b, ax=ax: t.concat([a, b], ax), [(shape, F), (shape, F)])
-            )
-            forms.append(
-                Form(f"concatc_r{r}_a{ax}", lambda t, a, ax=ax, s=shape: t.concat([a, const(s, 5)], ax), [(shape, F)])
-            )
-        if r == 3:
-            pads = [[0, 0], [1, 2], [2, 1]]
-            forms.append(Form("pad_r3_a12", lambda t, a, p=pads: t.pad(a, p), [(shape, F)]))
-        for perm in itertools.permutations(range(r)):
-            if list(perm) != list(range(r)):
-                forms.append(
-                    Form(
-                        f"transpose_r{r}_p{''.join(map(str, perm))}",
-                        lambda t, a, p=perm: t.transpose(a, p),
-                        [(shape, F)],
-                    )
-                )
-        for target in ([n], [n // 16, 16], [1, n // 16, 16], [1, 1, n // 16, 16], [16, n // 16]):
-            if target != shape:
-                forms.append(
-                    Form(
-                        f"reshape_r{r}_to{'x'.join(map(str, target))}",
-                        lambda t, a, s=target: t.reshape(a, s) * 2.0,
-                        [(shape, F)],
-                    )
-                )
-    return forms
-
-
-def _reduction_forms() -> list[Form]:
-    big = [1, 112, 112, 32]
-    return [
-        Form("sum_long_big", lambda t, a: t.reduce_sum(a, axis=[1, 2]), [(big, F)], "big"),
-        Form("mean_long_big", lambda t, a: t.reduce_mean(a, axis=[1, 2]), [(big, F)], "big"),
-        Form("max_long_big", lambda t, a: t.reduce_max(a, axis=[1, 2]), [(big, F)], "big"),
-        Form("sum_short", lambda t, a: t.reduce_sum(a, axis=[3]), [([1, 8, 8, 32], F)]),
+        Form("sum_long_big", lambda t, a: t.reduce_sum(a, axis=[1, 2]), [([1, 112, 112, 32], F)], "big"),
+        Form("mean_long_big", lambda t, a: t.reduce_mean(a, axis=[1, 2]), [([1, 112, 112, 32], F)], "big"),
+        Form("max_long_big", lambda t, a: t.reduce_max(a, axis=[1, 2]), [([1, 112, 112, 32], F)], "big"),
         Form("sum_rank2_long", lambda t, a: t.reduce_sum(a, axis=[1]), [([4, 8192], F)]),
     ]
 
@@ -208,19 +263,10 @@ def _lookup_forms() -> list[Form]:
             [([5], I32)],
             "ids",
             rows,
-            "EMBEDDING_LOOKUP",
+            ("GATHER", "EMBEDDING_LOOKUP"),
         )
         for rows, cols in ((32, 16), (1000, 64))
     ]
-
-
-def _batch_slice_forms() -> list[Form]:
-    """What split-batch makes of a binary op broadcasting [16] across a constant [2, 4, 8, 16]: the
-    runtime operand at rank 4 against one batch slice of the constant. (Last in the grid, so that
-    adding them left every earlier batch, and its recorded numbers, as it was.)"""
-    return [Form(f"{op.lower()}_lead1_1x1x1x16_c1x4x8x16",
-                 lambda t, a, f=f, op=op: f(t, a, _operand([1, 4, 8, 16], op)), [([1, 1, 1, 16], F)])
-            for op, f in BINARY_OPS.items()]
 
 
 def _operand(shape, op: str) -> np.ndarray:
@@ -229,10 +275,34 @@ def _operand(shape, op: str) -> np.ndarray:
     return np.abs(v) + 0.5 if op == "DIV" else v
 
 
+def groups() -> dict[str, list[Form]]:
+    """Every form of the grid, in groups in the order they are recorded (the most used first)."""
+    return {
+        "binary, constant second": [*_binary_forms("const", 0), *_table_forms()],
+        "one operand, layout, reductions": [*_unary_forms(0), *_layout_forms(0), *_reduction_forms(0),
+                                            *_lookup_forms()],
+        "binary, constant first": _binary_forms("first", 0),
+        "binary, two runtime operands": _binary_forms("runtime", 0),
+        "second sizes, constant second": _binary_forms("const", 1),
+        "RESHAPE and relabelled one-operand ops": [*_reshape_forms(), *_relabelled_forms()],
+        "second sizes, the rest": [*_unary_forms(1), *_layout_forms(1), *_reduction_forms(1),
+                                   *_binary_forms("first", 1), *_binary_forms("runtime", 1)],
+    }
+
+
 def forms() -> list[Form]:
-    """Every form of the grid, in batches' order."""
-    return [*_binary_forms(), *_table_forms(), *_movement_forms(), *_reduction_forms(), *_lookup_forms(),
-            *_batch_slice_forms()]
+    """Every form of the grid."""
+    return [f for group in groups().values() for f in group]
+
+
+SAMPLE_EVERY = 40  # the fidelity suite runs one enumerated form in this many, and every hand-picked one
+
+
+def sample() -> list[Form]:
+    """The fixed sample the fidelity suite re-runs: the hand-picked forms, and every SAMPLE_EVERY-th
+    form of the rest (all groups, both sizes)."""
+    hand = {f.name for f in (*_table_forms(), *_lookup_forms())}
+    return [f for i, f in enumerate(forms()) if f.name in hand or i % SAMPLE_EVERY == 0]
 
 
 def convert(batch: list[Form]) -> bytes:
@@ -255,7 +325,7 @@ def convert(batch: list[Form]) -> bytes:
 
 
 def _retyped(data: bytes, batch: list[Form]) -> bytes:
-    """The converted model with each `retype` form's GATHER turned into that op, reading (ids, table)."""
+    """The converted model with the op each `retype` form's input feeds turned into another."""
     from gpucompat import ir
     from gpucompat.ir import build
 
@@ -266,9 +336,11 @@ def _retyped(data: bytes, batch: list[Form]) -> bytes:
     graph = model.graphs[0]
     for t in graph.inputs:
         if _form_name(t) in wanted:
-            (op,) = [o for o in t.consumers if o.name == "GATHER"]
-            build.retype(op, wanted[_form_name(t)])
-            op.inputs = [op.inputs[1], op.inputs[0]]
+            written, becomes = wanted[_form_name(t)]
+            (op,) = [o for o in t.consumers if o.name == written]
+            build.retype(op, becomes)
+            if becomes == "EMBEDDING_LOOKUP":
+                op.inputs = [op.inputs[1], op.inputs[0]]
     graph.link()
     return ir.to_bytes(model)
 
@@ -287,15 +359,69 @@ def _draw(f: Form, shape, dtype, gen: np.random.Generator) -> np.ndarray:
     return (np.abs(v) + 0.5).astype(dtype) if f.draw == "away" else v
 
 
-def run_batch(batch: list[Form], path: str, seed: int = 0) -> None:
-    """Convert, run on the CPU and on the accelerator at both precisions, fill each form's key
-    and result."""
+def run_batch(batch: list[Form], path: str, seed: int = 0, log=None) -> None:
+    """Convert, leave out the forms the profile says the accelerator does not take, run on the CPU
+    and on the accelerator at both precisions, fill each form's key and result. A batch the
+    accelerator refuses is split in two until the refused form is alone; it is left out with
+    `refused` saying why."""
+    from gpucompat.confirm.runner import NoDevice
+    from gpucompat.errors import GpucompatError
+
+    kept = [f for f in batch if f.refused is None]
+    if not kept:
+        return
+    data = _retyped(convert(kept), kept)
+    declined = _not_delegated(data, kept)
+    if declined:
+        for f in declined:
+            f.refused = "the litert-mldrift profile predicts the accelerator does not take it"
+        kept = [f for f in kept if f.refused is None]
+        if not kept:
+            return
+        data = _retyped(convert(kept), kept)
+    try:
+        _run(data, kept, path, seed)
+    except NoDevice:
+        raise
+    except GpucompatError as e:
+        if len(kept) == 1:
+            kept[0].refused = str(e).replace(path, kept[0].name)
+            if log:
+                log(f"left out {kept[0].name}: {kept[0].refused}")
+            return
+        half = len(kept) // 2
+        run_batch(kept[:half], path, seed, log)
+        run_batch(kept[half:], path, seed, log)
+
+
+def _not_delegated(data: bytes, batch: list[Form]) -> list[Form]:
+    """The forms with an op the litert-mldrift profile says the accelerator does not take."""
+    from gpucompat import ir
+    from gpucompat.rules import registry
+    from gpucompat.rules.judging import judge_graph
+    from gpucompat.rules.profile import Options
+
+    graph = ir.from_bytes(data).graphs[0]
+    verdicts = judge_graph(graph, registry.get("litert-mldrift"), Options()).verdicts
+    by_name = {f.name: f for f in batch}
+    out = []
+    for op, v in zip(graph.ops, verdicts):
+        if not v.ok:
+            out.extend(_owners(op, by_name))
+    return list({id(f): f for f in out}.values())
+
+
+def _owners(op, by_name: dict[str, Form]) -> list[Form]:
+    """The forms whose inputs an op reads, directly or not."""
+    return [_owner(t, by_name) for t in op.outputs[:1]]
+
+
+def _run(data: bytes, batch: list[Form], path: str, seed: int) -> None:
     from gpucompat import ir
     from gpucompat.confirm.infer import run_on_accelerator
     from gpucompat.rules.forms import form_of
     from gpucompat.verification.interpreter import reference_interpreter, run_reference
 
-    data = _retyped(convert(batch), batch)
     with open(path, "wb") as fh:
         fh.write(data)
     graph = ir.from_bytes(data, path).graphs[0]
@@ -305,17 +431,16 @@ def run_batch(batch: list[Form], path: str, seed: int = 0) -> None:
         _draw(by_name[_form_name(t)], t.shape, np.dtype(F if t.dtype_name == "FLOAT32" else I32), gen)
         for t in graph.inputs
     ]
-    for t in graph.inputs:
-        form = by_name[_form_name(t)]
-        if form.key is None:
-            form.key = next((k for k in map(form_of, t.consumers) if k), None)
     owner = [_owner(t, by_name) for t in graph.outputs]
     ref = run_reference(reference_interpreter(data, path), feeds)
+    got = {p: run_on_accelerator(path, [feeds], [t.index for t in graph.inputs], [t.index for t in graph.outputs],
+                                 precision=p).outputs[0] for p in NOISE}
+    for t in graph.inputs:
+        if t.name.split(":")[0].endswith("__0"):  # the key is that of the op reading the form's first input
+            form = by_name[_form_name(t)]
+            form.key = next((k for k in map(form_of, t.consumers) if k), None)
     for precision in NOISE:
-        got = run_on_accelerator(
-            path, [feeds], [t.index for t in graph.inputs], [t.index for t in graph.outputs], precision=precision
-        ).outputs[0]
-        for f, g, r in zip(owner, got, ref):
+        for f, g, r in zip(owner, got[precision], ref):
             f.result[precision] = judge(g, r, precision)
 
 
@@ -350,11 +475,10 @@ def judge(got: np.ndarray, want: np.ndarray, precision: str) -> dict:
     }
 
 
-def run_grid(directory: str, seed: int = 0) -> list[Form]:
-    """Every form, run in batches of BATCH (models written into `directory`)."""
-    grid = forms()
+def run_grid(directory: str, grid: list[Form], seed: int = 0, log=None) -> list[Form]:
+    """Every form of `grid`, run in batches of BATCH (models written into `directory`)."""
     for i in range(0, len(grid), BATCH):
-        run_batch(grid[i : i + BATCH], os.path.join(directory, f"numerics_grid_{i // BATCH}.tflite"), seed)
+        run_batch(grid[i : i + BATCH], os.path.join(directory, f"numerics_grid_{i // BATCH}.tflite"), seed, log)
     return grid
 
 
@@ -370,24 +494,91 @@ def by_key(grid: list[Form]) -> dict[str, dict]:
             worst = entry.get(precision)
             if worst is None or (r["wrong"], -r["cosine"]) > (worst["wrong"], -worst["cosine"]):
                 entry[precision] = {**r, "example": _example(f)}
-    return dict(sorted(out.items()))
+    return dict(sorted(_across_binary_ops(out).items()))
+
+
+def _across_binary_ops(table: dict[str, dict]) -> dict[str, dict]:
+    """A binary form measured wrong for one op is wrong for every op of the same form: the
+    delegate lays out the operands of every binary elementwise op alike (ADD, SUB, MUL and
+    SQUARED_DIFFERENCE agree on every form), and MAXIMUM / MINIMUM come out right in a wrong
+    layout only when the misplaced values happen to lose every comparison. The evidence names the
+    op that showed it."""
+    from gpucompat.rules.forms import BINARY
+
+    worst: dict[tuple[str, str], tuple[str, dict]] = {}
+    for key, entry in table.items():
+        op, form = key.split(" ", 1)
+        if op in BINARY:
+            for precision, r in entry.items():
+                seen = worst.get((form, precision))
+                if r["wrong"] and (seen is None or r["cosine"] < seen[1]["cosine"]):
+                    worst[(form, precision)] = (op, r)
+    out = {}
+    for key, entry in table.items():
+        op, form = key.split(" ", 1)
+        out[key] = dict(entry)
+        for precision, r in entry.items():
+            shown = worst.get((form, precision)) if op in BINARY and not r["wrong"] else None
+            if shown:
+                out[key][precision] = {**shown[1], "example": f"{shown[1]['example']}; the same form of {shown[0]} "
+                                       f"(measured right for {op}: cosine {r['cosine']})"}
+    return out
 
 
 def _example(f: Form) -> str:
     return f"{f.name}: inputs {' and '.join(str(list(s)) for s, _ in f.inputs)}"
 
 
-if __name__ == "__main__":
+GRID_PROGRESS = os.path.expanduser("~/.cache/gpucompat-grid/progress.json")
+
+
+def _record() -> None:
+    """Run every group not yet in GRID_PROGRESS, a batch at a time, and re-record the calibration
+    after each batch (an interrupted run resumes where it stopped)."""
     import tempfile
 
     from gpucompat.confirm.runner import launcher
-    from gpucompat.rules import calibration
 
     os.environ.setdefault("GPUCOMPAT_VULKAN_DIR", os.path.expanduser("~/.cache/gpucompat-oracle"))
+    os.makedirs(os.path.dirname(GRID_PROGRESS), exist_ok=True)
+    done: dict = {}
+    if os.path.exists(GRID_PROGRESS):
+        with open(GRID_PROGRESS) as fh:
+            done = json.load(fh)
+    driver = launcher().driver
+
+    def log(msg: str) -> None:
+        print(time.strftime("%H:%M:%S"), msg, flush=True)
+
+    grid = {f.name: f for f in forms()}
     with tempfile.TemporaryDirectory() as tmp:
-        grid = run_grid(tmp)
-    calibration.write(by_key(grid), launcher().driver)
-    print(
-        f"{len(grid)} forms, {sum(1 for v in by_key(grid).values() if any(p['wrong'] for p in v.values()))} "
-        f"wrong form keys -> {calibration.PATH}"
-    )
+        for name, group in groups().items():
+            todo = [f for f in group if f.name not in done]
+            log(f"{name}: {len(group)} forms, {len(todo)} to run")
+            for i in range(0, len(todo), BATCH):
+                batch = todo[i : i + BATCH]
+                run_batch(batch, os.path.join(tmp, "batch.tflite"), 0, log)
+                done.update({f.name: {"key": f.key, "result": f.result, "refused": f.refused} for f in batch})
+                tmp_progress = GRID_PROGRESS + ".tmp"
+                with open(tmp_progress, "w") as fh:
+                    json.dump(done, fh)
+                os.replace(tmp_progress, GRID_PROGRESS)
+                table = _write_table(done, grid, driver)
+                log(f"{name}: {i + len(batch)}/{len(todo)}; {len(done)} forms, {len(table)} keys, "
+                    f"{sum(1 for v in table.values() if v['fp32']['wrong'])} wrong at fp32")
+    _write_table(done, grid, driver)
+
+
+def _write_table(done: dict, grid: dict[str, Form], driver: str) -> dict[str, dict]:
+    """Record the verdicts per key of every form in `done` (GRID_PROGRESS's contents)."""
+    from gpucompat.rules import calibration
+
+    for name, seen in done.items():
+        grid[name].key, grid[name].result = seen["key"], seen["result"]
+    table = by_key([f for f in grid.values() if f.result])
+    calibration.write(table, driver)
+    return table
+
+
+if __name__ == "__main__":
+    _record()

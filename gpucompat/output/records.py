@@ -11,7 +11,7 @@ from gpucompat.analyses.boundaries import PRECISION_DEFAULTS
 from gpucompat.analyses.channel_padding import STORED_BYTES
 from gpucompat.placement import ModelResult
 from gpucompat.rules.lint import Finding
-from gpucompat.rules.lint.wrong_forms import CODES as WRONG_CODES
+from gpucompat.rules.lint.wrong_forms import UNMEASURED_CODES, WRONG_CODES
 from gpucompat.rules.profile import label
 
 SCHEMA_VERSION = 1
@@ -75,6 +75,7 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None) ->
             "fully_delegated": result.fully_delegated, "delegation_fails": result.delegation_fails,
             "failure": result.failure, "backend_used": result.backend_used,
             "ops_wrong": len({n for f in findings if f.code in WRONG_CODES for n in f.nodes}),
+            "ops_unmeasured": len({n for f in findings if f.code in UNMEASURED_CODES for n in f.nodes}),
         },
         "subgraphs": [
             {"index": s.index, "name": s.name, "ops_total": s.ops_total, "replaced": s.replaced,

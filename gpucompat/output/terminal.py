@@ -97,6 +97,9 @@ def _render_model(console: Console, rec: dict) -> None:
         for w in rec["wrong"]:
             _row(table, w["code"], ", ".join(f"{g}:{i}" for g, i in w["nodes"]), w["message"])
         _print(console, table)
+    if s.get("ops_unmeasured"):
+        _print(console, Text(f"  {s['ops_unmeasured']} delegated op(s) in forms never measured on the real GPU "
+                             "(GPU007): their values on the GPU are unproven", style="yellow"))
     _render_costs(console, rec)
     baselined = 0
     for f in rec["findings"]:
@@ -184,16 +187,17 @@ def _render_summary(console: Console, models: list[dict]) -> None:
     folder, names = _distinct_names([rec["path"] for rec in models])
     table = Table(title=f"{len(models)} models" + (f" in {folder}" if folder else ""), title_justify="left")
     _add_model_column(table, names)
-    for col in ("ops on GPU", "computed wrongly", "delegated partitions", "findings"):
+    for col in ("ops on GPU", "computed wrongly", "unmeasured", "delegated partitions", "findings"):
         table.add_column(col)
     for rec, name in zip(models, names, strict=True):
         if rec["error"]:
-            _row(table, name, "-", "-", "-", f"error: {rec['error']}")
+            _row(table, name, "-", "-", "-", "-", f"error: {rec['error']}")
             continue
         s = rec["summary"]
         open_findings = [f for f in rec["findings"] if not f.get("baselined")]
         _row(table, name, f"{s['ops_gpu']}/{s['ops_total']} ({_pct(s['ops_gpu'], s['ops_total'])})",
-                      str(s.get("ops_wrong", 0)), str(s["partitions_delegated"]), str(len(open_findings)))
+                      str(s.get("ops_wrong", 0)), str(s.get("ops_unmeasured", 0)), str(s["partitions_delegated"]),
+                      str(len(open_findings)))
     _print(console, table)
 
 

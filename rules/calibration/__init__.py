@@ -3,8 +3,8 @@
 verdict at fp32 and at the accelerator's default precision (fp16) with its evidence (cosine and
 max error relative to the largest CPU output, and the grid form that showed it).
 
-The GPU005 rule reads it; the fidelity suite re-runs the grid and fails when the accelerator
-and this file disagree."""
+The GPU005, PREC408 and GPU007 rules read it (a form it lacks is unmeasured); the fidelity suite
+re-runs a sample of the grid and fails when the accelerator and this file disagree."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import os
 from functools import lru_cache
 
 PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "litert_gpu.json")
+PROFILES = ("litert-mldrift", "litert-mldrift@2.3.0")  # the profiles of the release it measured (asked first)
 
 
 @lru_cache(maxsize=1)
@@ -38,24 +39,17 @@ def status(key: str | None, precision: str) -> str:
     return "wrong" if seen[precision]["wrong"] else "right"
 
 
-@lru_cache(maxsize=2)
-def ops_wrong_at(precision: str) -> frozenset[str]:
-    """The op names with some form recorded wrong at `precision` (every form key starts with its
-    op's name): an op of another type needs no form worked out."""
-    return frozenset(key.split(" ", 1)[0] for key, seen in load()["forms"].items() if seen[precision]["wrong"])
-
-
 def write(forms: dict[str, dict], driver: str) -> None:
     """Record the grid's verdicts (atomically), for the profiles the accelerator stands for."""
     from importlib.metadata import version
 
-    doc = {"litert": version("ai-edge-litert"), "driver": driver, "profiles": ["litert-mldrift"],
-           "thresholds": "wrong: cosine < 0.9999 or max error > 1e-3 of the largest output at fp32; "
-                         "cosine < 0.999 or max error > 1e-2 at fp16", "forms": forms}
+    head = {"litert": version("ai-edge-litert"), "driver": driver, "profiles": list(PROFILES),
+            "thresholds": "wrong: cosine < 0.9999 or max error > 1e-3 of the largest output at fp32; "
+                          "cosine < 0.999 or max error > 1e-2 at fp16"}
     tmp = PATH + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1, sort_keys=False)
-        f.write("\n")
+    with open(tmp, "w") as f:  # one line per form: about 15,000 of them
+        f.write(json.dumps(head, indent=1)[:-2] + ',\n "forms": {\n')
+        f.write(",\n".join(f"  {json.dumps(k)}: {json.dumps(v, separators=(',', ':'))}" for k, v in forms.items()))
+        f.write("\n }\n}\n")
     os.replace(tmp, PATH)
     load.cache_clear()
-    ops_wrong_at.cache_clear()

@@ -1,0 +1,80 @@
+"""The law of forms as data (issue 23): `check --profile litert-mldrift` flags every op whose form
+(rules/forms.py) the numerics grid measured wrong on LiteRT's real GPU accelerator, including the
+forms the example-keyed rules missed, leaves right forms alone, and reports a delegated form the
+grid never measured as unmeasured (GPU007) instead of assuming it right. The models are one op
+between a runtime input and a constant, as TensorFlow's converter writes them
+(tests/models_formlaw.py)."""
+
+import json
+
+import pytest
+
+import models_formlaw
+from cli import gpucompat
+from gpucompat.ir import from_bytes
+from gpucompat.rules.forms import form_of
+
+
+def _check(path, profile="litert-mldrift"):
+    r = gpucompat("check", path, "--profile", profile, "--format", "json")
+    assert r.returncode in (0, 1), r.stderr
+    doc = json.loads(r.stdout)
+    return doc["models"][0] if "models" in doc else doc
+
+
+@pytest.mark.parametrize("name", sorted(models_formlaw.WRONG))
+def test_a_missed_wrong_form_is_flagged_with_its_evidence(models, name):
+    rec = _check(models.path(f"formlaw_{name}"))
+    found = [f for f in rec["findings"] if f["code"] == "GPU005"]
+    assert len(found) == 1 and found[0]["severity"] == "error", rec["findings"]
+    assert rec["ops"][found[0]["nodes"][0][1]]["placement"] == "gpu"
+    message = found[0]["message"]
+    assert "LiteRT 2.3.0's accelerator at fp32: cosine" in message and "max error" in message, message
+    assert rec["summary"]["ops_wrong"] == 1 and rec["summary"]["ops_unmeasured"] == 0
+
+
+@pytest.mark.parametrize("name", sorted(models_formlaw.RIGHT))
+def test_a_right_form_is_not_flagged(models, name):
+    rec = _check(models.path(f"formlaw_{name}"))
+    assert rec["summary"]["ops_gpu"] == rec["summary"]["ops_total"] > 0
+    assert not [f for f in rec["findings"] if f["code"] in ("GPU005", "PREC408", "GPU007")], rec["findings"]
+    assert rec["summary"]["ops_wrong"] == 0 and rec["summary"]["ops_unmeasured"] == 0
+
+
+def test_a_form_never_measured_is_reported_unmeasured(models):
+    rec = _check(models.path("formlaw_mirror_pad_r4"))
+    found = [f for f in rec["findings"] if f["code"] == "GPU007"]
+    assert len(found) == 1 and found[0]["severity"] == "warning", rec["findings"]
+    assert "[MIRROR_PAD rank 4 on axes 1,2]" in found[0]["message"]
+    assert "never measured" in found[0]["message"]
+    assert rec["summary"]["ops_unmeasured"] == 1 and rec["summary"]["ops_wrong"] == 0
+
+
+def test_the_terminal_counts_unmeasured_ops(models):
+    r = gpucompat("check", models.path("formlaw_mirror_pad_r4"), "--profile", "litert-mldrift")
+    assert "1 delegated op(s) in forms never measured on the real GPU" in r.stdout
+
+
+def test_no_unmeasured_finding_under_a_profile_without_measurements(models):
+    rec = _check(models.path("formlaw_mirror_pad_r4"), "gpu-current")
+    assert not [f for f in rec["findings"] if f["code"] == "GPU007"]
+
+
+def test_explain_names_the_unmeasured_rule():
+    r = gpucompat("explain", "GPU007")
+    assert r.returncode == 0 and "never measured" in r.stdout and "How to fix" in r.stdout
+
+
+def _key(models, name):
+    (op,) = [o for o in from_bytes(models.bytes(f"formlaw_{name}")).graphs[0].ops]
+    return form_of(op)
+
+
+def test_the_key_is_the_law_not_the_sizes(models):
+    """Keys say ranks, which axes are 1 and which operand is constant: two ADDs of [8] with
+    constants [2,1,8] and of [5,7,8] with [8] differ; the MAXIMUM and MINIMUM of the same shapes
+    differ only in their op."""
+    assert _key(models, "add_r1_c3") == "ADD runtime [n] with constant [n,1,n]"
+    assert _key(models, "add_r3_bias") == "ADD runtime [n,n,n] with constant [n]"
+    assert _key(models, "maximum_r2_c3").replace("MAXIMUM", "MINIMUM") == _key(models, "minimum_r2_c3")
+    assert _key(models, "softmax_r1") == "SOFTMAX [n]"
