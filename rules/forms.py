@@ -159,15 +159,29 @@ def _concatenation(op: Op) -> str | None:
 def _reduction(op: Op) -> str | None:
     """The reduced axes, and whether each output reduces LONG_REDUCTION elements or more (an fp16
     total passes 65504, fp16's largest value, sooner the more elements it adds up)."""
-    x, axes = op.input(0), _ints(op.input(1))
-    if axes is None:
+    reduced = reduced_axes(op)
+    if reduced is None:
         return None
-    reduced = sorted({a % max(x.rank, 1) for a in axes})
+    kept = ", kept" if getattr(op.options, "keepDims", False) else ""
+    long = reduced_elements(op) >= LONG_REDUCTION
+    return f"{op.name} rank {op.input(0).rank} over axes {_join(reduced)}{kept} ({'long' if long else 'short'})"
+
+
+def reduced_axes(op: Op) -> list[int] | None:
+    """The axes a reduction (SUM, MEAN, ...) adds up, in order; None when they are not constant."""
+    x, axes = op.input(0), _ints(op.input(1))
+    return None if x is None or axes is None else sorted({a % max(x.rank, 1) for a in axes})
+
+
+def reduced_elements(op: Op) -> int:
+    """The elements a reduction adds up into each output (0 when its axes are not constant)."""
+    reduced, x = reduced_axes(op), op.input(0)
+    if reduced is None:
+        return 0
     n = 1
     for a in reduced:
         n *= x.shape[a] if a < x.rank else 1
-    kept = ", kept" if getattr(op.options, "keepDims", False) else ""
-    return f"{op.name} rank {x.rank} over axes {_join(reduced)}{kept} ({'long' if n >= LONG_REDUCTION else 'short'})"
+    return n
 
 
 def _pads(op: Op) -> str | None:

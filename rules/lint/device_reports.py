@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpucompat.ir import Op
-from gpucompat.rules.forms import LONG_REDUCTION
+from gpucompat.rules.forms import LONG_REDUCTION, reduced_elements
 from gpucompat.rules.lint import Finding, Rule
 
 FAMILIES = ("adreno", "mali", "apple", "webgpu")
@@ -117,13 +117,7 @@ def _rank3_attention(result, analyses) -> list[Finding]:
 def _long_sum(result, analyses) -> list[Finding]:
     out = []
     for op in _gpu_ops(result, analyses, "SUM"):
-        x, axes = op.input(0), op.input(1)
-        values = axes.data() if axes is not None else None
-        if x is None or values is None:
-            continue
-        n = 1
-        for a in {int(a) % max(x.rank, 1) for a in values.ravel()}:
-            n *= x.shape[a] if a < x.rank else 1
+        n = reduced_elements(op)
         if n >= LONG_REDUCTION:
             out.append(_finding("DEV604", FAMILIES,
                                 f"subgraph {op.graph.index} op#{op.index} SUM adds {n} elements into each output in "
