@@ -84,6 +84,8 @@ def prepare_failure(graph: Graph) -> PrepareFailure | None:
                 outs = rule(op, ins) or [None] * len(op.outputs)
             except PrepareError as e:
                 return PrepareFailure(graph.index, op.index, op.name, str(e), dynamic)
+            except (IndexError, ValueError, TypeError, AttributeError, ZeroDivisionError):
+                outs = [None] * len(op.outputs)  # parameters the rule cannot read: the shapes stay unknown
             empty = next((s for s in outs if s is not None and 0 in s), None)
             if empty is not None and first_empty is None and all(0 not in s for s in ins if s is not None):
                 first_empty = PrepareFailure(graph.index, op.index, op.name,
@@ -215,7 +217,13 @@ def _concatenation(op: Op, ins: list) -> list:
 
 def _transpose(op: Op, ins: list) -> list | None:
     perm = _constant(op.input(1))
-    return None if perm is None else [tuple(ins[0][p] for p in perm)]
+    if perm is None:
+        return None
+    if sorted(int(p) % max(len(ins[0]), 1) for p in perm) != list(range(len(ins[0]))) or \
+            any(not -len(ins[0]) <= int(p) < len(ins[0]) for p in perm):
+        # transpose.cc Prepare: "Transpose op permutations array is out of bounds."
+        raise PrepareError(f"its permutation {[int(p) for p in perm]} is not one of the input's {len(ins[0])} axes")
+    return [tuple(ins[0][p] for p in perm)]
 
 
 def _pad(op: Op, ins: list) -> list | None:

@@ -171,8 +171,9 @@ def comparison(models: list[dict]) -> list[dict]:
     rows: dict[str, list[dict]] = defaultdict(list)
     for rec in models:
         s = rec["summary"] or {}
-        rows[rec["path"]].append({"profile": shown(rec), "error": rec["error"], "ops_total": s.get("ops_total"),
-                                  "ops_gpu": s.get("ops_gpu"), "partitions_delegated": s.get("partitions_delegated"),
+        rows[rec["path"]].append({"profile": rec["profile"], "release": rec.get("release"), "error": rec["error"],
+                                  "ops_total": s.get("ops_total"), "ops_gpu": s.get("ops_gpu"),
+                                  "partitions_delegated": s.get("partitions_delegated"),
                                   "partitions_total": s.get("partitions_total"),
                                   "delegation_fails": s.get("delegation_fails")})
     return [{"path": path, "profiles": profiles} for path, profiles in rows.items()]

@@ -175,9 +175,9 @@ def _render_comparison(console: Console, comparison: list[dict]) -> None:
     for entry in comparison:
         for row in entry["profiles"]:
             if row["error"]:
-                _row(table, entry["path"], row["profile"], "-", "-", "-", f"error: {row['error']}")
+                _row(table, entry["path"], records.shown(row), "-", "-", "-", f"error: {row['error']}")
                 continue
-            _row(table, entry["path"], row["profile"], f"{row['ops_gpu']}/{row['ops_total']} "
+            _row(table, entry["path"], records.shown(row), f"{row['ops_gpu']}/{row['ops_total']} "
                           f"({_pct(row['ops_gpu'], row['ops_total'])})", str(row["partitions_delegated"]),
                           str(row["partitions_total"]), "FAILS" if row["delegation_fails"] else "ok")
     _print(console, table)

@@ -130,14 +130,17 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     refuse_invalid_order(model, path)
     if original is not None:
         refuse_invalid_order(original, ref_path)
+    by_subgraph = placements_by_subgraph(model, settings.profile)
+    # at the stored shapes before any input is drawn: a model claiming 4 GiB tensors is refused, not tried
+    budget.enforce(path, budget.estimate(model, by_subgraph, settings.precision, original), settings.max_memory)
     all_feeds = _feeds(model, settings)
     frozen = None
     if at_input_shape.differs(model.graphs[0], all_feeds[0]):  # the test side runs the model frozen there
         original = original or model
         model = at_input_shape.frozen_at_feeds(model, all_feeds[0], settings.profile)
         data = frozen = ir.to_bytes(model)
-    by_subgraph = placements_by_subgraph(model, settings.profile)
-    budget.enforce(path, budget.estimate(model, by_subgraph, settings.precision, original), settings.max_memory)
+        by_subgraph = placements_by_subgraph(model, settings.profile)
+        budget.enforce(path, budget.estimate(model, by_subgraph, settings.precision, original), settings.max_memory)
     graph = model.graphs[0]
     where = [p for ps in by_subgraph.values() for p in ps]
     _refuse_other_signature(all_feeds[0], original or model)

@@ -186,13 +186,14 @@ def _unpreparable(result, analyses) -> list[Finding]:
     f = result.prepare_failure
     if f is None:
         return []
-    names = " ".join(f"--input-shape {name}=..." for name in f.dynamic_inputs) or "--input-shape NAME=..."
+    names = " ".join(f"--input-shape {name}=..." for name in f.dynamic_inputs)
     what = ("has an output without elements at the stored input shapes: {}. The GPU accelerator crashes "
             "compiling the model at that shape" if f.empty else
             "cannot be prepared at the stored input shapes: {}. The model cannot run at all at that shape "
             f"({f.runtime_message})").format(f.reason)
-    return [Finding("GPU006", "error", f"op#{f.index} {f.op} {what}; freeze it at the shape the app feeds: "
-                                       f"`gpucompat fix {names}`", ((f.subgraph, f.index),))]
+    how = (f"freeze it at the shape the app feeds: `gpucompat fix {names}`" if f.dynamic_inputs else
+           "no input has a dynamic dimension, so the model itself is malformed: re-export it")
+    return [Finding("GPU006", "error", f"op#{f.index} {f.op} {what}; {how}", ((f.subgraph, f.index),))]
 
 
 RULES = [
