@@ -1,0 +1,118 @@
+"""`python -m tools.zoo build|judge [--only SUBSTRING] [--until HH:MM]`: build the zoo's models into
+the cache (skipping those already there), or judge the built ones not judged yet (`--watch` keeps
+judging what a concurrent build adds); one line of progress per model on stdout."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import subprocess
+import sys
+import time
+import traceback
+
+from tools.zoo import cache, catalog, judge, results
+
+
+def _past(until: str | None) -> bool:
+    """Whether the UTC wall clock is past `until` ("HH:MM")."""
+    if not until:
+        return False
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M")
+    return now >= until
+
+
+def build(only: str | None, until: str | None) -> None:
+    """Build every selected model in a worker process, starting a new worker when the converter
+    kills one (it segfaults on some graphs): the model it died on is marked and skipped after."""
+    argv = [sys.executable, "-m", "tools.zoo", "build-worker"] + (["--only", only] if only else []) + (
+        ["--until", until] if until else [])
+    while subprocess.run(argv).returncode != 0:
+        print("the build worker died; starting another", flush=True)
+
+
+def build_worker(only: str | None, until: str | None) -> None:
+    """Build every selected model not cached yet; a builder's failure is logged and the run goes on."""
+    for e in catalog.entries():
+        if only and only not in e.name:
+            continue
+        if _past(until):
+            print(f"stopped at {until} UTC", flush=True)
+            return
+        path = cache.model_path(e.versions(), e.name)
+        started = path.with_name(path.name + ".building")
+        if path.is_file():
+            continue
+        if started.is_file():
+            print(f"SKIPPED {e.name}: its build killed the converter's process before", flush=True)
+            continue
+        start = time.monotonic()
+        started.parent.mkdir(parents=True, exist_ok=True)
+        started.touch()
+        try:
+            cache.write_atomically(path, e.build())
+            print(f"built {e.name} in {time.monotonic() - start:.1f} s ({path.stat().st_size} bytes)", flush=True)
+        except Exception as exc:  # a builder that fails is reported, and the zoo goes on
+            print(f"FAILED {e.name} after {time.monotonic() - start:.1f} s: {type(exc).__name__}: "
+                  f"{str(exc).splitlines()[0] if str(exc) else ''}", flush=True)
+            traceback.print_exc()
+        started.unlink()
+
+
+def _pending(only: str | None, records: dict[str, dict]) -> list[tuple[catalog.Entry, object, str]]:
+    """Built models with no record for their current bytes: (entry, path, sha256)."""
+    found = []
+    for e in catalog.entries():
+        path = cache.model_path(e.versions(), e.name)
+        if (only and only not in e.name) or not path.is_file():
+            continue
+        digest = judge.sha256(path)
+        if records.get(e.name, {}).get("sha256") != digest:
+            found.append((e, path, digest))
+    return found
+
+
+def judge_all(only: str | None, until: str | None, watch: bool, runs: int) -> None:
+    """Judge every built model not judged yet, saving each record as soon as it is complete."""
+    records = results.load()
+    while not _past(until):
+        pending = _pending(only, records)
+        if not pending:
+            if not watch:
+                return
+            time.sleep(30)
+            continue
+        confirmed = judge.confirm([p for _, p, _ in pending])
+        for (e, path, digest), conf in zip(pending, confirmed):
+            if _past(until):
+                break
+            rec = {"family": e.family, "architecture": e.architecture, "mode": e.mode,
+                   "quantization": e.quantization, "versions": e.versions(), "sha256": digest,
+                   "bytes": path.stat().st_size, "confirm": conf,
+                   "verify": judge.verify(path, runs), "fix": judge.fix(path)}
+            records[e.name] = rec
+            results.save(records)
+            print(f"judged {e.name}: agree={conf['agree']} verify={rec['verify']['exit']} "
+                  f"({rec['verify']['seconds']} s) fix={rec['fix']['exit']} ({rec['fix']['seconds']} s)"
+                  + "".join(f"\n  DISAGREE {d}" for d in conf["disagreements"]), flush=True)
+
+
+def main() -> None:
+    """Parse the command line and run the step asked for."""
+    parser = argparse.ArgumentParser(prog="python -m tools.zoo")
+    parser.add_argument("step", choices=["build", "build-worker", "judge"])
+    parser.add_argument("--only", help="only models whose name contains this")
+    parser.add_argument("--until", help="stop starting new models at this UTC time (HH:MM)")
+    parser.add_argument("--watch", action="store_true", help="judge: wait for more models until --until")
+    parser.add_argument("--runs", type=int, default=1, help="judge: verify's --runs (default 1)")
+    args = parser.parse_args()
+    if args.step == "build":
+        build(args.only, args.until)
+    elif args.step == "build-worker":
+        build_worker(args.only, args.until)
+    else:
+        judge_all(args.only, args.until, args.watch, args.runs)
+
+
+if __name__ == "__main__":
+    main()

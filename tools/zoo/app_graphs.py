@@ -1,0 +1,164 @@
+"""Graph shapes real apps have, built with TensorFlow and converted in the zoo's modes: audio
+front-ends (STFT through RFFT2D, a conv-based mel spectrogram), IF and WHILE subgraphs, a constant
+with zero elements, shape arithmetic on a dimension the signature leaves open, a placeholder stored
+shape, and the sequence models apps ship (LSTM, GRU, a transformer encoder, a causal decoder)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tools.zoo import modes
+
+SAMPLES = 4000  # a quarter second of 16 kHz audio
+
+
+def _tf():
+    from tools.zoo.modes import modelgen
+
+    return modelgen.tf()
+
+
+def _w(shape, seed: int) -> np.ndarray:
+    """Seeded weights."""
+    return (np.random.default_rng(seed).standard_normal(shape) * 0.1).astype(np.float32)
+
+
+def _classifier(tf, features, seed: int):
+    """A small conv classifier over [1, H, W, C] features, as keyword spotters end."""
+    x = tf.nn.relu(tf.nn.conv2d(features, _w([3, 3, features.shape[-1], 16], seed), 1, "SAME"))
+    x = tf.reduce_mean(x, axis=[1, 2])
+    return tf.nn.softmax(tf.matmul(x, _w([16, 8], seed + 1)))
+
+
+def stft_classifier(wave):
+    """Waveform -> |STFT| (RFFT2D) -> mel matrix -> log -> classifier."""
+    tf = _tf()
+    spec = tf.abs(tf.signal.stft(wave, frame_length=256, frame_step=128, fft_length=256))
+    mel = tf.math.log(tf.matmul(spec, np.abs(_w([129, 32], 1))) + 1e-3)
+    return _classifier(tf, mel[..., None], 2)
+
+
+def conv_mel_classifier(wave):
+    """Waveform -> strided conv filterbank (a learned STFT) -> power -> 1x1 mel conv -> log -> classifier."""
+    tf = _tf()
+    x = tf.reshape(wave, [1, 1, SAMPLES, 1])
+    bank = tf.nn.conv2d(x, _w([1, 400, 1, 64], 3), [1, 1, 160, 1], "VALID")
+    mel = tf.nn.conv2d(tf.square(bank), np.abs(_w([1, 1, 64, 32], 4)), 1, "VALID")
+    return _classifier(tf, tf.math.log(mel + 1e-3), 5)
+
+
+def if_classifier(features):
+    """A keyword classifier whose head is chosen at run time (an IF with two subgraphs)."""
+    tf = _tf()
+    x = tf.nn.relu(tf.nn.conv2d(features, _w([3, 3, 1, 8], 6), 1, "SAME"))
+    pooled = tf.reduce_mean(x, axis=[1, 2])
+    return tf.cond(tf.reduce_mean(pooled) > 0.0, lambda: tf.matmul(pooled, _w([8, 4], 7)),
+                   lambda: tf.matmul(tf.tanh(pooled), _w([8, 4], 8)))
+
+
+def while_smoother(frames):
+    """A recurrence over 8 frames in a WHILE loop (state += tanh(frame @ W))."""
+    tf = _tf()
+    w = _w([16, 16], 9)
+
+    def body(i, state):
+        return i + 1, tf.tanh(state @ w + frames[:, i, :])
+
+    _, state = tf.while_loop(lambda i, _: i < 8, body, (tf.constant(0), tf.zeros([1, 16])))
+    return state
+
+
+def zero_element_shape(features):
+    """A scalar taken by RESHAPE to shape [] (the converter stores that shape as an INT32 [0] constant
+    with an empty buffer) scaling the feature map."""
+    tf = _tf()
+    x = tf.nn.conv2d(features, _w([3, 3, 3, 8], 10), 1, "SAME")
+    scale = tf.reshape(tf.reduce_max(x[:, :1, :1, :1]), [])
+    return tf.nn.relu(x * scale)
+
+
+def shape_arithmetic(frames):
+    """Frames [1, T, 40] with T open: SHAPE -> split -> floor-divide -> RESHAPE pairs frames, then a
+    slice of the first half, as streaming audio models do."""
+    tf = _tf()
+    shape = tf.shape(frames)
+    batch, time_, feat = tf.split(shape, [1, 1, 1])
+    paired = tf.reshape(frames, tf.concat([batch, time_ // 2, feat * 2], 0))
+    half = paired[:, : tf.shape(paired)[1] // 2]
+    return tf.matmul(half, _w([80, 16], 11))
+
+
+def placeholder_wave(wave):
+    """Waveform [1, T] with T open (stored as 1): a 512-wide VALID conv needs T >= 512 to prepare."""
+    tf = _tf()
+    x = tf.reshape(wave, [1, 1, -1, 1])
+    x = tf.nn.relu(tf.nn.conv2d(x, _w([1, 512, 1, 16], 12), [1, 1, 256, 1], "VALID"))
+    return tf.reduce_mean(x, axis=[1, 2])
+
+
+def _sequence_model(shape: list[int], body):
+    """A Keras model over one [1, *shape] input whose layers `body` applies (seeded)."""
+    import keras
+
+    keras.utils.set_random_seed(0)
+    inputs = keras.Input(shape, batch_size=None)
+    return keras.Model(inputs, body(keras, inputs))
+
+
+def lstm():
+    """A Keras LSTM over 16 frames of 20 features (UNIDIRECTIONAL_SEQUENCE_LSTM)."""
+    return _sequence_model([16, 20], lambda k, x: k.layers.Dense(4)(k.layers.LSTM(32)(x)))
+
+
+def gru():
+    """A Keras GRU over 16 frames of 20 features."""
+    return _sequence_model([16, 20], lambda k, x: k.layers.Dense(4)(k.layers.GRU(32)(x)))
+
+
+def _blocks(keras, x, causal: bool):
+    """Two pre-norm transformer blocks: self-attention (4 heads), then an MLP."""
+    for _ in range(2):
+        h = keras.layers.LayerNormalization()(x)
+        x = x + keras.layers.MultiHeadAttention(num_heads=4, key_dim=16)(h, h, use_causal_mask=causal)
+        h = keras.layers.LayerNormalization()(x)
+        x = x + keras.layers.Dense(64)(keras.layers.Dense(128, activation="gelu")(h))
+    return x
+
+
+def encoder():
+    """Two transformer encoder blocks over 32 tokens of width 64."""
+    return _sequence_model([32, 64], lambda k, x: _blocks(k, x, False))
+
+
+def decoder():
+    """Two causal transformer decoder blocks over 32 tokens of width 64 (a masked softmax)."""
+    return _sequence_model([32, 64], lambda k, x: _blocks(k, x, True))
+
+
+# name -> (function, sample shape without batch; None is left open by the signature)
+GRAPHS = {
+    "stft_classifier": (stft_classifier, [SAMPLES]),
+    "conv_mel_classifier": (conv_mel_classifier, [SAMPLES]),
+    "if_classifier": (if_classifier, [20, 20, 1]),
+    "while_smoother": (while_smoother, [8, 16]),
+    "zero_element_shape": (zero_element_shape, [16, 16, 3]),
+    "shape_arithmetic": (shape_arithmetic, [None, 40]),
+    "placeholder_wave": (placeholder_wave, [None]),
+}
+# name -> (a function making the Keras model, sample shape without batch)
+KERAS_GRAPHS = {
+    "lstm": (lstm, [16, 20]),
+    "gru": (gru, [16, 20]),
+    "encoder": (encoder, [32, 64]),
+    "decoder": (decoder, [32, 64]),
+}
+
+
+def build(graph: str, mode: str) -> bytes:
+    """The graph `graph` converted in `mode`."""
+    if graph in KERAS_GRAPHS:
+        make, shape = KERAS_GRAPHS[graph]
+        model = make()
+        return modes.convert(lambda x: model(x, training=False), shape, mode)
+    fn, shape = GRAPHS[graph]
+    return modes.convert(fn, shape, mode)

@@ -1,0 +1,64 @@
+"""Every zoo model: its name, the architecture and mode it stands for, and how to build it, in the
+order the zoo builds them (most value first)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One zoo model."""
+
+    name: str
+    family: str  # keras, torch, app
+    architecture: str
+    mode: str  # tools/zoo/modes.py MODES key, or an ai-edge-quantizer recipe
+    quantization: str  # the quantization mode it counts as in the totals
+    build: Callable[[], bytes]
+    versions: Callable[[], str]  # the tools whose versions decide the bytes (part of the cache key)
+
+
+def _keras() -> tuple[list[Entry], list[Entry]]:
+    from tools.zoo import keras_apps, modes
+
+    def entry(arch: str, mode: str) -> Entry:
+        return Entry(f"keras_{arch.lower()}_{mode}", "keras", arch, mode, modes.MODES[mode][1],
+                     lambda: keras_apps.build(arch, mode), keras_apps.versions)
+
+    archs, small = keras_apps.ARCHITECTURES, keras_apps.ARCHITECTURES[:12]
+    # the quantization modes on the small architectures, then every architecture at fp32 (the big
+    # ones take minutes each), then the dynamic batch, then the other modes on the bigger ones
+    return ([entry(a, m) for a in small for m in ("fp32", "dynamic", "fp16", "int8")],
+            [entry(a, "fp32") for a in archs[12:]] + [entry(a, "batch") for a in small]
+            + [entry(a, m) for a in archs[12:] for m in ("dynamic", "fp16", "int8", "batch")])
+
+
+def _torch() -> list[Entry]:
+    from tools.zoo import torch_export, torch_models
+
+    exported = [Entry(f"torch_{n}_fp32", "torch", n, "fp32", "fp32", lambda n=n: torch_models.export(n),
+                      torch_models.versions) for n in torch_export.MODELS]
+    recipes = [Entry(f"torch_{n}_{mode}", "torch", n, mode, f"ai-edge-quantizer {recipe}",
+                     lambda n=n, mode=mode: torch_models.quantized(n, mode), torch_models.versions)
+               for n in torch_models.QUANTIZED for mode, recipe in torch_models.RECIPES.items()]
+    return exported + recipes
+
+
+def _app_graphs() -> list[Entry]:
+    from tools.zoo import app_graphs, keras_apps, modes
+
+    def entry(graph: str, mode: str) -> Entry:
+        return Entry(f"app_{graph}_{mode}", "app", graph, mode, modes.MODES[mode][1],
+                     lambda: app_graphs.build(graph, mode), keras_apps.versions)
+
+    graphs = [*app_graphs.GRAPHS, *app_graphs.KERAS_GRAPHS]
+    return [entry(g, m) for g in graphs for m in ("fp32", "fp16", "dynamic", "int8", "batch")]
+
+
+def entries() -> list[Entry]:
+    """Every zoo model, in build order: the app graphs (seconds each), the Keras applications'
+    quantization modes on small architectures, the torch exports, then the bigger Keras ones."""
+    keras_first, keras_rest = _keras()
+    return _app_graphs() + keras_first + _torch() + keras_rest
