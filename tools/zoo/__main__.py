@@ -11,7 +11,7 @@ import sys
 import time
 import traceback
 
-from tools.zoo import cache, catalog, judge, results
+from tools.zoo import catalog, judge, results
 
 
 def _past(until: str | None) -> bool:
@@ -20,6 +20,12 @@ def _past(until: str | None) -> bool:
         return False
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M")
     return now >= until
+
+
+def _first_error_line(text: str) -> str:
+    """The line of an exception's text that says what went wrong (the converter's "error:" line)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return next((line for line in lines if "error:" in line), lines[0] if lines else "")[:300]
 
 
 def build(only: str | None, until: str | None) -> None:
@@ -39,22 +45,25 @@ def build_worker(only: str | None, until: str | None) -> None:
         if _past(until):
             print(f"stopped at {until} UTC", flush=True)
             return
-        path = cache.model_path(e.versions(), e.name)
+        path = e.path()
         started = path.with_name(path.name + ".building")
         if path.is_file():
             continue
         if started.is_file():
             print(f"SKIPPED {e.name}: its build killed the converter's process before", flush=True)
+            results.note_failure(e.name, "the converter's process died (segmentation fault or abort)")
             continue
         start = time.monotonic()
         started.parent.mkdir(parents=True, exist_ok=True)
         started.touch()
         try:
-            cache.write_atomically(path, e.build())
+            e.built()
             print(f"built {e.name} in {time.monotonic() - start:.1f} s ({path.stat().st_size} bytes)", flush=True)
+            results.note_failure(e.name, None)
         except Exception as exc:  # a builder that fails is reported, and the zoo goes on
-            print(f"FAILED {e.name} after {time.monotonic() - start:.1f} s: {type(exc).__name__}: "
-                  f"{str(exc).splitlines()[0] if str(exc) else ''}", flush=True)
+            why = f"{type(exc).__name__}: {_first_error_line(str(exc))}"
+            print(f"FAILED {e.name} after {time.monotonic() - start:.1f} s: {why}", flush=True)
+            results.note_failure(e.name, why)
             traceback.print_exc()
         started.unlink()
 
@@ -63,7 +72,7 @@ def _pending(only: str | None, records: dict[str, dict]) -> list[tuple[catalog.E
     """Built models with no record for their current bytes: (entry, path, sha256)."""
     found = []
     for e in catalog.entries():
-        path = cache.model_path(e.versions(), e.name)
+        path = e.path()
         if (only and only not in e.name) or not path.is_file():
             continue
         digest = judge.sha256(path)

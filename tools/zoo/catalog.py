@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+
+from tools.zoo import cache
 
 
 @dataclass(frozen=True)
@@ -18,6 +21,17 @@ class Entry:
     quantization: str  # the quantization mode it counts as in the totals
     build: Callable[[], bytes]
     versions: Callable[[], str]  # the tools whose versions decide the bytes (part of the cache key)
+
+    def path(self) -> Path:
+        """Where the built model is cached."""
+        return cache.model_path(self.versions(), self.name)
+
+    def built(self) -> Path:
+        """The cached model, built now if it is not there yet."""
+        path = self.path()
+        if not path.is_file():
+            cache.write_atomically(path, self.build())
+        return path
 
 
 def _keras() -> tuple[list[Entry], list[Entry]]:
@@ -55,6 +69,11 @@ def _app_graphs() -> list[Entry]:
 
     graphs = [*app_graphs.GRAPHS, *app_graphs.KERAS_GRAPHS]
     return [entry(g, m) for g in graphs for m in ("fp32", "fp16", "dynamic", "int8", "batch")]
+
+
+def by_name() -> dict[str, Entry]:
+    """Every zoo model by name."""
+    return {e.name: e for e in entries()}
 
 
 def entries() -> list[Entry]:

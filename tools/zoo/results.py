@@ -22,3 +22,25 @@ def load() -> dict[str, dict]:
 def save(records: dict[str, dict]) -> None:
     """Write every record, atomically."""
     cache.write_atomically(path(), json.dumps(records, indent=1, sort_keys=True).encode())
+
+
+def failures_path():
+    """Models the converter could not build: name -> why."""
+    return cache.root() / "build_failures.json"
+
+
+def note_failure(name: str, why: str | None) -> None:
+    """Record (or, with None, clear) why the model `name` could not be built."""
+    p = failures_path()
+    found = json.loads(p.read_text()) if p.is_file() else {}
+    if why is None:
+        found.pop(name, None)
+    else:
+        found[name] = why
+    cache.write_atomically(p, json.dumps(found, indent=1, sort_keys=True).encode())
+
+
+def failures() -> dict[str, str]:
+    """Name -> why, for every model the converter could not build."""
+    p = failures_path()
+    return json.loads(p.read_text()) if p.is_file() else {}
