@@ -23,10 +23,14 @@ def _architecture(rec: dict) -> str:
 
 def _command(outcome: dict, passed: str) -> str:
     """One cell for a verify or fix run: what it ended in and how long it took."""
+    if outcome is None:
+        return "not run yet"
     if outcome["timed_out"]:
         return "timed out"
     if outcome["internal_error"]:
         return "**internal error**"
+    if outcome["exit"] == 0 and any("nothing to fix" in line for line in outcome["tail"]):
+        passed = "nothing to fix"
     word = {0: passed, 1: "fail", 2: "error"}.get(outcome["exit"], f"exit {outcome['exit']}")
     return f"{word} ({outcome['seconds']:.0f} s)"
 
@@ -35,9 +39,10 @@ def _row(name: str, rec: dict) -> str:
     points = rec["confirm"]["points"]
     cells = ["✓" if points[p] else "**✗**" for p in POINT_TITLES]
     runtime = rec["confirm"]["runtime"]
-    gpu = sum(runtime["gpu_ops"].values()) if runtime["compiles"] else "no compile"
+    seen = sum(runtime["ops_seen"].values())
+    gpu = f"{sum(runtime['gpu_ops'].values())}/{seen}" if runtime["compiles"] else "does not compile"
     return (f"| {name} | {rec['quantization']} | {gpu} | " + " | ".join(cells)
-            + f" | {_command(rec['verify'], 'pass')} | {_command(rec['fix'], 'ok')} |")
+            + f" | {_command(rec['verify'], 'pass')} | {_command(rec['fix'], 'fixed')} |")
 
 
 def totals(records: dict[str, dict]) -> list[str]:
@@ -54,9 +59,10 @@ def totals(records: dict[str, dict]) -> list[str]:
         ok = sum(1 for r in records.values() if r["confirm"]["points"][point])
         lines.append(f"  - {title}: {ok}/{n}")
     for command in ("verify", "fix"):
-        internal = [k for k, r in records.items() if r[command]["internal_error"]]
-        timed_out = [k for k, r in records.items() if r[command]["timed_out"]]
-        lines.append(f"- `{command}`: {len(internal)} internal error(s), {len(timed_out)} timed out "
+        ran = [r[command] for r in records.values() if r[command] is not None]
+        internal = sum(1 for o in ran if o["internal_error"])
+        timed_out = sum(1 for o in ran if o["timed_out"])
+        lines.append(f"- `{command}` run on {len(ran)} of them: {internal} internal error(s), {timed_out} timed out "
                      f"(after {judge.COMMAND_TIMEOUT:.0f} s)")
     return lines
 
@@ -85,12 +91,12 @@ def render(records: dict[str, dict], failures: dict[str, str]) -> str:
                    + (f". Runtime: `{runtime['failure'] or runtime['error']}`" if not runtime["compiles"] else ""))
     out += ["", "## Internal errors in `verify` and `fix`", ""]
     internal = [(k, c, r[c]["internal_error"]) for k, r in sorted(records.items()) for c in ("verify", "fix")
-                if r[c]["internal_error"]]
+                if r[c] and r[c]["internal_error"]]
     out += [f"- **{k}** `{c}`: `{line}`" for k, c, line in internal] or ["None."]
     out += ["", "## Every model", "",
-            "Runtime GPU ops: ops the real accelerator took, all subgraphs. ✓: the `litert-mldrift` prediction "
-            "equals the runtime on that point. verify: `gpucompat verify MODEL --runs 1` on the included "
-            "executor; fix: `gpucompat fix MODEL -o OUT`.", "",
+            "Runtime GPU ops: ops the real accelerator took / ops it saw, all subgraphs. ✓: the "
+            "`litert-mldrift` prediction equals the runtime on that point. verify: `gpucompat verify "
+            "MODEL --runs 1` on the included executor; fix: `gpucompat fix MODEL -o OUT`.", "",
             "| model | quantization | runtime GPU ops | " + " | ".join(POINT_TITLES.values()) + " | verify | fix |",
             "|---" * (5 + len(POINT_TITLES)) + "|"]
     out += [_row(k, r) for k, r in sorted(records.items())]

@@ -68,42 +68,58 @@ def build_worker(only: str | None, until: str | None) -> None:
         started.unlink()
 
 
-def _pending(only: str | None, records: dict[str, dict]) -> list[tuple[catalog.Entry, object, str]]:
-    """Built models with no record for their current bytes: (entry, path, sha256)."""
+def _pending(only: str | None, records: dict[str, dict]) -> list[tuple[catalog.Entry, object, list[int]]]:
+    """Built models with no record for their current file: (entry, path, [size, mtime])."""
     found = []
     for e in catalog.entries():
         path = e.path()
         if (only and only not in e.name) or not path.is_file():
             continue
-        digest = judge.sha256(path)
-        if records.get(e.name, {}).get("sha256") != digest:
-            found.append((e, path, digest))
+        stat = path.stat()
+        stamp = [stat.st_size, stat.st_mtime_ns]
+        if records.get(e.name, {}).get("stamp") != stamp:
+            found.append((e, path, stamp))
     return found
 
 
+def _confirm_pending(pending: list, records: dict[str, dict]) -> None:
+    """Compile every pending model on the accelerator (fast) and record it; verify and fix are kept
+    from the last record when the bytes are the same, else left to run (None)."""
+    for (e, path, stamp), conf in zip(pending, judge.confirm([p for _, p, _ in pending])):
+        digest = judge.sha256(path)
+        old = records.get(e.name, {})
+        same = old.get("sha256") == digest
+        records[e.name] = {"family": e.family, "architecture": e.architecture, "mode": e.mode,
+                           "quantization": e.quantization, "versions": e.versions(), "sha256": digest,
+                           "stamp": stamp, "bytes": stamp[0], "confirm": conf,
+                           "verify": old.get("verify") if same else None, "fix": old.get("fix") if same else None}
+        print(f"confirmed {e.name}: agree={conf['agree']}"
+              + "".join(f"\n  DISAGREE {d}" for d in conf["disagreements"]), flush=True)
+    results.save(records)
+
+
 def judge_all(only: str | None, until: str | None, watch: bool, runs: int) -> None:
-    """Judge every built model not judged yet, saving each record as soon as it is complete."""
+    """Compare every built model with the accelerator as soon as it is built, and run verify and fix
+    on the compared ones in build order, saving each record as soon as it changes."""
     records = results.load()
     while not _past(until):
         pending = _pending(only, records)
-        if not pending:
+        if pending:
+            _confirm_pending(pending, records)
+            continue
+        waiting = [e for e in catalog.entries() if e.name in records and records[e.name]["verify"] is None
+                   and (not only or only in e.name)]
+        if not waiting:
             if not watch:
                 return
             time.sleep(30)
             continue
-        confirmed = judge.confirm([p for _, p, _ in pending])
-        for (e, path, digest), conf in zip(pending, confirmed):
-            if _past(until):
-                break
-            rec = {"family": e.family, "architecture": e.architecture, "mode": e.mode,
-                   "quantization": e.quantization, "versions": e.versions(), "sha256": digest,
-                   "bytes": path.stat().st_size, "confirm": conf,
-                   "verify": judge.verify(path, runs), "fix": judge.fix(path)}
-            records[e.name] = rec
-            results.save(records)
-            print(f"judged {e.name}: agree={conf['agree']} verify={rec['verify']['exit']} "
-                  f"({rec['verify']['seconds']} s) fix={rec['fix']['exit']} ({rec['fix']['seconds']} s)"
-                  + "".join(f"\n  DISAGREE {d}" for d in conf["disagreements"]), flush=True)
+        e = waiting[0]
+        rec = records[e.name]
+        rec["verify"], rec["fix"] = judge.verify(e.path(), runs), judge.fix(e.path())
+        results.save(records)
+        print(f"ran {e.name}: verify={rec['verify']['exit']} ({rec['verify']['seconds']} s) "
+              f"fix={rec['fix']['exit']} ({rec['fix']['seconds']} s)", flush=True)
 
 
 def main() -> None:
