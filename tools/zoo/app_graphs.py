@@ -69,12 +69,12 @@ def while_smoother(frames):
 
 
 def zero_element_shape(features):
-    """A scalar taken by RESHAPE to shape [] (the converter stores that shape as an INT32 [0] constant
-    with an empty buffer) scaling the feature map."""
+    """A one-element gate taken by RESHAPE to shape [] (the converter stores that shape as an INT32 [0]
+    tensor with an empty buffer) scaling the feature map."""
     tf = _tf()
     x = tf.nn.conv2d(features, _w([3, 3, 3, 8], 10), 1, "SAME")
-    scale = tf.reshape(tf.reduce_max(x[:, :1, :1, :1]), [])
-    return tf.nn.relu(x * scale)
+    gate = tf.reshape(tf.sigmoid(tf.nn.relu(x[:, :1, :1, :1])), [])
+    return tf.nn.relu(x * gate)
 
 
 def shape_arithmetic(frames):
