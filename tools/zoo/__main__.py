@@ -68,6 +68,9 @@ def build_worker(only: str | None, until: str | None) -> None:
         started.unlink()
 
 
+CONFIRM_BATCH = 20  # models compiled on the accelerator before their records are saved
+
+
 def _pending(only: str | None, records: dict[str, dict]) -> list[tuple[catalog.Entry, object, list[int]]]:
     """Built models with no record for their current file: (entry, path, [size, mtime])."""
     found = []
@@ -85,8 +88,8 @@ def _pending(only: str | None, records: dict[str, dict]) -> list[tuple[catalog.E
 def _confirm_pending(pending: list, records: dict[str, dict]) -> None:
     """Compile every pending model on the accelerator (fast) and record it; verify and fix are kept
     from the last record when the bytes are the same, else left to run (None)."""
-    for (e, path, stamp), conf in zip(pending, judge.confirm([p for _, p, _ in pending])):
-        digest = judge.sha256(path)
+    digests = [judge.sha256(p) for _, p, _ in pending]
+    for (e, path, stamp), digest, conf in zip(pending, digests, judge.confirm([p for _, p, _ in pending])):
         old = records.get(e.name, {})
         same = old.get("sha256") == digest
         records[e.name] = {"family": e.family, "architecture": e.architecture, "mode": e.mode,
@@ -105,7 +108,7 @@ def judge_all(only: str | None, until: str | None, watch: bool, runs: int) -> No
     while not _past(until):
         pending = _pending(only, records)
         if pending:
-            _confirm_pending(pending, records)
+            _confirm_pending(pending[:CONFIRM_BATCH], records)
             continue
         waiting = [e for e in catalog.entries() if e.name in records and records[e.name]["verify"] is None
                    and (not only or only in e.name)]
