@@ -89,7 +89,7 @@ def _confirm_pending(pending: list, records: dict[str, dict]) -> None:
     """Compile every pending model on the accelerator (fast) and record it; verify and fix are kept
     from the last record when the bytes are the same, else left to run (None)."""
     digests = [judge.sha256(p) for _, p, _ in pending]
-    for (e, path, stamp), digest, conf in zip(pending, digests, judge.confirm([p for _, p, _ in pending])):
+    for (e, _, stamp), digest, conf in zip(pending, digests, judge.confirm([p for _, p, _ in pending])):
         old = records.get(e.name, {})
         same = old.get("sha256") == digest
         records[e.name] = {"family": e.family, "architecture": e.architecture, "mode": e.mode,
