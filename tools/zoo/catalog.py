@@ -41,15 +41,17 @@ def _keras() -> tuple[list[Entry], list[Entry]]:
         return Entry(f"keras_{arch.lower()}_{mode}", "keras", arch, mode, modes.MODES[mode][1],
                      lambda: keras_apps.build(arch, mode), keras_apps.versions)
 
-    archs, small = keras_apps.ARCHITECTURES, keras_apps.ARCHITECTURES[:12]
-    # the quantization modes on the small architectures, then every architecture at fp32 (the big
-    # ones take minutes each), then the dynamic batch, then the other modes on the bigger ones
+    archs, small = keras_apps.ARCHITECTURES, keras_apps.ARCHITECTURES[:6]
+    # the quantization modes on the smallest architectures; then (after the first torch exports)
+    # every other architecture at fp32 (the big ones take minutes each), the dynamic batch, and the
+    # other modes on the bigger ones
     return ([entry(a, m) for a in small for m in ("fp32", "dynamic", "fp16", "int8")],
-            [entry(a, "fp32") for a in archs[12:]] + [entry(a, "batch") for a in small]
-            + [entry(a, m) for a in archs[12:] for m in ("dynamic", "fp16", "int8", "batch")])
+            [entry(a, "fp32") for a in archs[6:]] + [entry(a, "batch") for a in archs[:12]]
+            + [entry(a, m) for a in archs[6:] for m in ("dynamic", "fp16", "int8")]
+            + [entry(a, "batch") for a in archs[12:]])
 
 
-def _torch() -> list[Entry]:
+def _torch() -> tuple[list[Entry], list[Entry]]:
     from tools.zoo import torch_export, torch_models
 
     exported = [Entry(f"torch_{n}_fp32", "torch", n, "fp32", "fp32", lambda n=n: torch_models.export(n),
@@ -57,7 +59,7 @@ def _torch() -> list[Entry]:
     recipes = [Entry(f"torch_{n}_{mode}", "torch", n, mode, f"ai-edge-quantizer {recipe}",
                      lambda n=n, mode=mode: torch_models.quantized(n, mode), torch_models.versions)
                for n in torch_models.QUANTIZED for mode, recipe in torch_models.RECIPES.items()]
-    return exported + recipes
+    return exported[:10], exported[10:] + recipes
 
 
 def _app_graphs() -> list[Entry]:
@@ -78,6 +80,16 @@ def by_name() -> dict[str, Entry]:
 
 def entries() -> list[Entry]:
     """Every zoo model, in build order: the app graphs (seconds each), the Keras applications'
-    quantization modes on small architectures, the torch exports, then the bigger Keras ones."""
+    quantization modes on small architectures, ten torch exports, the other Keras architectures at
+    fp32, the other torch exports and recipes, then the other Keras modes."""
     keras_first, keras_rest = _keras()
-    return _app_graphs() + keras_first + _torch() + keras_rest
+    torch_first, torch_rest = _torch()
+    split = len(keras_apps_architectures()) - 6
+    return _app_graphs() + keras_first + torch_first + keras_rest[:split] + torch_rest + keras_rest[split:]
+
+
+def keras_apps_architectures() -> tuple[str, ...]:
+    """The keras.applications architectures the zoo builds."""
+    from tools.zoo import keras_apps
+
+    return keras_apps.ARCHITECTURES

@@ -83,25 +83,25 @@ def _transformer(causal: bool):
     return Blocks().eval(), (torch.randn(1, 32, 64),)
 
 
-MODELS = {
+MODELS = {  # the first ten are exported early (catalog.py): one of each kind first
     "resnet18": lambda: _vision("resnet18", num_classes=10),
-    "mobilenet_v2": lambda: _vision("mobilenet_v2", num_classes=10),
     "mobilenet_v3_small": lambda: _vision("mobilenet_v3_small", num_classes=10),
-    "mobilenet_v3_large": lambda: _vision("mobilenet_v3_large", num_classes=10),
-    "efficientnet_b0": lambda: _vision("efficientnet_b0", num_classes=10),
+    "transformer_encoder": lambda: _transformer(False),
+    "transformer_decoder": lambda: _transformer(True),
+    "lraspp_mobilenet_v3_large": lambda: _segmentation("lraspp_mobilenet_v3_large"),
+    "ssdlite320_mobilenet_v3_large": _ssdlite,
     "squeezenet1_1": lambda: _vision("squeezenet1_1", num_classes=10),
     "shufflenet_v2_x0_5": lambda: _vision("shufflenet_v2_x0_5", num_classes=10),
+    "googlenet": lambda: _vision("googlenet", num_classes=10, aux_logits=False, init_weights=True),
+    "deeplabv3_mobilenet_v3_large": lambda: _segmentation("deeplabv3_mobilenet_v3_large"),
+    "mobilenet_v2": lambda: _vision("mobilenet_v2", num_classes=10),
+    "mobilenet_v3_large": lambda: _vision("mobilenet_v3_large", num_classes=10),
+    "efficientnet_b0": lambda: _vision("efficientnet_b0", num_classes=10),
     "mnasnet0_5": lambda: _vision("mnasnet0_5", num_classes=10),
     "regnet_x_400mf": lambda: _vision("regnet_x_400mf", num_classes=10),
-    "googlenet": lambda: _vision("googlenet", num_classes=10, aux_logits=False, init_weights=True),
     "densenet121": lambda: _vision("densenet121", num_classes=10),
     "convnext_tiny": lambda: _vision("convnext_tiny", num_classes=10),
     "resnet50": lambda: _vision("resnet50", num_classes=10),
-    "deeplabv3_mobilenet_v3_large": lambda: _segmentation("deeplabv3_mobilenet_v3_large"),
-    "lraspp_mobilenet_v3_large": lambda: _segmentation("lraspp_mobilenet_v3_large"),
-    "ssdlite320_mobilenet_v3_large": _ssdlite,
-    "transformer_encoder": lambda: _transformer(False),
-    "transformer_decoder": lambda: _transformer(True),
 }
 
 

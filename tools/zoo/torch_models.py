@@ -13,7 +13,7 @@ from tools.zoo import cache
 
 SCRIPT = Path(__file__).with_name("torch_export.py")
 # exported, and also quantized with these ai-edge-quantizer recipes
-QUANTIZED = ("mobilenet_v2", "resnet18", "efficientnet_b0", "transformer_encoder", "deeplabv3_mobilenet_v3_large")
+QUANTIZED = ("resnet18", "mobilenet_v3_small", "transformer_encoder", "lraspp_mobilenet_v3_large")
 RECIPES = {"aeq_dynamic": "dynamic_wi8_afp32", "aeq_weight_only": "weight_only_wi8_afp32",
            "aeq_int4_blockwise": "dynamic_wi4b32_afp32"}
 
