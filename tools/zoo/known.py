@@ -2,4 +2,12 @@
 failure (issue 22's numbering) they show. The zoo test expects these to fail (strictly: a fix makes
 the test say so), and the table names the class beside each."""
 
-KNOWN_DISAGREEMENTS: dict[str, str] = {}
+ZERO_ELEMENT = ("class 1: the INT32 [0] shape operand of RESHAPE (empty buffer) is taken for a runtime "
+                "tensor, so the gate is predicted; the runtime delegates")
+CANNOT_PREPARE = ("class 3: the stored input [1,1] leaves the 512-wide VALID CONV_2D an input of width 1; the "
+                  "runtime fails to prepare it, the prediction delegates")
+
+KNOWN_DISAGREEMENTS: dict[str, str] = {
+    **{f"app_zero_element_shape_{m}": ZERO_ELEMENT for m in ("fp32", "fp16", "dynamic", "int8", "batch")},
+    **{f"app_placeholder_wave_{m}": CANNOT_PREPARE for m in ("fp32", "fp16", "dynamic", "batch")},
+}
