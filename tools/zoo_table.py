@@ -107,7 +107,8 @@ def render(records: dict[str, dict], failures: dict[str, str]) -> str:
 
 def main() -> None:
     """Write docs/zoo.md atomically."""
-    text = render(results.load(), results.failures())
+    records = results.load()
+    text = render(records, {k: why for k, why in results.failures().items() if k not in records})
     part = DOC.with_name(DOC.name + ".part")
     part.write_text(text)
     part.replace(DOC)

@@ -1,7 +1,9 @@
 """Graph shapes real apps have, built with TensorFlow and converted in the zoo's modes: audio
 front-ends (STFT through RFFT2D, a conv-based mel spectrogram), IF and WHILE subgraphs, a constant
 with zero elements, shape arithmetic on a dimension the signature leaves open, a placeholder stored
-shape, and the sequence models apps ship (LSTM, GRU, a transformer encoder, a causal decoder)."""
+shape, MFCCs, a segmentation head with bilinear upsampling, an embedding text classifier, and the
+Keras models apps ship (LSTM, GRU, BiLSTM, transformer encoder and causal decoder blocks, a DS-CNN
+keyword spotter, a dilated temporal conv net, a U-Net)."""
 
 from __future__ import annotations
 
@@ -105,6 +107,33 @@ def _sequence_model(shape: list[int], body):
     return keras.Model(inputs, body(keras, inputs))
 
 
+def mfcc_classifier(wave):
+    """Waveform -> log-mel -> 13 MFCCs (a DCT-II as a matrix product) -> classifier, as speech
+    front-ends compute them."""
+    tf = _tf()
+    spec = tf.abs(tf.signal.stft(wave, frame_length=256, frame_step=128, fft_length=256))
+    log_mel = tf.math.log(tf.matmul(spec, np.abs(_w([129, 40], 17))) + 1e-3)
+    n, k = np.meshgrid(np.arange(40), np.arange(13), indexing="ij")
+    dct = np.cos(np.pi / 40 * (n + 0.5) * k).astype(np.float32)
+    return _classifier(tf, tf.matmul(log_mel, dct)[..., None], 18)
+
+
+def resize_head(features):
+    """A segmentation head: 1x1 conv to classes, bilinear upsampling x4, per-pixel argmax."""
+    tf = _tf()
+    logits = tf.nn.conv2d(tf.nn.relu(features), _w([1, 1, 16, 4], 19), 1, "VALID")
+    return tf.argmax(tf.image.resize(logits, [64, 64], method="bilinear"), axis=-1)
+
+
+def text_classifier(ids):
+    """Token ids (given as floats, cast) -> embedding lookup (GATHER) -> mean pool -> dense."""
+    tf = _tf()
+    table = _w([100, 32], 20)
+    tokens = tf.clip_by_value(tf.cast(tf.abs(ids) * 10.0, tf.int32), 0, 99)
+    pooled = tf.reduce_mean(tf.gather(table, tokens), axis=1)
+    return tf.nn.softmax(tf.matmul(pooled, _w([32, 4], 21)))
+
+
 def lstm():
     """A Keras LSTM over 16 frames of 20 features (UNIDIRECTIONAL_SEQUENCE_LSTM)."""
     return _sequence_model([16, 20], lambda k, x: k.layers.Dense(4)(k.layers.LSTM(32)(x)))
@@ -113,6 +142,48 @@ def lstm():
 def gru():
     """A Keras GRU over 16 frames of 20 features."""
     return _sequence_model([16, 20], lambda k, x: k.layers.Dense(4)(k.layers.GRU(32)(x)))
+
+
+def ds_cnn():
+    """A depthwise-separable CNN keyword spotter over 49x10 MFCC frames (the DS-CNN shape)."""
+    def body(k, x):
+        x = k.layers.Conv2D(32, (10, 4), strides=2, padding="same", activation="relu")(x)
+        for _ in range(3):
+            x = k.layers.DepthwiseConv2D(3, padding="same", activation="relu")(x)
+            x = k.layers.Conv2D(32, 1, activation="relu")(k.layers.BatchNormalization()(x))
+        return k.layers.Dense(12)(k.layers.GlobalAveragePooling2D()(x))
+
+    return _sequence_model([49, 10, 1], body)
+
+
+def tcn():
+    """A temporal conv net: Conv1D with dilations 1, 2, 4 and residuals (SPACE_TO_BATCH in TFLite)."""
+    def body(k, x):
+        x = k.layers.Conv1D(32, 1)(x)
+        for rate in (1, 2, 4):
+            x = x + k.layers.Conv1D(32, 3, dilation_rate=rate, padding="causal", activation="relu")(x)
+        return k.layers.Dense(4)(k.layers.GlobalAveragePooling1D()(x))
+
+    return _sequence_model([64, 20], body)
+
+
+def unet():
+    """A two-level U-Net: strided convs down, Conv2DTranspose up, skip concatenations."""
+    def body(k, x):
+        d1 = k.layers.Conv2D(16, 3, padding="same", activation="relu")(x)
+        d2 = k.layers.Conv2D(32, 3, strides=2, padding="same", activation="relu")(d1)
+        b = k.layers.Conv2D(64, 3, strides=2, padding="same", activation="relu")(d2)
+        u2 = k.layers.Concatenate()([k.layers.Conv2DTranspose(32, 2, strides=2)(b), d2])
+        u1 = k.layers.Concatenate()([k.layers.Conv2DTranspose(16, 2, strides=2)(u2), d1])
+        return k.layers.Conv2D(2, 1, activation="softmax")(u1)
+
+    return _sequence_model([64, 64, 3], body)
+
+
+def bilstm():
+    """A bidirectional LSTM tagger over 16 frames of 20 features."""
+    return _sequence_model([16, 20], lambda k, x: k.layers.Dense(4)(
+        k.layers.Bidirectional(k.layers.LSTM(16, return_sequences=True))(x)))
 
 
 def _blocks(keras, x, causal: bool):
@@ -144,6 +215,9 @@ GRAPHS = {
     "zero_element_shape": (zero_element_shape, [16, 16, 3]),
     "shape_arithmetic": (shape_arithmetic, [None, 40]),
     "placeholder_wave": (placeholder_wave, [None]),
+    "mfcc_classifier": (mfcc_classifier, [SAMPLES]),
+    "resize_head": (resize_head, [16, 16, 16]),
+    "text_classifier": (text_classifier, [24]),
 }
 # name -> (a function making the Keras model, sample shape without batch)
 KERAS_GRAPHS = {
@@ -151,6 +225,10 @@ KERAS_GRAPHS = {
     "gru": (gru, [16, 20]),
     "encoder": (encoder, [32, 64]),
     "decoder": (decoder, [32, 64]),
+    "ds_cnn": (ds_cnn, [49, 10, 1]),
+    "tcn": (tcn, [64, 20]),
+    "unet": (unet, [64, 64, 3]),
+    "bilstm": (bilstm, [16, 20]),
 }
 
 
