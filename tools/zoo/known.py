@@ -6,8 +6,12 @@ ZERO_ELEMENT = ("class 1: the INT32 [0] shape operand of RESHAPE (empty buffer) 
                 "tensor, so the gate is predicted; the runtime delegates")
 CANNOT_PREPARE = ("class 3: the stored input [1,1] leaves the 512-wide VALID CONV_2D an input of width 1; the "
                   "runtime fails to prepare it, the prediction delegates")
+KERNEL_SETUP = ("class 8: masked_fill on a constant BOOL [32,32] mask (SELECT_V2) passes partitioning, then "
+                "kernel setup fails ('Unable to parse bc coord for BATCH axis ... cond_tensor ... bool') and the "
+                "whole compile with it; the prediction delegates")
 
 KNOWN_DISAGREEMENTS: dict[str, str] = {
     **{f"app_zero_element_shape_{m}": ZERO_ELEMENT for m in ("fp32", "fp16", "dynamic", "int8", "batch")},
     **{f"app_placeholder_wave_{m}": CANNOT_PREPARE for m in ("fp32", "fp16", "dynamic", "batch")},
+    "torch_transformer_decoder_fp32": KERNEL_SETUP,
 }
