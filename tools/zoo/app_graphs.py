@@ -1,7 +1,9 @@
 """Graph shapes real apps have, built with TensorFlow and converted in the zoo's modes: audio
 front-ends (STFT through RFFT2D, a conv-based mel spectrogram), IF and WHILE subgraphs, a constant
 with zero elements, shape arithmetic on a dimension the signature leaves open, a placeholder stored
-shape, MFCCs, a segmentation head with bilinear upsampling, an embedding text classifier, and the
+shape, MFCCs, a segmentation head with bilinear upsampling, an embedding text classifier, a pixel-
+shuffle upscaler, a style-transfer step, a face-embedding head, box decoding with top-k, a gated
+audio denoiser, and the
 Keras models apps ship (LSTM, GRU, BiLSTM, transformer encoder and causal decoder blocks, a DS-CNN
 keyword spotter, a dilated temporal conv net, a U-Net)."""
 
@@ -134,6 +136,50 @@ def text_classifier(ids):
     return tf.nn.softmax(tf.matmul(pooled, _w([32, 4], 21)))
 
 
+def super_resolution(image):
+    """An ESPCN-style x2 upscaler: convs, then DEPTH_TO_SPACE (pixel shuffle)."""
+    tf = _tf()
+    x = tf.nn.relu(tf.nn.conv2d(image, _w([5, 5, 3, 32], 22), 1, "SAME"))
+    x = tf.nn.conv2d(x, _w([3, 3, 32, 12], 23), 1, "SAME")
+    return tf.clip_by_value(tf.nn.depth_to_space(x, 2), 0.0, 1.0)
+
+
+def style_transfer(image):
+    """A style-transfer decoder step: instance normalization, nearest-neighbour upsampling, conv, tanh."""
+    tf = _tf()
+    x = tf.nn.conv2d(image, _w([3, 3, 3, 16], 24), 2, "SAME")
+    mean, var = tf.nn.moments(x, axes=[1, 2], keepdims=True)
+    x = tf.nn.relu((x - mean) * tf.math.rsqrt(var + 1e-5))
+    x = tf.image.resize(x, [32, 32], method="nearest")
+    return tf.tanh(tf.nn.conv2d(x, _w([3, 3, 16, 3], 25), 1, "SAME"))
+
+
+def face_embedding(image):
+    """A face-embedding head: conv, global pooling, dense, L2 normalization."""
+    tf = _tf()
+    x = tf.nn.relu(tf.nn.conv2d(image, _w([3, 3, 3, 32], 26), 2, "SAME"))
+    return tf.math.l2_normalize(tf.matmul(tf.reduce_mean(x, axis=[1, 2]), _w([32, 64], 27)), axis=-1)
+
+
+def box_decoder(features):
+    """A detector's head and box decoding: class scores, exp-decoded sizes, and the top 10 scores."""
+    tf = _tf()
+    x = tf.reshape(tf.nn.conv2d(features, _w([1, 1, 16, 8], 28), 1, "VALID"), [1, -1, 8])
+    centers, sizes, scores = x[..., :2], tf.exp(x[..., 2:4] * 0.1), tf.sigmoid(x[..., 4:])
+    boxes = tf.concat([centers - sizes / 2, centers + sizes / 2], axis=-1)
+    best, _ = tf.math.top_k(tf.reduce_max(scores, axis=-1), k=10)
+    return boxes, best
+
+
+def gated_denoiser(wave):
+    """An audio denoiser: gated 1-D convs (tanh x sigmoid) down, a transposed conv back up."""
+    tf = _tf()
+    x = tf.reshape(wave, [1, SAMPLES, 1])
+    h = tf.nn.conv1d(x, _w([16, 1, 32], 29), 4, "SAME")
+    g = tf.tanh(h[..., :16]) * tf.sigmoid(h[..., 16:])
+    return tf.nn.conv1d_transpose(g, _w([16, 1, 16], 30), [1, SAMPLES, 1], 4, "SAME")
+
+
 def lstm():
     """A Keras LSTM over 16 frames of 20 features (UNIDIRECTIONAL_SEQUENCE_LSTM)."""
     return _sequence_model([16, 20], lambda k, x: k.layers.Dense(4)(k.layers.LSTM(32)(x)))
@@ -218,6 +264,11 @@ GRAPHS = {
     "mfcc_classifier": (mfcc_classifier, [SAMPLES]),
     "resize_head": (resize_head, [16, 16, 16]),
     "text_classifier": (text_classifier, [24]),
+    "super_resolution": (super_resolution, [32, 32, 3]),
+    "style_transfer": (style_transfer, [32, 32, 3]),
+    "face_embedding": (face_embedding, [48, 48, 3]),
+    "box_decoder": (box_decoder, [8, 8, 16]),
+    "gated_denoiser": (gated_denoiser, [SAMPLES]),
 }
 # name -> (a function making the Keras model, sample shape without batch)
 KERAS_GRAPHS = {
