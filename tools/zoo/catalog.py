@@ -59,7 +59,7 @@ def _torch() -> tuple[list[Entry], list[Entry]]:
     recipes = [Entry(f"torch_{n}_{mode}", "torch", n, mode, f"ai-edge-quantizer {recipe}",
                      lambda n=n, mode=mode: torch_models.quantized(n, mode), torch_models.versions)
                for n in torch_models.QUANTIZED for mode, recipe in torch_models.RECIPES.items()]
-    return exported[:10], exported[10:] + recipes
+    return exported[:10], recipes + exported[10:]
 
 
 def _app_graphs() -> list[Entry]:
