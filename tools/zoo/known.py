@@ -9,9 +9,13 @@ CANNOT_PREPARE = ("class 3: the stored input [1,1] leaves the 512-wide VALID CON
 KERNEL_SETUP = ("class 8: masked_fill on a constant BOOL [32,32] mask (SELECT_V2) passes partitioning, then "
                 "kernel setup fails ('Unable to parse bc coord for BATCH axis ... cond_tensor ... bool') and the "
                 "whole compile with it; the prediction delegates")
+OPEN_SIGNATURE_TOPK = ("new class: TOPK_V2 whose input has a -1 in its shape signature (dynamic batch) makes its "
+                       "outputs dynamic at prepare (the kernel resizes them only when no dimension is unspecified), "
+                       "so the runtime's gate fires; the prediction delegates")
 
 KNOWN_DISAGREEMENTS: dict[str, str] = {
     **{f"app_zero_element_shape_{m}": ZERO_ELEMENT for m in ("fp32", "fp16", "dynamic", "int8", "batch")},
     **{f"app_placeholder_wave_{m}": CANNOT_PREPARE for m in ("fp32", "fp16", "dynamic", "batch")},
     "torch_transformer_decoder_fp32": KERNEL_SETUP,
+    "app_box_decoder_batch": OPEN_SIGNATURE_TOPK,
 }
