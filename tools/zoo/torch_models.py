@@ -12,8 +12,10 @@ from pathlib import Path
 from tools.zoo import cache
 
 SCRIPT = Path(__file__).with_name("torch_export.py")
-# exported, and also quantized with these ai-edge-quantizer recipes
-QUANTIZED = ("resnet18", "mobilenet_v3_small", "transformer_encoder", "lraspp_mobilenet_v3_large")
+# exported, and also quantized with these ai-edge-quantizer recipes (a few seconds each)
+QUANTIZED = ("resnet18", "mobilenet_v3_small", "transformer_encoder", "lraspp_mobilenet_v3_large",
+             "ssdlite320_mobilenet_v3_large", "squeezenet1_1", "shufflenet_v2_x0_5", "googlenet",
+             "deeplabv3_mobilenet_v3_large", "transformer_decoder")
 RECIPES = {"aeq_dynamic": "dynamic_wi8_afp32", "aeq_weight_only": "weight_only_wi8_afp32",
            "aeq_int4_blockwise": "dynamic_wi4b32_afp32"}
 
