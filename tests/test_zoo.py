@@ -25,7 +25,7 @@ KERAS = [f"keras_mobilenetv3small_{mode}" for mode in ("fp32", "fp16", "dynamic"
 APP = ["app_stft_classifier_fp32", "app_stft_classifier_int8", "app_conv_mel_classifier_fp16",
        "app_if_classifier_fp32", "app_while_smoother_fp32", "app_zero_element_shape_fp32",
        "app_shape_arithmetic_fp32", "app_placeholder_wave_fp32", "app_lstm_fp32", "app_gru_dynamic",
-       "app_encoder_fp16", "app_decoder_fp32"]
+       "app_encoder_fp16", "app_decoder_fp32", "app_box_decoder_batch", "app_tcn_fp32", "app_unet_int8"]
 SAMPLE = KERAS + APP
 pytestmark = pytest.mark.zoo
 
