@@ -62,8 +62,10 @@ def totals(records: dict[str, dict]) -> list[str]:
         ran = [r[command] for r in records.values() if r[command] is not None]
         internal = sum(1 for o in ran if o["internal_error"])
         timed_out = sum(1 for o in ran if o["timed_out"])
+        seconds = sorted(o["seconds"] for o in ran) or [0.0]
         lines.append(f"- `{command}` run on {len(ran)} of them: {internal} internal error(s), {timed_out} timed out "
-                     f"(after {judge.COMMAND_TIMEOUT:.0f} s)")
+                     f"(after {judge.COMMAND_TIMEOUT:.0f} s); median {seconds[len(seconds) // 2]:.0f} s, "
+                     f"longest {seconds[-1]:.0f} s (on a shared, loaded machine)")
     return lines
 
 
