@@ -29,6 +29,8 @@ def _command(outcome: dict, passed: str) -> str:
         return "timed out"
     if outcome["internal_error"]:
         return "**internal error**"
+    if outcome["exit"] is not None and outcome["exit"] < 0:
+        return f"**crashed (signal {-outcome['exit']})**"
     if outcome["exit"] == 0 and any("nothing to fix" in line for line in outcome["tail"]):
         passed = "nothing to fix"
     word = {0: passed, 1: "fail", 2: "error"}.get(outcome["exit"], f"exit {outcome['exit']}")
@@ -60,13 +62,19 @@ def totals(records: dict[str, dict]) -> list[str]:
         lines.append(f"  - {title}: {ok}/{n}")
     for command in ("verify", "fix"):
         ran = [r[command] for r in records.values() if r[command] is not None]
-        internal = sum(1 for o in ran if o["internal_error"])
+        internal = sum(1 for o in ran if _broke(o))
         timed_out = sum(1 for o in ran if o["timed_out"])
         seconds = sorted(o["seconds"] for o in ran) or [0.0]
-        lines.append(f"- `{command}` run on {len(ran)} of them: {internal} internal error(s), {timed_out} timed out "
+        lines.append(f"- `{command}` run on {len(ran)} of them: {internal} internal error(s) or crash(es), "
+                     f"{timed_out} timed out "
                      f"(after {judge.COMMAND_TIMEOUT:.0f} s); median {seconds[len(seconds) // 2]:.0f} s, "
                      f"longest {seconds[-1]:.0f} s (on a shared, loaded machine)")
     return lines
+
+
+def _broke(outcome: dict) -> bool:
+    """An internal error, or the process killed by a signal (a crash)."""
+    return bool(outcome["internal_error"]) or (outcome["exit"] is not None and outcome["exit"] < 0)
 
 
 def _count(records: dict[str, dict], key: str) -> list[tuple[str, int]]:
@@ -91,9 +99,9 @@ def render(records: dict[str, dict], failures: dict[str, str]) -> str:
         why = known.KNOWN_DISAGREEMENTS.get(name, "not classified yet")
         out.append(f"- **{name}** ({why}): " + "; ".join(rec["confirm"]["disagreements"])
                    + (f". Runtime: `{runtime['failure'] or runtime['error']}`" if not runtime["compiles"] else ""))
-    out += ["", "## Internal errors in `verify` and `fix`", ""]
-    internal = [(k, c, r[c]["internal_error"]) for k, r in sorted(records.items()) for c in ("verify", "fix")
-                if r[c] and r[c]["internal_error"]]
+    out += ["", "## Internal errors and crashes in `verify` and `fix`", ""]
+    internal = [(k, c, r[c]["internal_error"] or f"killed by signal {-r[c]['exit']}")
+                for k, r in sorted(records.items()) for c in ("verify", "fix") if r[c] and _broke(r[c])]
     out += [f"- **{k}** `{c}`: `{line}`" for k, c, line in internal] or ["None."]
     out += ["", "## Every model", "",
             "Runtime GPU ops: ops the real accelerator took / ops it saw, all subgraphs. ✓: the "
