@@ -1,0 +1,62 @@
+"""The zoo's sample: a few real architectures (keras.applications) in every quantization mode and
+each graph shape real apps have (audio front-ends, IF / WHILE subgraphs, a zero-element constant,
+shape arithmetic, a placeholder stored shape, LSTM / GRU, transformer blocks), built by the zoo's
+own builders (tools/zoo, cached in ~/.cache/gpucompat-zoo), compiled on LiteRT's real GPU
+accelerator, and `litert-mldrift` must equal it on every point the project compares.
+
+Models the zoo's table (docs/zoo.md) lists as disagreeing are expected failures, named by their
+class in tools/zoo/known.py, and strict: fixing a class makes these tests say so. The whole zoo (the
+torch exports included, which need their own venv) runs from `python -m tools.zoo`, far too slowly
+for CI. Needs a Vulkan device (tests/vulkan.py); building the sample takes a few minutes the first time."""
+
+import os
+import sys
+
+import pytest
+
+from gpucompat.confirm import runner
+from vulkan import without_device
+
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tools.zoo import catalog, judge, known  # noqa: E402
+
+KERAS = [f"keras_mobilenetv3small_{mode}" for mode in ("fp32", "fp16", "dynamic", "int8", "batch")] + [
+    "keras_mobilenetv2_fp16", "keras_efficientnetb0_int8", "keras_resnet50_dynamic", "keras_densenet121_fp32"]
+APP = ["app_stft_classifier_fp32", "app_stft_classifier_int8", "app_conv_mel_classifier_fp16",
+       "app_if_classifier_fp32", "app_while_smoother_fp32", "app_zero_element_shape_fp32",
+       "app_shape_arithmetic_fp32", "app_placeholder_wave_fp32", "app_lstm_fp32", "app_gru_dynamic",
+       "app_encoder_fp16", "app_decoder_fp32", "app_box_decoder_batch", "app_tcn_fp32", "app_unet_int8"]
+SAMPLE = KERAS + APP
+pytestmark = pytest.mark.zoo
+
+
+@pytest.fixture(scope="module")
+def judged() -> dict:
+    """Each sample model built (or read from the zoo's cache) and compiled on the accelerator."""
+    entries = catalog.by_name()
+    paths = [entries[name].built() for name in SAMPLE]
+    try:
+        return dict(zip(SAMPLE, judge.confirm(paths)))
+    except runner.NoDevice as e:
+        without_device(str(e))
+
+
+def _expected(name: str):
+    why = known.KNOWN_DISAGREEMENTS.get(name)
+    return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=why)) if why else name
+
+
+@pytest.mark.parametrize("name", [_expected(n) for n in SAMPLE])
+def test_litert_mldrift_equals_the_runtime(judged, name):
+    c = judged[name]
+    assert c["agree"], f"{name}: {c['disagreements']}"
+
+
+def test_the_sample_spans_what_the_zoo_claims(judged):
+    """Guards the sample itself: four quantization modes, and the runtime really delegated (most
+    models have GPU ops, some are whole, some gated or refused)."""
+    entries = catalog.by_name()
+    assert len({entries[n].quantization for n in SAMPLE}) >= 4
+    runtime = [c["runtime"] for c in judged.values()]
+    assert sum(1 for r in runtime if r["gpu_ops"]) > len(runtime) // 2
+    assert any(r["fully_delegated"] for r in runtime) and any(r["rejected"] for r in runtime)

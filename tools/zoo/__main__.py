@@ -1,0 +1,146 @@
+"""`python -m tools.zoo build|judge [--only SUBSTRING] [--until HH:MM]`: build the zoo's models into
+the cache (skipping those already there), or judge the built ones not judged yet (`--watch` keeps
+judging what a concurrent build adds); one line of progress per model on stdout."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import subprocess
+import sys
+import time
+import traceback
+
+from tools.zoo import catalog, judge, results
+
+
+def _past(until: str | None) -> bool:
+    """Whether the UTC wall clock is past `until` ("HH:MM")."""
+    if not until:
+        return False
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M")
+    return now >= until
+
+
+def _first_error_line(text: str) -> str:
+    """The line of an exception's text that says what went wrong (the converter's "error:" line)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return next((line for line in lines if "error:" in line), lines[0] if lines else "")[:300]
+
+
+def build(only: str | None, until: str | None) -> None:
+    """Build every selected model in a worker process, starting a new worker when the converter
+    kills one (it segfaults on some graphs): the model it died on is marked and skipped after."""
+    argv = [sys.executable, "-m", "tools.zoo", "build-worker"] + (["--only", only] if only else []) + (
+        ["--until", until] if until else [])
+    while subprocess.run(argv).returncode != 0:
+        print("the build worker died; starting another", flush=True)
+
+
+def build_worker(only: str | None, until: str | None) -> None:
+    """Build every selected model not cached yet; a builder's failure is logged and the run goes on."""
+    for e in catalog.entries():
+        if only and only not in e.name:
+            continue
+        if _past(until):
+            print(f"stopped at {until} UTC", flush=True)
+            return
+        path = e.path()
+        started = path.with_name(path.name + ".building")
+        if path.is_file():
+            continue
+        if started.is_file():
+            print(f"SKIPPED {e.name}: its build killed the converter's process before", flush=True)
+            results.note_failure(e.name, "the converter's process died (segmentation fault or abort)")
+            continue
+        start = time.monotonic()
+        started.parent.mkdir(parents=True, exist_ok=True)
+        started.touch()
+        try:
+            e.built()
+            print(f"built {e.name} in {time.monotonic() - start:.1f} s ({path.stat().st_size} bytes)", flush=True)
+            results.note_failure(e.name, None)
+        except Exception as exc:  # a builder that fails is reported, and the zoo goes on
+            why = f"{type(exc).__name__}: {_first_error_line(str(exc))}"
+            print(f"FAILED {e.name} after {time.monotonic() - start:.1f} s: {why}", flush=True)
+            results.note_failure(e.name, why)
+            traceback.print_exc()
+        started.unlink()
+
+
+CONFIRM_BATCH = 20  # models compiled on the accelerator before their records are saved
+
+
+def _pending(only: str | None, records: dict[str, dict]) -> list[tuple[catalog.Entry, object, list[int]]]:
+    """Built models with no record for their current file: (entry, path, [size, mtime])."""
+    found = []
+    for e in catalog.entries():
+        path = e.path()
+        if (only and only not in e.name) or not path.is_file():
+            continue
+        stat = path.stat()
+        stamp = [stat.st_size, stat.st_mtime_ns]
+        if records.get(e.name, {}).get("stamp") != stamp:
+            found.append((e, path, stamp))
+    return found
+
+
+def _confirm_pending(pending: list, records: dict[str, dict]) -> None:
+    """Compile every pending model on the accelerator (fast) and record it; verify and fix are kept
+    from the last record when the bytes are the same, else left to run (None)."""
+    digests = [judge.sha256(p) for _, p, _ in pending]
+    for (e, _, stamp), digest, conf in zip(pending, digests, judge.confirm([p for _, p, _ in pending])):
+        old = records.get(e.name, {})
+        same = old.get("sha256") == digest
+        records[e.name] = {"family": e.family, "architecture": e.architecture, "mode": e.mode,
+                           "quantization": e.quantization, "versions": e.versions(), "sha256": digest,
+                           "stamp": stamp, "bytes": stamp[0], "confirm": conf,
+                           "verify": old.get("verify") if same else None, "fix": old.get("fix") if same else None}
+        print(f"confirmed {e.name}: agree={conf['agree']}"
+              + "".join(f"\n  DISAGREE {d}" for d in conf["disagreements"]), flush=True)
+    results.save(records)
+
+
+def judge_all(only: str | None, until: str | None, watch: bool, runs: int) -> None:
+    """Compare every built model with the accelerator as soon as it is built, and run verify and fix
+    on the compared ones in build order, saving each record as soon as it changes."""
+    records = results.load()
+    while not _past(until):
+        pending = _pending(only, records)
+        if pending:
+            _confirm_pending(pending[:CONFIRM_BATCH], records)
+            continue
+        waiting = [e for e in catalog.entries() if e.name in records and records[e.name]["verify"] is None
+                   and (not only or only in e.name)]
+        if not waiting:
+            if not watch:
+                return
+            time.sleep(30)
+            continue
+        e = waiting[0]
+        rec = records[e.name]
+        rec["verify"], rec["fix"] = judge.verify(e.path(), runs), judge.fix(e.path())
+        results.save(records)
+        print(f"ran {e.name}: verify={rec['verify']['exit']} ({rec['verify']['seconds']} s) "
+              f"fix={rec['fix']['exit']} ({rec['fix']['seconds']} s)", flush=True)
+
+
+def main() -> None:
+    """Parse the command line and run the step asked for."""
+    parser = argparse.ArgumentParser(prog="python -m tools.zoo")
+    parser.add_argument("step", choices=["build", "build-worker", "judge"])
+    parser.add_argument("--only", help="only models whose name contains this")
+    parser.add_argument("--until", help="stop starting new models at this UTC time (HH:MM)")
+    parser.add_argument("--watch", action="store_true", help="judge: wait for more models until --until")
+    parser.add_argument("--runs", type=int, default=1, help="judge: verify's --runs (default 1)")
+    args = parser.parse_args()
+    if args.step == "build":
+        build(args.only, args.until)
+    elif args.step == "build-worker":
+        build_worker(args.only, args.until)
+    else:
+        judge_all(args.only, args.until, args.watch, args.runs)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""Judge zoo models: the runtime against the `litert-mldrift` prediction on every point (the project's
+own comparison, gpucompat/confirm/compare.py), then `gpucompat verify` and `gpucompat fix` as a user
+runs them, recording exit codes, internal errors, their last words and the time each took."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from gpucompat.confirm import compare, runner
+
+# The points the comparison checks, by how its disagreement lines begin (compare.disagreements).
+POINTS = {
+    "compiles": "compiles:",
+    "gpu_ops": "GPU ops per subgraph",
+    "partitions": "partitions per subgraph",
+    "full": "fully delegated",
+    "rejected": "rejected op types",
+    "gate": "dynamic-tensor gate",
+}
+COMMAND_TIMEOUT = 600.0
+
+
+def sha256(path: Path) -> str:
+    """The model file's digest (a rebuilt model is judged again)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def confirm(paths: list[Path]) -> list[dict]:
+    """Each model compiled on the real accelerator beside its prediction: agreement per point, both
+    sides, and the runtime's own message when it did not compile."""
+    found = compare.confirm([str(p) for p in paths], runner.launcher())
+    out = []
+    for c in found:
+        rec = compare.record(c)
+        points = {point: not any(d.startswith(prefix) for d in c.disagreements) for point, prefix in POINTS.items()}
+        out.append({"agree": rec["agree"], "points": points, "disagreements": c.disagreements,
+                    "runtime": rec["runtime"], "prediction": rec["prediction"]})
+    return out
+
+
+def _gpucompat(*args: str) -> dict:
+    """Run the CLI as a user does: exit code, seconds, an internal error's line, the last lines."""
+    start = time.monotonic()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "gpucompat", *args], capture_output=True, text=True,
+                              timeout=COMMAND_TIMEOUT, env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"})
+    except subprocess.TimeoutExpired:
+        return {"exit": None, "seconds": round(time.monotonic() - start, 1), "internal_error": None,
+                "timed_out": True, "tail": []}
+    internal = next((line for line in proc.stderr.splitlines() if "internal error" in line), None)
+    tail = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()][-6:]
+    return {"exit": proc.returncode, "seconds": round(time.monotonic() - start, 1),
+            "internal_error": internal if proc.returncode == 2 else None, "timed_out": False, "tail": tail}
+
+
+def verify(path: Path, runs: int = 1) -> dict:
+    """`gpucompat verify MODEL --runs N` on the included executor."""
+    return _gpucompat("verify", str(path), "--runs", str(runs))
+
+
+def fix(path: Path) -> dict:
+    """`gpucompat fix MODEL -o TEMP` (the fixed model is thrown away)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return _gpucompat("fix", str(path), "-o", os.path.join(tmp, "fixed.tflite"))

@@ -1,0 +1,46 @@
+"""The zoo's judgements, one JSON record per model, kept in the cache (results.json) so the table can
+be regenerated without judging again."""
+
+from __future__ import annotations
+
+import json
+
+from tools.zoo import cache
+
+
+def path():
+    """The results file."""
+    return cache.root() / "results.json"
+
+
+def load() -> dict[str, dict]:
+    """Model name -> its record (empty when nothing was judged yet)."""
+    p = path()
+    return json.loads(p.read_text()) if p.is_file() else {}
+
+
+def save(records: dict[str, dict]) -> None:
+    """Write every record, atomically."""
+    cache.write_atomically(path(), json.dumps(records, indent=1, sort_keys=True).encode())
+
+
+def failures_path():
+    """Models the converter could not build: name -> why."""
+    return cache.root() / "build_failures.json"
+
+
+def note_failure(name: str, why: str | None) -> None:
+    """Record (or, with None, clear) why the model `name` could not be built."""
+    p = failures_path()
+    found = json.loads(p.read_text()) if p.is_file() else {}
+    if why is None:
+        found.pop(name, None)
+    else:
+        found[name] = why
+    cache.write_atomically(p, json.dumps(found, indent=1, sort_keys=True).encode())
+
+
+def failures() -> dict[str, str]:
+    """Name -> why, for every model the converter could not build."""
+    p = failures_path()
+    return json.loads(p.read_text()) if p.is_file() else {}
