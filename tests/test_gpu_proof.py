@@ -9,7 +9,8 @@ import os
 
 import pytest
 
-import models_gpu_proof  # noqa: F401  (registers the builders)
+import models_formlaw  # noqa: F401  (registers the builders)
+import models_gpu_proof  # noqa: F401
 from cli import gpucompat
 from vulkan import gate, without_device
 
@@ -90,34 +91,42 @@ def test_check_flags_nothing_wrong_in_what_fix_wrote(models, tmp_path):
 
 @pytest.mark.opencl
 def test_without_vulkan_fix_says_the_gpu_check_did_not_run_and_lists_unmeasured_ops(models, tmp_path, no_vulkan):
-    """explicit-rank-4 repairs a known-wrong ADD with RESHAPEs never measured on the accelerator:
-    with no Vulkan device the summary and the JSON say the real-GPU check did not run and list
-    them as introduced by the fix; the model is still written (no --require-gpu-proof)."""
+    """explicit-rank-4 repairs a known-wrong ADD with RESHAPEs the grid measured right: with no
+    Vulkan device the summary and the JSON say the real-GPU check did not run, and no op of the
+    output is unproven. A MIRROR_PAD, a form the grid never measured, is listed as such."""
     out = tmp_path / "fixed.tflite"
     code, doc = _fix(models.path("gpuproof_mixed_rank"), "-o", str(out), "--profile", "litert-mldrift")
-    assert code == 0 and out.exists(), doc
+    assert code == 0 and out.exists() and doc["applied"], doc
     assert doc["real_gpu"]["check"].startswith("not run: no Vulkan device"), doc["real_gpu"]
-    introduced = [u for u in doc["real_gpu"]["ops"] if u["introduced"]]
-    assert introduced and all(u["status"] == "unmeasured" and u["op"] == "RESHAPE" for u in introduced), doc["real_gpu"]
-    r = gpucompat("fix", models.path("gpuproof_mixed_rank"), "-o", str(tmp_path / "again.tflite"),
+    assert doc["real_gpu"]["ops"] == [], doc["real_gpu"]  # the ADD known wrong is gone, the RESHAPEs known right
+    code, doc = _fix(models.path("formlaw_mirror_pad_r4"), "-o", str(tmp_path / "pad.tflite"),
+                     "--profile", "litert-mldrift")
+    unmeasured = [u for u in doc["real_gpu"]["ops"] if u["status"] == "unmeasured"]
+    assert [(u["op"], u["introduced"]) for u in unmeasured] == [("MIRROR_PAD", False)], doc["real_gpu"]
+    r = gpucompat("fix", models.path("formlaw_mirror_pad_r4"), "-o", str(tmp_path / "again.tflite"),
                   "--profile", "litert-mldrift", timeout=600)
-    assert "real-GPU check (LiteRT's accelerator): not run" in r.stdout
-    assert "never measured on the real GPU: " in r.stdout and "(introduced by the fix)" in r.stdout, r.stdout
+    assert "real-GPU check (LiteRT's accelerator): not asked" in r.stdout  # nothing changed, nothing to prove
+    assert "never measured on the real GPU: MIRROR_PAD [" in r.stdout, r.stdout
 
 
 @pytest.mark.opencl
 def test_require_gpu_proof_without_vulkan_exits_1_and_writes_nothing(models, tmp_path, no_vulkan):
+    """Unproven (a MIRROR_PAD never measured, no device to run it): exit 1, nothing written.
+    Every delegated op known right (the repaired ADD): written without a device."""
     out = tmp_path / "fixed.tflite"
-    code, doc = _fix(models.path("gpuproof_mixed_rank"), "-o", str(out), "--profile", "litert-mldrift",
+    code, doc = _fix(models.path("formlaw_mirror_pad_r4"), "-o", str(out), "--profile", "litert-mldrift",
                      "--require-gpu-proof")
     assert code == 1 and not out.exists() and doc["output"] is None
-    assert doc["verification"]["ok"] and doc["refusal"].startswith("--require-gpu-proof"), doc
+    assert doc["refusal"].startswith("--require-gpu-proof"), doc
+    code, doc = _fix(models.path("gpuproof_mixed_rank"), "-o", str(out), "--profile", "litert-mldrift",
+                     "--require-gpu-proof")
+    assert code == 0 and out.exists() and doc["verification"]["ok"] and doc["refusal"] is None, doc
 
 
 @pytest.mark.fidelity
 def test_require_gpu_proof_with_the_accelerator_proves_and_writes(models, tmp_path):
-    """With a Vulkan device the accelerator runs the output in this run: the never-measured
-    RESHAPEs are proven there, so the model is written."""
+    """With a Vulkan device the accelerator runs the output in this run and proves it there, so
+    the model is written."""
     out = tmp_path / "fixed.tflite"
     r = gpucompat("fix", models.path("gpuproof_mixed_rank"), "-o", str(out), "--profile", "litert-mldrift",
                   "--require-gpu-proof", "--format", "json", timeout=600)
