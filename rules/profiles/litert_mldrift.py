@@ -51,6 +51,33 @@ def _not_from_densify(op, ctx: Context) -> Verdict:
     return ACCEPT
 
 
+def _int8_weights_flattening(op, ctx: Context) -> Verdict:
+    """Dynamic-range quantized (int8 constant weights, float input) FULLY_CONNECTED on a rank-3
+    input that flattens it (keep_num_dims false: a [1, T, C] input, a [T, N] output): taken at
+    partitioning, then its kernel cannot be created and the whole compile fails; observed on an
+    ai-edge-quantizer transformer encoder and on one-op models with and without an activation or
+    a consumer ("Shape mismatch ... output of convolution1x1", "Unable to parse bc coord for BATCH
+    axis"). The same FC keeping its rank, at rank 2, or with float weights is built."""
+    x, w = op.input(0), op.input(1)
+    if (x is not None and w is not None and x.rank == 3 and x.dtype in (dtypes.FLOAT32, dtypes.FLOAT16)
+            and w.dtype == dtypes.INT8 and ctx.is_const(w) and op.outputs and op.outputs[0].rank != 3):
+        return reject("an int8-weight FULLY_CONNECTED flattening a rank-3 float input fails to build", "parse",
+                      "Unable to parse bc coord for BATCH axis.")
+    return ACCEPT
+
+
+def _blockwise_weights(op, ctx: Context) -> Verdict:
+    """Blockwise-quantized weights (INT4, ai-edge-quantizer's dynamic_wi4b32_afp32) crash the
+    accelerator while it compiles the model (abort "munmap_chunk(): invalid pointer", "free():
+    invalid next size", or SIGSEGV); observed on 4 litert-torch exports (zoo, docs/zoo.md)."""
+    w = op.input(1)
+    q = w.quantization if w is not None else None
+    if q is not None and type(q.details).__name__.startswith("BlockwiseQuantization"):
+        return reject(f"weights {w.name!r} are blockwise quantized ({w.dtype_name}): the accelerator crashes compiling",
+                      "parse", "the accelerator crashed while compiling the model")
+    return ACCEPT
+
+
 def _no_runtime_per_channel(op, ctx: Context) -> Verdict:
     """A non-constant per-channel quantized input (int8 weights read through DENSIFY in a sparse
     dynamic-range model) passes partitioning, then the kernel build aborts the process; observed:
@@ -210,7 +237,7 @@ OPS: dict[int, OpSupport] = {
     B["CONV_2D"]: entry(6, _ACT),
     B["DEPTHWISE_CONV_2D"]: entry(6, _ACT),
     B["TRANSPOSE_CONV"]: entry(3),
-    B["FULLY_CONNECTED"]: entry(None, _ACT, _no_runtime_per_channel),
+    B["FULLY_CONNECTED"]: entry(None, _ACT, _no_runtime_per_channel, _int8_weights_flattening, _blockwise_weights),
     # observed: a Keras PReLU with a constant per-channel alpha is taken (tests/models_ops.py ops_prelu)
     B["PRELU"]: entry(),
     B["BATCH_MATMUL"]: entry(None, _runtime_lhs),
