@@ -1,0 +1,50 @@
+"""Forms LiteRT's GPU accelerator takes at partitioning and then cannot build (the whole compile
+fails), as litert-mldrift predicts them; each was measured on the real accelerator (the zoo's last
+disagreements, docs/zoo.md) beside its neighbours that build. Models written with tests/irbuild.py."""
+
+import numpy as np
+import pytest
+from ai_edge_litert import schema_py_generated as fb
+
+import gpucompat
+from irbuild import IRModel
+
+
+def fully_connected(x_shape, out_shape, keep: bool, weights: str = "int8", blockwise: bool = False) -> IRModel:
+    """FULLY_CONNECTED of a float input with [128, 64] weights: int8 (dynamic-range quantized), or
+    float; int8 weights optionally carry blockwise quantization details (as INT4 exports do)."""
+    m = IRModel()
+    x = m.input("x", x_shape)
+    values = (np.arange(128 * 64).reshape(128, 64) % 7 - 3).astype(np.int8 if weights == "int8" else np.float32)
+    w = m.const("w", values, quantization=(0.02, 0) if weights == "int8" else None)
+    if blockwise:
+        q = m.graph.rec.tensors[w].quantization
+        q.details, q.detailsType = fb.BlockwiseQuantizationT(), fb.QuantizationDetails.BlockwiseQuantization
+        q.details.blockSize = 32
+    options = fb.FullyConnectedOptionsT()
+    options.keepNumDims = keep
+    m.output(m.op("FULLY_CONNECTED", [x, w, -1], out_shape, options=options))
+    return m
+
+
+def summary(m: IRModel, tmp_path) -> dict:
+    return gpucompat.check(m.save(tmp_path / "m.tflite"), profile="litert-mldrift")["summary"]
+
+
+@pytest.mark.parametrize("x_shape, out_shape, keep, weights, fails", [
+    ([1, 32, 64], [32, 128], False, "int8", True),       # flattens a rank-3 input: observed to fail
+    ([1, 32, 64], [1, 32, 128], True, "int8", False),    # keeps its rank: built
+    ([32, 64], [32, 128], True, "int8", False),          # rank 2: built
+    ([1, 32, 64], [32, 128], False, "float", False),     # float weights: built
+])
+def test_an_int8_weight_fully_connected_flattening_rank_3_fails_to_build(x_shape, out_shape, keep, weights, fails,
+                                                                          tmp_path):
+    s = summary(fully_connected(x_shape, out_shape, keep, weights), tmp_path)
+    assert s["delegation_fails"] is fails and s["ops_gpu"] == (0 if fails else 1)
+
+
+def test_blockwise_quantized_weights_crash_the_accelerator(tmp_path):
+    s = summary(fully_connected([32, 64], [32, 128], True, blockwise=True), tmp_path)
+    assert s["delegation_fails"] and s["ops_gpu"] == 0
+    rec = gpucompat.check(str(tmp_path / "m.tflite"), profile="litert-mldrift")
+    assert any(f["code"] == "GPU002" and "blockwise quantized" in f["message"] for f in rec["findings"])
