@@ -98,6 +98,7 @@ def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Opti
     weights copied file to file: memory follows the graph and the buffers a rewrite makes."""
     original = map_model(path)
     model = ir.from_bytes(original, path)
+    model.refuse_blockwise_quantization("gpucompat fix")
     with status(f"rewriting {path}"):
         before, waste_before = _checked(model, profile, options)  # read only: the same model is rewritten next
         model, trace, unproven = rewrite_guarded(original, model, rewrites, profile, options)

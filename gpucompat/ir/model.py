@@ -59,6 +59,19 @@ class Model:
         """Total number of ops over all subgraphs."""
         return sum(len(g.ops) for g in self.graphs)
 
+    def refuse_blockwise_quantization(self, what: str) -> None:
+        """Raise a GpucompatError naming the first blockwise-quantized tensor: its quantization
+        names the subgraph's scale tensors by index, and rewriting or cutting the graph renumbers
+        tensors without following those references (the written model would crash its interpreter)."""
+        from gpucompat.errors import GpucompatError
+
+        for graph in self.graphs:
+            for t in graph.tensors:
+                if t.is_blockwise_quantized:
+                    raise GpucompatError(f"{self.path}: tensor {t.name!r} is blockwise quantized ({t.dtype_name} "
+                                         f"weights with per-block scales), which {what} does not support yet "
+                                         f"(`gpucompat check` does)")
+
     def signature_tensors(self) -> list[Tensor]:
         """Tensors named by signature defs (kept alive by cleanup)."""
         return [t for _, t in self.signature_links]

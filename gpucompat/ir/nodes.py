@@ -136,6 +136,13 @@ class Tensor:
         return bool(self.fb.isVariable)
 
     @property
+    def is_blockwise_quantized(self) -> bool:
+        """True for blockwise quantization (INT4 weights with per-block scales): its details name
+        other tensors of the subgraph by index (the scales), which gpucompat does not renumber."""
+        q = self.quantization
+        return q is not None and type(q.details).__name__.startswith("BlockwiseQuantization")
+
+    @property
     def is_sparse(self) -> bool:
         """True when the constant data is stored in a sparse format (read through DENSIFY)."""
         return self.fb.sparsity is not None

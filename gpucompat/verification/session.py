@@ -124,6 +124,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
         raise GpucompatError("--runs must be at least 1")
     data = ir.reader.read_bytes(path)
     model = ir.from_bytes(data, path)
+    model.refuse_blockwise_quantization("gpucompat verify")
     ref_path = settings.against or path
     ref_bytes = ir.reader.read_bytes(ref_path) if settings.against else data
     original = ir.from_bytes(ref_bytes, ref_path) if settings.against else None
