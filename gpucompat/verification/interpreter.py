@@ -24,7 +24,6 @@ def reference_interpreter(model_bytes: bytes, what: str, preserve: bool = False,
     at it (a VALID convolution wider than 1), while it runs at the shapes its signature allows."""
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
-    xnnpack = xnnpack and not _blockwise_quantized(model_bytes)
     resolver = OpResolverType.AUTO if xnnpack else OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
     try:
         with native_stderr_silenced():
@@ -41,15 +40,6 @@ def reference_interpreter(model_bytes: bytes, what: str, preserve: bool = False,
     except UnicodeDecodeError:
         return reference_interpreter(_with_readable_names(model_bytes), what, preserve, xnnpack, input_shapes)
     return it
-
-
-def _blockwise_quantized(model_bytes: bytes) -> bool:
-    """True when a tensor carries blockwise quantization (INT4 weights of ai-edge-quantizer's
-    dynamic_wi4b32_afp32): ai-edge-litert 2.3.0's XNNPACK delegate crashes the process on them
-    (SIGSEGV in GetXNNPackDatatype, observed on litert-torch exports), its builtin kernels run them."""
-    from gpucompat import ir
-
-    return any(t.is_blockwise_quantized for graph in ir.from_bytes(model_bytes).graphs for t in graph.tensors)
 
 
 def _with_readable_names(model_bytes: bytes) -> bytes:

@@ -71,8 +71,7 @@ def _blockwise_weights(op, ctx: Context) -> Verdict:
     accelerator while it compiles the model (abort "munmap_chunk(): invalid pointer", "free():
     invalid next size", or SIGSEGV); observed on 4 litert-torch exports (zoo, docs/zoo.md)."""
     w = op.input(1)
-    q = w.quantization if w is not None else None
-    if q is not None and type(q.details).__name__.startswith("BlockwiseQuantization"):
+    if w is not None and w.is_blockwise_quantized:
         return reject(f"weights {w.name!r} are blockwise quantized ({w.dtype_name}): the accelerator crashes compiling",
                       "parse", "the accelerator crashed while compiling the model")
     return ACCEPT
