@@ -21,7 +21,7 @@ from gpucompat.verification import at_input_shape, budget, inputs, sensitivity, 
 from gpucompat.verification.comparison import OutputStats, ShapeMismatch
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
 from gpucompat.verification.placements import placements_by_subgraph
-from gpucompat.verification.real_gpu_forms import measured_profiles, unproven_ops
+from gpucompat.verification.real_gpu_forms import measured_profiles, summary, unproven_ops
 from gpucompat.verification.reference_model import reference_model
 from gpucompat.verification.task_metrics import TaskStats, classifier_like
 from gpucompat.verification.tolerance import Tolerance, max_abs_error
@@ -88,8 +88,6 @@ class VerifyResult:
         word = "passed" if self.passed else "failed"
         if self.unproven is None:
             return word
-        from gpucompat.verification.real_gpu_forms import summary
-
         line = summary(self.unproven)
         return f"{word} on the executor; {line}" if line else f"{word} on the executor"
 
