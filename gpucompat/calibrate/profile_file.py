@@ -1,0 +1,162 @@
+"""A calibrated profile file: what `gpucompat calibrate` measured, and the profile `--profile PATH`
+makes of it.
+
+The file (JSON) names the base profile (litert-mldrift), the ai-edge-litert release, the device
+and the date, and lists every probe's point with what the base profile predicted and what the
+accelerator did. The profile is the base profile with each measured difference applied:
+
+  op       the op type taken where the base has no entry (an entry without checks), refused where
+           it has one (the entry removed), or failing to build (a check that fails the build);
+  version  the cap raised to a version taken above it, or lowered below one refused;
+  form     every op of the probe's form (probes.Probe.matches) refused at partitioning, failing
+           to build, or taken whatever the base's checks say.
+
+A point the runtime took with tensor types the base takes nowhere adds them to the op's entry.
+What the file does not measure is the base profile's, and the form table of the numerics grid
+(rules/calibration/) does not stand for a calibrated profile: its forms are not judged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from datetime import datetime, timezone
+from functools import lru_cache
+
+from gpucompat.calibrate.measure import BASE, Measurement, device_name
+from gpucompat.calibrate.probes import Probe, by_point
+from gpucompat.errors import GpucompatError
+from gpucompat.ir import dtypes
+from gpucompat.ir.opcodes import BUILTIN
+from gpucompat.rules.profile import OpSupport, Profile
+from gpucompat.rules.verdict import ACCEPT, reject
+
+FORMAT = "gpucompat-calibrated-profile/1"
+
+
+def document(m: Measurement, when: datetime | None = None) -> dict:
+    """The file's contents for a measurement."""
+    when = when or datetime.now(timezone.utc)
+    return {"format": FORMAT, "base": BASE, "litert": m.litert, "device": m.device, "driver": m.driver,
+            "calibrated": when.strftime("%Y-%m-%dT%H:%M:%SZ"), "points": [p.record() for p in m.points]}
+
+
+def write(m: Measurement, path: str) -> dict:
+    """Write the profile file of `m` to `path` atomically; return its contents."""
+    doc = document(m)
+    tmp = f"{path}.tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
+    return doc
+
+
+def load(path: str) -> Profile:
+    """The profile of the calibrated profile file at `path` (a GpucompatError naming the file and
+    the problem when it is not one)."""
+    try:
+        stamp = os.stat(path).st_mtime_ns
+    except OSError as e:
+        raise GpucompatError(f"{path}: cannot read the profile file ({e.strerror})") from None
+    return _load(os.path.abspath(path), stamp, path)
+
+
+@lru_cache(maxsize=8)
+def _load(absolute: str, stamp: int, shown: str) -> Profile:
+    try:
+        with open(absolute) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        raise GpucompatError(f"{shown}: not a calibrated profile file ({e})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise GpucompatError(f"{shown}: not a calibrated profile file (no \"format\": \"{FORMAT}\"; "
+                             f"`gpucompat calibrate` writes one)")
+    from gpucompat.rules import registry
+
+    base = registry.get(doc.get("base") or BASE)
+    try:
+        differences = [(p, _probe(p["point"], shown)) for p in doc["points"]
+                       if p["observed"] is not None and p["observed"] != p["predicted"]]
+    except (KeyError, TypeError) as e:
+        raise GpucompatError(f"{shown}: a point of the profile file lacks {e}") from None
+    where = f"LiteRT {doc.get('litert')} on {_device(doc)} at {doc.get('calibrated')}"
+    return replace(
+        apply(base, differences, where), name=shown, release=doc.get("litert"),
+        title=f"LiteRT GPU accelerator, calibrated on {_device(doc)}",
+        description=f"{base.title} as measured by `gpucompat calibrate` ({where}): {base.name} with "
+                    f"{len(differences)} measured difference{'s' if len(differences) != 1 else ''}"
+                    + (f" ({'; '.join(_said(p) for p, _ in differences)})" if differences else ""),
+        sources=(*base.sources, f"calibrated with {where} (gpucompat calibrate, {shown})"))
+
+
+def _said(point: dict) -> str:
+    return f"{point['point']}: {point['observed']}"
+
+
+def _device(doc: dict) -> str:
+    return device_name(doc.get("device"))
+
+
+def _probe(point: str, shown: str) -> Probe:
+    probe = by_point(point)
+    if probe is None:
+        raise GpucompatError(f"{shown}: the point {point!r} is not one this gpucompat measures "
+                             f"(calibrate again with this version)")
+    return probe
+
+
+def apply(base: Profile, differences: list[tuple[dict, Probe]], where: str) -> Profile:
+    """`base` with each measured difference (a point's record and its probe) applied."""
+    ops = dict(base.ops)
+    for point, probe in differences:
+        code, observed = BUILTIN[probe.op], point["observed"]
+        entry = ops.get(code)
+        if probe.kind == "op":
+            if observed == "cpu":
+                entry = None
+            elif observed == "fails":
+                entry = OpSupport(checks=_failing(point, where))
+            else:
+                entry = entry or OpSupport()
+        elif entry is not None and probe.kind == "version":
+            cap = entry.max_version
+            if observed == "gpu":
+                entry = replace(entry, max_version=None if cap is None else max(cap, probe.version))
+            elif observed == "cpu":
+                entry = replace(entry, max_version=min(cap or probe.version, probe.version - 1))
+        elif entry is not None and probe.kind == "form":
+            entry = _form_applied(entry, probe, point, where)
+        if entry is not None and point.get("types"):
+            extra = frozenset(getattr(dtypes, t) for t in point["types"])
+            entry = replace(entry, input_types=entry.input_types | extra, output_types=entry.output_types | extra)
+        if entry is None:
+            ops.pop(code, None)
+        else:
+            ops[code] = entry
+    return replace(base, ops=ops)
+
+
+def _failing(point: dict, where: str) -> tuple:
+    """A check failing every op it is asked about at the build, with the runtime's words."""
+    message = point.get("message") or "Failed to modify graph with delegate"
+    return (lambda op, ctx: reject(f"measured to fail to build ({where})", "parse", message),)
+
+
+def _form_applied(entry: OpSupport, probe: Probe, point: dict, where: str) -> OpSupport:
+    """`entry` with the form of `probe` treated as measured."""
+    matches, observed = probe.matches, point["observed"]
+    if observed == "gpu":
+        def taken(check):
+            return lambda op, ctx: ACCEPT if matches(op, ctx) else check(op, ctx)
+        return replace(entry, checks=tuple(taken(c) for c in entry.checks))
+    layer = "partition" if observed == "cpu" else "parse"
+    message = point.get("message") or ("Failed to modify graph with delegate" if layer == "parse" else probe.point)
+
+    def measured(op, ctx):
+        if not matches(op, ctx):
+            return ACCEPT
+        return reject(f"{probe.point}: measured {'refused' if layer == 'partition' else 'to fail to build'} "
+                      f"({where})", layer, message)
+    return replace(entry, checks=(*entry.checks, measured))

@@ -1,0 +1,54 @@
+"""`gpucompat calibrate`: measure the ai-edge-litert installed beside gpucompat on this machine's
+Vulkan device (gpucompat/calibrate/) and write a profile file that `--profile PATH` reads. Exit
+codes: 0 written, 2 no usable Vulkan device (nothing written) or another error."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated
+
+import typer
+
+from gpucompat.commands.common import EXIT_CLEAN
+
+SAID = {"gpu": "delegated", "cpu": "refused at partitioning", "fails": "fails to build"}
+
+
+def calibrate(
+    output: Annotated[str | None, typer.Option("--output", "-o", help="The profile file to write (default litert-mldrift-RELEASE-calibrated.json here).")] = None,
+    vulkan_dir: Annotated[str | None, typer.Option(help="Directory whose env.sh ('export K=V' lines) names the Vulkan driver (default $GPUCOMPAT_VULKAN_DIR or ~/.cache/gpucompat-oracle when present).")] = None,
+    timeout: Annotated[float | None, typer.Option(help="Seconds one probe may take to compile before it is given up (default 120).")] = None,
+) -> None:
+    """Compile the calibration probes (one-op models, one per op type, version cap and constraint
+    the delegation depends on) with the installed LiteRT's GPU accelerator, and write what it does
+    differently from litert-mldrift as a profile file for `--profile PATH`."""
+    from gpucompat.calibrate import measure, profile_file
+    from gpucompat.confirm import runner
+    from gpucompat.errors import GpucompatError
+
+    start = time.monotonic()
+    m = measure.measure(runner.launcher(vulkan_dir), timeout or 120.0)
+    path = output or f"litert-mldrift-{m.litert or 'unknown'}-calibrated.json"
+    try:
+        profile_file.write(m, path)
+    except OSError as e:
+        raise GpucompatError(f"{path}: cannot write the profile file ({e.strerror})") from None
+    typer.echo(summary(m, path, time.monotonic() - start), nl=False)
+    raise typer.Exit(EXIT_CLEAN)
+
+
+def summary(m, path: str, seconds: float) -> str:
+    """What was measured, every difference from litert-mldrift, and the file written."""
+    from gpucompat.calibrate.measure import BASE, device_name
+
+    differs = [p for p in m.points if p.differs]
+    unmeasured = [p for p in m.points if p.observed is None]
+    lines = [f"calibrated LiteRT {m.litert}'s GPU accelerator on {device_name(m.device)} "
+             f"({m.driver}): {len(m.points)} probes in {seconds:.0f} s",
+             f"  {len(m.points) - len(differs) - len(unmeasured)} as {BASE} predicts, {len(differs)} "
+             f"differ{'s' if len(differs) == 1 else ''}, {len(unmeasured)} unmeasured"]
+    lines += [f"  differs: {p.probe.point}: {SAID[p.observed]} ({BASE}: {SAID[p.predicted]})"
+              + (f": {p.message}" if p.message else "") for p in differs]
+    lines += [f"  unmeasured: {p.probe.point}: {p.message}" for p in unmeasured]
+    lines.append(f"wrote {path}: use it with --profile {path}")
+    return "\n".join(lines) + "\n"
