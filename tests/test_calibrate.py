@@ -1,0 +1,151 @@
+"""`gpucompat calibrate`: the installed LiteRT measured on the real accelerator gives a profile
+file that `--profile PATH` reads, and calibrating 2.3.0 reproduces litert-mldrift on the
+calibration probes and on a sample of the suite's models; each other release set up on the
+machine reproduces its own litert-mldrift@RELEASE; without a Vulkan device nothing is written.
+A hand-written profile file shows each kind of measured difference applied."""
+
+import json
+
+import pytest
+
+import gpucompat
+from cli import gpucompat as run_cli
+from gpucompat.calibrate import measure, probes, profile_file
+from gpucompat.confirm import runner
+from gpucompat.rules.profiles.litert_mldrift_releases import STABLE
+from test_confirm import no_device_env
+from test_fidelity import NAMES
+from test_fidelity_releases import OTHER_RELEASES, release_launcher
+from vulkan import gate, without_device
+
+SAMPLE = NAMES[::12]  # a spread of the suite's generated models (TensorFlow's converter)
+
+
+def verdict(path: str, profile: str) -> tuple:
+    """What a user reads from `check`: each op's placement, the failure, the rejected op types."""
+    rec = gpucompat.check(path, profile=profile)
+    return (rec["summary"]["ops_gpu"], rec["summary"]["delegation_fails"],
+            sorted((u["op"], u["layer"]) for u in rec["unsupported"]))
+
+
+def probe_files(tmp_path) -> dict[str, str]:
+    """Every calibration probe written to a file, by point."""
+    out = {}
+    for i, p in enumerate(probes.corpus()):
+        path = tmp_path / f"probe_{i}.tflite"
+        path.write_bytes(p.write())
+        out[p.point] = str(path)
+    return out
+
+
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory) -> tuple[str, str]:
+    """`gpucompat calibrate` run on the installed release: (the file, the command's output)."""
+    path = str(tmp_path_factory.mktemp("calibrate") / "installed.json")
+    r = run_cli("calibrate", "-o", path, timeout=600)
+    gate(r)
+    assert r.returncode == 0, r.stderr
+    return path, r.stdout
+
+
+@pytest.mark.fidelity
+def test_calibrating_the_installed_release_reproduces_litert_mldrift(calibrated, tmp_path):
+    path, said = calibrated
+    doc = json.loads(open(path).read())
+    assert doc["litert"] == STABLE and doc["device"] and doc["calibrated"]
+    assert f"calibrated LiteRT {STABLE}'s GPU accelerator on" in said and f"--profile {path}" in said
+    measured = [p for p in doc["points"] if p["observed"] is not None]
+    assert len(measured) == len(probes.corpus())
+    assert {p["observed"] for p in measured} == {"gpu", "cpu", "fails"}, "the probes cover every outcome"
+    wrong = [f"{p['point']}: runtime {p['observed']} ({p['message']}), litert-mldrift {p['predicted']}"
+             for p in measured if p["observed"] != p["predicted"]]
+    assert not wrong, "\n".join(wrong)
+    differ = [point for point, f in probe_files(tmp_path).items()
+              if verdict(f, path) != verdict(f, "litert-mldrift")]
+    assert not differ
+
+
+@pytest.mark.fidelity
+def test_the_calibrated_file_checks_the_suite_as_litert_mldrift(calibrated, models):
+    path, _ = calibrated
+    rec = gpucompat.check(models.path(SAMPLE[0]), profile=path)
+    assert rec["profile"] == path and rec["release"] == STABLE
+    differ = [n for n in SAMPLE if verdict(models.path(n), path) != verdict(models.path(n), "litert-mldrift")]
+    assert not differ
+
+
+@pytest.mark.fidelity
+@pytest.mark.parametrize("release", OTHER_RELEASES)
+def test_calibrating_another_release_reproduces_its_profile(release, tmp_path):
+    try:
+        m = measure.measure(release_launcher(release))
+    except runner.NoDevice as e:
+        without_device(str(e))
+    assert m.litert == release
+    assert any(p.differs for p in m.points), f"the probes do not tell LiteRT {release} from {STABLE}"
+    path = str(tmp_path / f"{release}.json")
+    profile_file.write(m, path)
+    differ = [point for point, f in probe_files(tmp_path).items()
+              if verdict(f, path) != verdict(f, f"litert-mldrift@{release}")]
+    assert not differ
+
+
+def test_without_a_vulkan_device_nothing_is_written(tmp_path):
+    out = tmp_path / "p.json"
+    r = run_cli("calibrate", "-o", str(out), "--vulkan-dir", no_device_env(tmp_path))
+    assert r.returncode == 2 and r.stdout == "" and len(r.stderr.strip().splitlines()) == 1
+    assert "no Vulkan device" in r.stderr and "Traceback" not in r.stderr
+    assert not out.exists()
+
+
+def hand_written(tmp_path, *points: tuple[str, str, str]) -> str:
+    """A profile file stating what the runtime did at some points: (point, predicted, observed)."""
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps({"format": profile_file.FORMAT, "base": "litert-mldrift", "litert": "9.9.9",
+                                "device": "Hand GPU", "driver": "none", "calibrated": "2030-01-01T00:00:00Z",
+                                "points": [{"point": p, "predicted": b, "observed": o, "message": None}
+                                           for p, b, o in points]}))
+    return str(path)
+
+
+def test_each_kind_of_measured_difference_moves_the_verdict(tmp_path):
+    files = probe_files(tmp_path)
+    path = hand_written(tmp_path, ("GATHER: several constant indices", "gpu", "fails"),
+                        ("TANH v3", "cpu", "gpu"), ("LOG_SOFTMAX", "cpu", "gpu"), ("ADD", "gpu", "cpu"),
+                        ("SUB: both operands the same tensor", "cpu", "gpu"), ("GATHER", "gpu", "gpu"))
+    assert verdict(files["GATHER: several constant indices"], path)[:2] == (0, True)
+    assert verdict(files["GATHER"], path) == (1, False, [])  # one constant index: not that form
+    assert verdict(files["GATHER: runtime indices"], path) == (1, False, [])
+    assert verdict(files["TANH v3"], path)[0] == 1 and verdict(files["TANH v3"], "litert-mldrift")[0] == 0
+    assert verdict(files["LOG_SOFTMAX"], path)[0] == 1
+    assert verdict(files["ADD"], path) == (0, False, [("ADD", "partition")])
+    assert verdict(files["SUB: both operands the same tensor"], path)[0] == 1
+    rec = gpucompat.check(files["GATHER: several constant indices"], profile=path)
+    assert rec["profile"] == path and rec["release"] == "9.9.9"
+    assert "measured to fail to build (LiteRT 9.9.9 on Hand GPU at 2030-01-01" in rec["unsupported"][0]["reason"]
+    r = run_cli("check", files["GATHER"], "--profile", path)
+    assert f"[{path} (LiteRT 9.9.9), backend cl]" in r.stdout
+
+
+@pytest.mark.parametrize("content, problem", [
+    (None, "cannot read the profile file"),
+    ("{not json", "not a calibrated profile file"),
+    ('{"format": "something else"}', "not a calibrated profile file"),
+])
+def test_a_bad_profile_file_is_one_line_and_exit_2(tmp_path, content, problem):
+    path = tmp_path / "p.json"
+    if content is not None:
+        path.write_text(content)
+    model = tmp_path / "m.tflite"
+    model.write_bytes(probes.by_point("ADD").write())
+    r = run_cli("check", str(model), "--profile", str(path))
+    assert r.returncode == 2 and str(path) in r.stderr and problem in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_point_this_version_does_not_know_is_named(tmp_path):
+    path = hand_written(tmp_path, ("WARP_DRIVE", "cpu", "gpu"))
+    model = tmp_path / "m.tflite"
+    model.write_bytes(probes.by_point("ADD").write())
+    r = run_cli("check", str(model), "--profile", path)
+    assert r.returncode == 2 and "'WARP_DRIVE' is not one this gpucompat measures" in r.stderr
