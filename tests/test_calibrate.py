@@ -112,7 +112,8 @@ def test_each_kind_of_measured_difference_moves_the_verdict(tmp_path):
     files = probe_files(tmp_path)
     path = hand_written(tmp_path, ("GATHER: several constant indices", "gpu", "fails"),
                         ("TANH v3", "cpu", "gpu"), ("LOG_SOFTMAX", "cpu", "gpu"), ("ADD", "gpu", "cpu"),
-                        ("SUB: both operands the same tensor", "cpu", "gpu"), ("GATHER", "gpu", "gpu"))
+                        ("SUB: both operands the same tensor", "cpu", "gpu"), ("GATHER", "gpu", "gpu"),
+                        ("CONV_2D v6", "gpu", "fails"))
     assert verdict(files["GATHER: several constant indices"], path)[:2] == (0, True)
     assert verdict(files["GATHER"], path) == (1, False, [])  # one constant index: not that form
     assert verdict(files["GATHER: runtime indices"], path) == (1, False, [])
@@ -120,6 +121,7 @@ def test_each_kind_of_measured_difference_moves_the_verdict(tmp_path):
     assert verdict(files["LOG_SOFTMAX"], path)[0] == 1
     assert verdict(files["ADD"], path) == (0, False, [("ADD", "partition")])
     assert verdict(files["SUB: both operands the same tensor"], path)[0] == 1
+    assert verdict(files["CONV_2D v6"], path)[:2] == (0, True) and verdict(files["CONV_2D"], path)[0] == 1
     rec = gpucompat.check(files["GATHER: several constant indices"], profile=path)
     assert rec["profile"] == path and rec["release"] == "9.9.9"
     assert "measured to fail to build (LiteRT 9.9.9 on Hand GPU at 2030-01-01" in rec["unsupported"][0]["reason"]

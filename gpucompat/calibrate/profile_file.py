@@ -7,7 +7,8 @@ accelerator did. The profile is the base profile with each measured difference a
 
   op       the op type taken where the base has no entry (an entry without checks), refused where
            it has one (the entry removed), or failing to build (a check that fails the build);
-  version  the cap raised to a version taken above it, or lowered below one refused;
+  version  the cap raised to a version taken above it, lowered below one refused, or the ops of
+           a version failing to build;
   form     every op of the probe's form (probes.Probe.matches) refused at partitioning, failing
            to build, or taken whatever the base's checks say.
 
@@ -126,6 +127,8 @@ def apply(base: Profile, differences: list[tuple[dict, Probe]], where: str) -> P
                 entry = replace(entry, max_version=None if cap is None else max(cap, probe.version))
             elif observed == "cpu":
                 entry = replace(entry, max_version=min(cap or probe.version, probe.version - 1))
+            else:
+                entry = _form_applied(entry, probe, point, where)
         elif entry is not None and probe.kind == "form":
             entry = _form_applied(entry, probe, point, where)
         if entry is not None and point.get("types"):
@@ -145,8 +148,9 @@ def _failing(point: dict, where: str) -> tuple:
 
 
 def _form_applied(entry: OpSupport, probe: Probe, point: dict, where: str) -> OpSupport:
-    """`entry` with the form of `probe` treated as measured."""
-    matches, observed = probe.matches, point["observed"]
+    """`entry` with the form of `probe` (for a version probe: the op at that version) treated as
+    measured."""
+    matches, observed = probe.matches or (lambda op, ctx: op.version == probe.version), point["observed"]
     if observed == "gpu":
         def taken(check):
             return lambda op, ctx: ACCEPT if matches(op, ctx) else check(op, ctx)
