@@ -13,8 +13,10 @@ accelerator did. The profile is the base profile with each measured difference a
            to build, or taken whatever the base's checks say.
 
 A point the runtime took with tensor types the base takes nowhere adds them to the op's entry.
-What the file does not measure is the base profile's, and the form table of the numerics grid
-(rules/calibration/) does not stand for a calibrated profile: its forms are not judged.
+What the file does not measure is the base profile's. The numerics grid's table, when calibrate
+ran it (`--grid sample` or `full`), is the profile's own form table (GPU005, PREC408, GPU007): a
+form the grid did not run is unmeasured, never taken from another release; without a grid the
+profile's forms are not judged (as for the release profiles).
 """
 
 from __future__ import annotations
@@ -36,16 +38,19 @@ from gpucompat.rules.verdict import ACCEPT, reject
 FORMAT = "gpucompat-calibrated-profile/1"
 
 
-def document(m: Measurement, when: datetime | None = None) -> dict:
-    """The file's contents for a measurement."""
+def document(m: Measurement, forms: dict | None = None, when: datetime | None = None) -> dict:
+    """The file's contents for a measurement, with the numerics grid's record (grid.record) when
+    it ran."""
     when = when or datetime.now(timezone.utc)
     return {"format": FORMAT, "base": BASE, "litert": m.litert, "device": m.device, "driver": m.driver,
-            "calibrated": when.strftime("%Y-%m-%dT%H:%M:%SZ"), "points": [p.record() for p in m.points]}
+            "calibrated": when.strftime("%Y-%m-%dT%H:%M:%SZ"), "points": [p.record() for p in m.points],
+            **({"grid": forms} if forms is not None else {})}
 
 
-def write(m: Measurement, path: str) -> dict:
-    """Write the profile file of `m` to `path` atomically; return its contents."""
-    doc = document(m)
+def write(m: Measurement, path: str, forms: dict | None = None) -> dict:
+    """Write the profile file of `m` (and the grid's record `forms`) to `path` atomically; return
+    its contents."""
+    doc = document(m, forms)
     tmp = f"{path}.tmp"
     with open(tmp, "w") as f:
         json.dump(doc, f, indent=1)
@@ -83,8 +88,10 @@ def _load(absolute: str, stamp: int, shown: str) -> Profile:
     except (KeyError, TypeError) as e:
         raise GpucompatError(f"{shown}: a point of the profile file lacks {e}") from None
     where = f"LiteRT {doc.get('litert')} on {_device(doc)} at {doc.get('calibrated')}"
+    grid = doc.get("grid")
+    table = None if not grid else {"litert": doc.get("litert"), "driver": doc.get("driver"), "forms": grid["table"]}
     return replace(
-        apply(base, differences, where), name=shown, release=doc.get("litert"),
+        apply(base, differences, where), name=shown, release=doc.get("litert"), forms=table,
         title=f"LiteRT GPU accelerator, calibrated on {_device(doc)}",
         description=f"{base.title} as measured by `gpucompat calibrate` ({where}): {base.name} with "
                     f"{len(differences)} measured difference{'s' if len(differences) != 1 else ''}"

@@ -126,19 +126,19 @@ def _delegated_keyed(result, analyses):
 def wrong_findings(result, analyses, code: str) -> list[Finding]:
     """Findings of `code` (GPU005: wrong at fp32; PREC408: wrong at fp16 only) on the ops the
     profile delegates whose form the calibration recorded wrong."""
-    if result.profile.name not in calibration.PROFILES:  # asked first: loading the table costs time
+    table = calibration.for_profile(result.profile)
+    if table is None:
         return []
-    record = calibration.load()
     out = []
     for o, key in _delegated_keyed(result, analyses):
-        fp32, fp16 = calibration.status(key, "fp32") == "wrong", calibration.status(key, "fp16") == "wrong"
+        fp32, fp16 = table.status(key, "fp32") == "wrong", table.status(key, "fp16") == "wrong"
         if (code == "GPU005" and fp32) or (code == "PREC408" and fp16 and not fp32):
             where = "at fp32 and at its fp16 default" if fp32 and fp16 else (
                 "at fp32" if fp32 else "at its fp16 default")
             out.append(Finding(
                 code, "error",
                 f"subgraph {o.subgraph} op#{o.index} {o.op} [{key}] is delegated and computes wrong values "
-                f"{where}: observed with {_evidence(record, calibration.observed(key), 'fp32' if fp32 else 'fp16')}",
+                f"{where}: observed with {_evidence(table.record, table.observed(key), 'fp32' if fp32 else 'fp16')}",
                 ((o.subgraph, o.index),)))
     return out
 
@@ -146,17 +146,17 @@ def wrong_findings(result, analyses, code: str) -> list[Finding]:
 def unmeasured_findings(result, analyses) -> list[Finding]:
     """GPU007 on the ops the profile delegates whose op type has form keys and whose form the
     calibration never measured (or whose form cannot be read from the file)."""
-    if result.profile.name not in calibration.PROFILES:
+    table = calibration.for_profile(result.profile)
+    if table is None:
         return []
-    record = calibration.load()
     out = []
     for o, key in _delegated_keyed(result, analyses):
-        if calibration.status(key, "fp32") == "unmeasured":
+        if table.status(key, "fp32") == "unmeasured":
             what = f"form [{key}]" if key else "form (its axes or shape are not in the file)"
             out.append(Finding(
                 "GPU007", "warning",
                 f"subgraph {o.subgraph} op#{o.index} {o.op} is delegated in a {what} that was never measured on "
-                f"LiteRT {record['litert']}'s accelerator: no measurement exists, so its values on the GPU are "
+                f"LiteRT {table.record['litert']}'s accelerator: no measurement exists, so its values on the GPU are "
                 "unproven", ((o.subgraph, o.index),)))
     return out
 
