@@ -1,7 +1,8 @@
 """`gpucompat calibrate`: the installed LiteRT measured on the real accelerator gives a profile
 file that `--profile PATH` reads, and calibrating 2.3.0 reproduces litert-mldrift on the
-calibration probes and on a sample of the suite's models; each other release set up on the
-machine reproduces its own litert-mldrift@RELEASE; without a Vulkan device nothing is written.
+calibration probes and on a sample of the suite's models, and its sampled numerics grid the
+shipped form table; each other release set up on the machine reproduces its own
+litert-mldrift@RELEASE; without a Vulkan device nothing is written.
 A hand-written profile file shows each kind of measured difference applied."""
 
 import json
@@ -10,8 +11,10 @@ import pytest
 
 import gpucompat
 from cli import gpucompat as run_cli
+from gpucompat.calibrate import grid as calibrate_grid
 from gpucompat.calibrate import measure, probes, profile_file
 from gpucompat.confirm import runner
+from gpucompat.rules import calibration
 from gpucompat.rules.profiles.litert_mldrift_releases import STABLE
 from test_confirm import no_device_env
 from test_fidelity import NAMES
@@ -66,6 +69,59 @@ def test_calibrating_the_installed_release_reproduces_litert_mldrift(calibrated,
 
 
 @pytest.mark.fidelity
+def test_the_sampled_grid_reproduces_the_shipped_table(calibrated):
+    grid = json.loads(open(calibrated[0]).read())["grid"]
+    assert grid["run"] == "sample" and grid["forms"] == len(calibrate_grid.chosen("sample"))
+    shipped = calibration.load()["forms"]
+    both = [k for k in grid["table"] if k in shipped]
+    assert len(both) > 0.9 * len(grid["table"])
+    assert {k for k in both if grid["table"][k]["fp32"]["wrong"]}, "the sample holds forms computed wrongly"
+    differ = [f"{k} at {p}: measured {grid['table'][k][p]}, shipped {shipped[k][p]}"
+              for k in both for p in ("fp32", "fp16") if grid["table"][k][p]["wrong"] != shipped[k][p]["wrong"]]
+    assert not differ, "\n".join(differ)
+
+
+@pytest.mark.fidelity
+def test_the_file_judges_the_forms_its_grid_ran(calibrated, tmp_path):
+    """A form the sampled grid measured wrong is GPU005 under the file as under litert-mldrift; a
+    right one is not; a keyed form the sample never ran is GPU007 under the file."""
+    path = calibrated[0]
+    table = json.loads(open(path).read())["grid"]["table"]
+    shipped = calibration.load()["forms"]
+    sampled = {f.name: (f, _key(f, tmp_path)) for f in calibrate_grid.chosen("sample")}
+    wrong = next(f for f, k in sampled.values() if k in table and k in shipped and table[k]["fp32"]["wrong"])
+    right = next(f for f, k in sampled.values() if k in table and k in shipped
+                 and not table[k]["fp32"]["wrong"] and not table[k]["fp16"]["wrong"])
+    unmeasured = next(f for f in calibrate_grid.forms() if f.name not in sampled and _key(f, tmp_path) not in table)
+    for form, under_file, under_mldrift in ((wrong, True, True), (right, False, False)):
+        model = _model(form, tmp_path)
+        assert ("GPU005" in _codes(model, path)) is under_file, form.name
+        assert ("GPU005" in _codes(model, "litert-mldrift")) is under_mldrift, form.name
+    assert "GPU007" in _codes(_model(unmeasured, tmp_path), path)
+
+
+def _model(form, tmp_path) -> str:
+    from gpucompat.ir.build import Sketch
+
+    s = Sketch()
+    s.output(form.write(s, "f"))
+    path = tmp_path / f"{form.name}.tflite"
+    path.write_bytes(s.to_bytes())
+    return str(path)
+
+
+def _key(form, tmp_path) -> str | None:
+    from gpucompat import ir
+    from gpucompat.rules.forms import form_of
+
+    return form_of(ir.load(_model(form, tmp_path)).graphs[0].ops[0])
+
+
+def _codes(path: str, profile: str) -> set[str]:
+    return {f["code"] for f in gpucompat.check(path, profile=profile)["findings"]}
+
+
+@pytest.mark.fidelity
 def test_the_calibrated_file_checks_the_suite_as_litert_mldrift(calibrated, models):
     path, _ = calibrated
     rec = gpucompat.check(models.path(SAMPLE[0]), profile=path)
@@ -90,9 +146,10 @@ def test_calibrating_another_release_reproduces_its_profile(release, tmp_path):
     assert not differ
 
 
-def test_without_a_vulkan_device_nothing_is_written(tmp_path):
+@pytest.mark.parametrize("grid", ["none", "sample"])
+def test_without_a_vulkan_device_nothing_is_written(tmp_path, grid):
     out = tmp_path / "p.json"
-    r = run_cli("calibrate", "-o", str(out), "--vulkan-dir", no_device_env(tmp_path))
+    r = run_cli("calibrate", "-o", str(out), "--grid", grid, "--vulkan-dir", no_device_env(tmp_path))
     assert r.returncode == 2 and r.stdout == "" and len(r.stderr.strip().splitlines()) == 1
     assert "no Vulkan device" in r.stderr and "Traceback" not in r.stderr
     assert not out.exists()
