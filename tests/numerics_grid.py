@@ -468,7 +468,7 @@ def run_grid(directory: str, grid: list[Form], seed: int = 0, log=None) -> list[
 
 def by_key(grid: list[Form]) -> dict[str, dict]:
     """The grid's verdicts per form key (gpucompat/calibrate/grid.py by_key)."""
-    return calibrate_grid.by_key([(f.key, f.result, _example(f)) for f in grid])
+    return calibrate_grid.by_key([(f.name, f.key, f.result, _example(f)) for f in grid])
 
 
 def _example(f: Form) -> str:

@@ -302,11 +302,12 @@ def judge(got: np.ndarray, want: np.ndarray, precision: str) -> dict:
             "wrong": cosine < min_cos or error > max_err}
 
 
-def by_key(measured: list[tuple[str | None, dict, str]]) -> dict[str, dict]:
-    """Verdicts per form key from (key, {precision: result}, example) of each form run: wrong at a
-    precision when any form of the key is, with the worst form as the evidence."""
+def by_key(measured: list[tuple[str, str | None, dict, str]]) -> dict[str, dict]:
+    """Verdicts per form key from (name, key, {precision: result}, example) of each form run:
+    wrong at a precision when any form of the key is, with the worst form (the first by name of
+    equals) as the evidence."""
     out: dict[str, dict] = {}
-    for key, result, example in sorted(measured, key=lambda m: m[2]):
+    for _, key, result, example in sorted(measured, key=lambda m: m[0]):
         if key is None:
             continue
         entry = out.setdefault(key, {})
@@ -350,4 +351,4 @@ def record(which: str, grid: list[Form], seconds: float) -> dict:
 
     return {"run": which, "forms": len(grid), "seconds": round(seconds), "thresholds": THRESHOLDS,
             "left_out": {f.name: f.refused for f in grid if f.refused},
-            "table": by_key([(f.key, f.result, f.name) for f in grid if f.result])}
+            "table": by_key([(f.name, f.key, f.result, f.name) for f in grid if f.result])}
