@@ -190,6 +190,12 @@ def test_each_kind_of_measured_difference_moves_the_verdict(tmp_path):
     (None, "cannot read the profile file"),
     ("{not json", "not a calibrated profile file"),
     ('{"format": "something else"}', "not a calibrated profile file"),
+    ('{"format": "gpucompat-calibrated-profile/1", "base": "gpu-current", "points": []}',
+     "calibrated against 'gpu-current'"),
+    ('{"format": "gpucompat-calibrated-profile/1", "base": "litert-mldrift", "points": [{"point": "ADD"}]}',
+     "a point of the profile file lacks 'observed'"),
+    ('{"format": "gpucompat-calibrated-profile/1", "base": "litert-mldrift", "points": [], "grid": {}}',
+     'its "grid" has no "table"'),
 ])
 def test_a_bad_profile_file_is_one_line_and_exit_2(tmp_path, content, problem):
     path = tmp_path / "p.json"

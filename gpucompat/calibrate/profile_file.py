@@ -36,6 +36,7 @@ from gpucompat.rules.profile import OpSupport, Profile
 from gpucompat.rules.verdict import ACCEPT, reject
 
 FORMAT = "gpucompat-calibrated-profile/1"
+OUTCOMES = ("gpu", "cpu", "fails")  # delegated, refused at partitioning, the compilation fails
 
 
 def document(m: Measurement, forms: dict | None = None, when: datetime | None = None) -> dict:
@@ -81,15 +82,22 @@ def _load(absolute: str, stamp: int, shown: str) -> Profile:
                              f"`gpucompat calibrate` writes one)")
     from gpucompat.rules import registry
 
-    base = registry.get(doc.get("base") or BASE)
+    if doc.get("base") != BASE:
+        raise GpucompatError(f"{shown}: calibrated against {doc.get('base')!r}, not {BASE}")
+    base = registry.get(BASE)
     try:
         differences = [(p, _probe(p["point"], shown)) for p in doc["points"]
                        if p["observed"] is not None and p["observed"] != p["predicted"]]
     except (KeyError, TypeError) as e:
         raise GpucompatError(f"{shown}: a point of the profile file lacks {e}") from None
+    odd = next((p["observed"] for p, _ in differences if p["observed"] not in OUTCOMES), None)
+    if odd is not None:
+        raise GpucompatError(f"{shown}: unknown outcome {odd!r} (known: {', '.join(OUTCOMES)})")
     where = f"LiteRT {doc.get('litert')} on {_device(doc)} at {doc.get('calibrated')}"
     grid = doc.get("grid")
-    table = None if not grid else {"litert": doc.get("litert"), "driver": doc.get("driver"), "forms": grid["table"]}
+    if grid is not None and not isinstance(grid.get("table") if isinstance(grid, dict) else None, dict):
+        raise GpucompatError(f"{shown}: its \"grid\" has no \"table\" of form keys")
+    table = None if grid is None else {"litert": doc.get("litert"), "driver": doc.get("driver"), "forms": grid["table"]}
     return replace(
         apply(base, differences, where), name=shown, release=doc.get("litert"), forms=table,
         title=f"LiteRT GPU accelerator, calibrated on {_device(doc)}",
