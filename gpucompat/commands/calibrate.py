@@ -29,8 +29,9 @@ def calibrate(
     timeout: Annotated[float | None, typer.Option(help="Seconds one probe may take to compile before it is given up (default 120).")] = None,
 ) -> None:
     """Compile the calibration probes (one-op models, one per op type, version cap and constraint
-    the delegation depends on) with the installed LiteRT's GPU accelerator, and write what it does
-    differently from litert-mldrift as a profile file for `--profile PATH`."""
+    the delegation depends on) with the installed LiteRT's GPU accelerator, run the numerics grid
+    (--grid), and write what it does differently from litert-mldrift, with the grid's table, as a
+    profile file for `--profile PATH`."""
     from gpucompat.calibrate import measure, profile_file
     from gpucompat.confirm import runner
     from gpucompat.errors import GpucompatError
