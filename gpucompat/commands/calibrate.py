@@ -59,8 +59,8 @@ def _grid(which: str, launch) -> dict | None:
         return None
     forms = grid.chosen(which)
     start = time.monotonic()
-    with status(f"running {len(forms)} op forms of the numerics grid on LiteRT's GPU accelerator"):
-        grid.run(forms, launch)
+    with status(f"running {len(forms)} op forms of the numerics grid on LiteRT's GPU accelerator") as step:
+        grid.run(forms, launch, lambda news: step.say(f"numerics grid on LiteRT's GPU accelerator: {news}"))
     return grid.record(which, forms, time.monotonic() - start)
 
 
