@@ -45,7 +45,7 @@ def probe_files(tmp_path) -> dict[str, str]:
 def calibrated(tmp_path_factory) -> tuple[str, str]:
     """`gpucompat calibrate` run on the installed release: (the file, the command's output)."""
     path = str(tmp_path_factory.mktemp("calibrate") / "installed.json")
-    r = run_cli("calibrate", "-o", path, timeout=600)
+    r = run_cli("calibrate", "-o", path, timeout=1800)  # the sampled grid: a minute alone, ten under load
     gate(r)
     assert r.returncode == 0, r.stderr
     return path, r.stdout
