@@ -104,7 +104,9 @@ class Sketch:
 
     def const(self, name: str, value: np.ndarray, quantization: tuple[float, int] | None = None) -> Tensor:
         """A new constant holding `value`; `quantization` (scale, zero point) marks it quantized."""
-        t = constant(self.graph, name, np.asarray(value))
+        value = np.asarray(value)
+        t = constant(self.graph, name, value)
+        t.fb.shape = np.asarray(value.shape, dtype=np.int32)  # a scalar stays rank 0 (constant() makes it [1])
         if quantization is not None:
             q = fb.QuantizationParametersT()
             q.scale, q.zeroPoint = [float(quantization[0])], [int(quantization[1])]
