@@ -9,7 +9,7 @@ first for SUB and DIV, two runtime operands), every one-operand op at ranks 1-4,
 TRANSPOSE per permutation, SLICE / STRIDED_SLICE per set of axes, PAD / PADV2 per set of axes,
 CONCATENATION per axis and kind of operand, RESHAPE per pair of ranks, every reduction per set
 of axes, at two sets of sizes. Each form is the one op a converter writes for it, so its form key
-is the key of the converter's op. "full" runs them all (25 minutes on the software driver),
+is the key of the converter's op. "full" runs them all (10 to 25 minutes on the software driver),
 "sample" one in SAMPLE_EVERY (40 s); a form key is wrong when any of its forms is.
 """
 
