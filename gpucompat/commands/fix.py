@@ -7,9 +7,9 @@ from typing import Annotated
 import typer
 
 from gpucompat.commands import common
-from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, DocumentFormat, FailOn
+from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, FailOn, format_option
 from gpucompat.errors import GpucompatError
-from gpucompat.output.destination import write_json
+from gpucompat.output.renderers import TERMINAL, Kind, emit
 
 
 def _names(value: str | None) -> list[str] | None:
@@ -53,7 +53,7 @@ def fix(
     verify_on: Annotated[str | None, typer.Option(help="Also verify on litert-gpu: LiteRT's real GPU accelerator (automatic with --profile litert-mldrift; 'not run' without a Vulkan device).")] = None,
     require_gpu_proof: Annotated[bool | None, typer.Option("--require-gpu-proof", help="Exit 1 and write nothing when the real GPU did not check the output in this run (it runs there when a Vulkan device is present) and some op it delegates has a form known wrong or never measured there.")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Allow writing over the input model.")] = False,
-    output_format: Annotated[DocumentFormat, typer.Option("--format", help="Output format.")] = DocumentFormat.terminal,
+    output_format: Annotated[str, format_option(Kind.fix_result, "What fix prints (the fixed model goes to --output).")] = TERMINAL,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list every candidate a rewrite left alone, and why.")] = False,
     fail_on: Annotated[FailOn | None, typer.Option(help="Exit 1 when findings of this severity remain after the fix (default never).")] = None,
     config: ConfigFile = None,
@@ -100,11 +100,5 @@ def fix(
         threshold = SEVERITIES.index(level)
         if any(SEVERITIES.index(f.severity) <= threshold for f in run_all(result.after)):
             status = EXIT_FINDINGS
-    doc = fix_view.document(result)
-    if output_format is DocumentFormat.json:
-        write_json(doc, None)
-    else:
-        from gpucompat.output.console import console_for
-
-        fix_view.render(console_for(), doc, verbose=verbose)
+    emit(Kind.fix_result, output_format, fix_view.document(result), verbose=verbose)
     raise typer.Exit(status)

@@ -12,13 +12,13 @@ from gpucompat.commands.common import (
     EXIT_FINDINGS,
     INPUTS_HELP,
     ConfigFile,
-    DocumentFormat,
     InputMean,
     InputRange,
     InputStd,
+    format_option,
 )
 from gpucompat.errors import GpucompatError
-from gpucompat.output.destination import write_json, write_rich
+from gpucompat.output.renderers import TERMINAL, Kind, emit
 
 # Test backends and their default number of runs: the accelerator's first inference compiles
 # shaders for 10-40 s on the software Vulkan driver, so it runs few by default.
@@ -61,7 +61,7 @@ def verify(
     against: Annotated[str | None, typer.Option(help="Compare with this original model instead of MODEL on the reference interpreter.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the random inputs (default 0).")] = None,
     max_memory: Annotated[str | None, typer.Option(help="Refuse a model whose tensors would need more than this (reference interpreter + executor storage, worked out from the shapes), e.g. 512M (default 2G).")] = None,
-    output_format: Annotated[DocumentFormat, typer.Option("--format", help="Output format.")] = DocumentFormat.terminal,
+    output_format: Annotated[str, format_option(Kind.verify_result)] = TERMINAL,
     output: Annotated[str | None, typer.Option(help="Write the output to this file (atomically) instead of stdout.")] = None,
     config: ConfigFile = None,
 ) -> None:
@@ -94,12 +94,6 @@ def verify(
     if max_memory is not None:
         settings.max_memory = parse_size(max_memory)
     result = verify_model(model, settings)
-    doc = result.record()
-    protect = tuple(p for p in (model, against) if p)
-    if output_format is DocumentFormat.json:
-        write_json(doc, output, protect)
-    else:
-        from gpucompat.output.verify_view import render
-
-        write_rich(lambda console: render(console, doc, result.ops_gpu, result.ops_total), output, protect)
+    emit(Kind.verify_result, output_format, result.record(), output, tuple(p for p in (model, against) if p),
+         ops_gpu=result.ops_gpu, ops_total=result.ops_total)
     raise typer.Exit(EXIT_CLEAN if result.passed else EXIT_FINDINGS)
