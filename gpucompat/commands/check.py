@@ -24,7 +24,7 @@ from gpucompat.commands.common import (
 )
 from gpucompat.errors import GpucompatError
 from gpucompat.output.destination import write_json, write_text
-from gpucompat.output.text import printable
+from gpucompat.text import printable
 
 
 def check(
