@@ -25,7 +25,7 @@ from gpucompat.commands.common import (
 from gpucompat.errors import GpucompatError
 from gpucompat.output.destination import write_text
 from gpucompat.output.renderers import TERMINAL, Kind, emit
-from gpucompat.output.text import printable
+from gpucompat.text import printable
 
 
 def check(

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from gpucompat.commands.common import EXIT_ERROR, BackendChoice, ConfigFile
-from gpucompat.output.text import printable
+from gpucompat.text import printable
 
 
 def report(

@@ -4,7 +4,7 @@ and one per new finding, regressions marked."""
 from __future__ import annotations
 
 from gpucompat.analyses.model_diff import Change
-from gpucompat.output.text import printable
+from gpucompat.text import printable
 
 
 def document(old: str, new: str, profile: str, changes: list[Change], added: list[dict],
