@@ -8,7 +8,7 @@ __version__ = "0.1.0"
 # gpucompat.rules, ... (pyproject.toml maps them). When this package is imported straight from a
 # checkout (`python -m gpucompat` in the repository root) let its subpackages be found there too.
 _checkout = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
-if _os.path.isfile(_os.path.join(_checkout, "rules", "registry.py")) and not _os.path.isdir(
+if _os.path.isfile(_os.path.join(_checkout, "rules", "support", "registry.py")) and not _os.path.isdir(
         _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "rules")):
     __path__.append(_checkout)
 

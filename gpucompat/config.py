@@ -81,7 +81,7 @@ def known_codes(codes: tuple[str, ...], where: str) -> tuple[str, ...]:
 
 
 def _profiles(value, where) -> str:
-    from gpucompat.rules import registry
+    from gpucompat.rules.support import registry
 
     for name in _string(value, where).split(","):
         if name.strip() not in registry.names():

@@ -32,7 +32,7 @@ def test_installed_package_has_the_mapped_folders():
     import gpucompat.opencl
     import gpucompat.reports
     import gpucompat.rewrites
-    import gpucompat.rules.profiles.gpu_current  # noqa: F401
+    import gpucompat.rules.support.profiles.gpu_current  # noqa: F401
 
 
 def test_python_m_from_the_checkout_finds_the_mapped_folders(tmp_path):
@@ -41,7 +41,7 @@ def test_python_m_from_the_checkout_finds_the_mapped_folders(tmp_path):
     import subprocess
     import sys
 
-    probe = "import gpucompat.rules.registry, gpucompat.rewrites, gpucompat.opencl; print(gpucompat.__file__)"
+    probe = "import gpucompat.rules.support.registry, gpucompat.rewrites, gpucompat.opencl; print(gpucompat.__file__)"
     r = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == os.path.join(ROOT, "gpucompat", "__init__.py")

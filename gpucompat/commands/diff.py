@@ -32,7 +32,7 @@ def diff(
     from gpucompat import config as configs
     from gpucompat.analyses.model_diff import diff_records, failing_findings, new_findings
     from gpucompat.pipeline import Task, check_one
-    from gpucompat.rules import registry
+    from gpucompat.rules.support import registry
 
     cfg = configs.settings("diff", new, config)
     profile = cfg.profile(profile, registry.DEFAULT)

@@ -30,7 +30,7 @@ def report(
     from gpucompat.discover import model_paths
     from gpucompat.output.html import write_report
     from gpucompat.pipeline import Task, check_many
-    from gpucompat.rules import registry
+    from gpucompat.rules.support import registry
 
     files = model_paths(paths)
     cfg = configs.settings("report", files[0] if files else ".", config)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpucompat.ir import Op
-from gpucompat.rules.forms import LONG_REDUCTION, reduced_elements
 from gpucompat.rules.lint import Finding, Rule
+from gpucompat.rules.support.forms import LONG_REDUCTION, reduced_elements
 
 FAMILIES = ("adreno", "mali", "apple", "webgpu")
 

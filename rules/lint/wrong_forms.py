@@ -1,12 +1,12 @@
-"""Delegated-but-wrong and never-measured forms: ops the GPU takes in a form (rules/forms.py) that
+"""Delegated-but-wrong and never-measured forms: ops the GPU takes in a form (rules/support/forms.py) that
 the numerics calibration grid measured wrong on LiteRT's real GPU accelerator, or never measured
-(rules/calibration/). The rules read the table only: no form is judged by a hand-written predicate."""
+(rules/support/calibration/). The rules read the table only: no form is judged by a hand-written predicate."""
 
 from __future__ import annotations
 
-from gpucompat.rules import calibration
-from gpucompat.rules.forms import KEYED, form_of
 from gpucompat.rules.lint import Finding, Rule
+from gpucompat.rules.support import calibration
+from gpucompat.rules.support.forms import KEYED, form_of
 
 WRONG_CODES = ("GPU005", "PREC408")
 UNMEASURED_CODES = ("GPU007",)
@@ -14,7 +14,7 @@ UNMEASURED_CODES = ("GPU007",)
 WRONG_DOC = """\
 ## What it finds
 An op that LiteRT's GPU accelerator delegates and then computes wrongly, with no error: its form
-(rules/forms.py: the op, which operand is a constant, each operand's shape written with `n` for
+(rules/support/forms.py: the op, which operand is a constant, each operand's shape written with `n` for
 an axis above 1 and `1` for an axis of 1; for layout ops and reductions the axes they act on) is
 one the numerics calibration grid measured wrong at fp32 (and so at its fp16 default too). The
 grid enumerates every form up to rank 4; a form is wrong when any of its measured instances is.
@@ -49,7 +49,7 @@ written in the model source does not help: the converter folds it back.
 exact: the same values, in the same order, computed by the same op.
 
 ## References
-rules/calibration/litert_gpu.json (the measurements, per form); tests/numerics_grid.py (the grid);
+rules/support/calibration/litert_gpu.json (the measurements, per form); tests/numerics_grid.py (the grid);
 docs/fidelity.md (Numerics calibration).
 """
 
@@ -76,14 +76,14 @@ with GpuOptions(enforce_f32=True). Check with `gpucompat verify MODEL --backend 
 Not applicable.
 
 ## References
-rules/calibration/litert_gpu.json; tests/numerics_grid.py.
+rules/support/calibration/litert_gpu.json; tests/numerics_grid.py.
 """
 
 UNMEASURED_DOC = """\
 ## What it finds
 An op that LiteRT's GPU accelerator delegates, of an op type whose forms the numerics calibration
 grid measures (binary and one-operand elementwise ops, SOFTMAX, TRANSPOSE, SLICE, STRIDED_SLICE,
-CONCATENATION, RESHAPE, PAD, reductions, EMBEDDING_LOOKUP), in a form (rules/forms.py) the grid
+CONCATENATION, RESHAPE, PAD, reductions, EMBEDDING_LOOKUP), in a form (rules/support/forms.py) the grid
 never measured: a CONCATENATION of runtime, constant and runtime operands, a STRIDED_SLICE that
 drops axes, a MIRROR_PAD, a long REDUCE_PROD. Nothing is known about what the accelerator
 computes for it; unknown is not right. Raised under the profiles the calibration stands for
@@ -105,7 +105,7 @@ re-record with `python tests/numerics_grid.py`.
 Not applicable.
 
 ## References
-rules/calibration/litert_gpu.json; tests/numerics_grid.py; rules/forms.py.
+rules/support/calibration/litert_gpu.json; tests/numerics_grid.py; rules/support/forms.py.
 """
 
 

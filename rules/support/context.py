@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpucompat.ir import Tensor
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support.profile import Options
 
 
 @dataclass(frozen=True)

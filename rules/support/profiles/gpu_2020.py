@@ -14,11 +14,11 @@ from dataclasses import replace
 
 from gpucompat.ir import dtypes
 from gpucompat.ir.opcodes import BUILTIN as B
-from gpucompat.rules import predicates as p
-from gpucompat.rules.profile import Profile
-from gpucompat.rules.profiles import gpu_2019
-from gpucompat.rules.profiles import gpu_current as current
-from gpucompat.rules.profiles.gpu_current import entry
+from gpucompat.rules.support import predicates as p
+from gpucompat.rules.support.profile import Profile
+from gpucompat.rules.support.profiles import gpu_2019
+from gpucompat.rules.support.profiles import gpu_current as current
+from gpucompat.rules.support.profiles.gpu_current import entry
 
 NO_SIGMOID = gpu_2019.NO_SIGMOID
 ONE_ARG = current.ONE_ARG  # cap 2, one runtime input

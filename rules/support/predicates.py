@@ -13,9 +13,9 @@ import struct
 
 from gpucompat.ir import Op, Tensor, dtypes, opcodes
 from gpucompat.layout import bhwc
-from gpucompat.rules.context import Context
-from gpucompat.rules.profile import Check
-from gpucompat.rules.verdict import ACCEPT, Layer, Verdict, first_failure, reject
+from gpucompat.rules.support.context import Context
+from gpucompat.rules.support.profile import Check
+from gpucompat.rules.support.verdict import ACCEPT, Layer, Verdict, first_failure, reject
 
 # TfLiteFusedActivation values (schema ActivationFunctionType)
 ACTIVATION_NAMES = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT", 6: "SIGMOID"}

@@ -14,10 +14,10 @@ from dataclasses import replace
 
 from gpucompat.ir import dtypes
 from gpucompat.ir.opcodes import BUILTIN as B
-from gpucompat.rules.context import Context
-from gpucompat.rules.profile import OpSupport, Profile
-from gpucompat.rules.profiles.litert_mldrift import OPS, PROFILE
-from gpucompat.rules.verdict import ACCEPT, Verdict, reject
+from gpucompat.rules.support.context import Context
+from gpucompat.rules.support.profile import OpSupport, Profile
+from gpucompat.rules.support.profiles.litert_mldrift import OPS, PROFILE
+from gpucompat.rules.support.verdict import ACCEPT, Verdict, reject
 
 STABLE = PROFILE.release  # what plain `litert-mldrift` describes: the newest stable release measured
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpucompat.ir import Graph, Op, Tensor, dtypes, opcodes
-from gpucompat.rules.context import Context
-from gpucompat.rules.profile import Options, Profile
-from gpucompat.rules.verdict import ACCEPT, Verdict, reject
+from gpucompat.rules.support.context import Context
+from gpucompat.rules.support.profile import Options, Profile
+from gpucompat.rules.support.verdict import ACCEPT, Verdict, reject
 
 DEQUANTIZE = opcodes.BUILTIN["DEQUANTIZE"]
 

@@ -20,10 +20,10 @@ from dataclasses import replace
 
 from gpucompat.ir import dtypes
 from gpucompat.ir.opcodes import BUILTIN as B
-from gpucompat.rules import predicates as p
-from gpucompat.rules.profile import Profile
-from gpucompat.rules.profiles import gpu_current as current
-from gpucompat.rules.profiles.gpu_current import entry
+from gpucompat.rules.support import predicates as p
+from gpucompat.rules.support.profile import Profile
+from gpucompat.rules.support.profiles import gpu_current as current
+from gpucompat.rules.support.profiles.gpu_current import entry
 
 NO_SIGMOID = (0, 1, 2, 3, 4)  # IsActivationSupported before 2021: SIGN_BIT and SIGMOID rejected
 NO_RANK_LIMIT = 1 << 30  # IsAllAllowedTensors had no rank test yet; ExtractTensorShape fails at Parse

@@ -11,7 +11,7 @@ the documented versions.
 from dataclasses import replace
 
 from gpucompat.ir.opcodes import BUILTIN as B
-from gpucompat.rules.profiles import gpu_2019
+from gpucompat.rules.support.profiles import gpu_2019
 
 DOC_LIST = ("ADD", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED",
             "LOGISTIC", "LSTM", "MAX_POOL_2D", "MUL", "PAD", "PRELU", "RELU", "RELU6", "RESHAPE",

@@ -1,5 +1,5 @@
-"""Profiles by name. Each lives in rules/profiles/<module>.py and exposes PROFILE; a measured
-release of LiteRT's accelerator is `litert-mldrift@RELEASE` (rules/profiles/litert_mldrift_releases.py),
+"""Profiles by name. Each lives in rules/support/profiles/<module>.py and exposes PROFILE; a measured
+release of LiteRT's accelerator is `litert-mldrift@RELEASE` (rules/support/profiles/litert_mldrift_releases.py),
 and plain `litert-mldrift` is the newest stable release measured."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 
 from gpucompat.errors import GpucompatError
-from gpucompat.rules.profile import Profile
+from gpucompat.rules.support.profile import Profile
 
 MODULES: dict[str, str] = {
     "gpu-2019-docs": "gpu_2019_docs",
@@ -36,7 +36,7 @@ def get(name: str) -> Profile:
     module = MODULES.get(name)
     if module is None:
         raise GpucompatError(f"unknown profile {name!r} (known: {', '.join(names())})")
-    return importlib.import_module(f"gpucompat.rules.profiles.{module}").PROFILE
+    return importlib.import_module(f"gpucompat.rules.support.profiles.{module}").PROFILE
 
 
 def for_release(release: str | None) -> Profile:
@@ -47,7 +47,7 @@ def for_release(release: str | None) -> Profile:
 
 
 def _releases() -> dict[str, Profile]:
-    from gpucompat.rules.profiles.litert_mldrift_releases import RELEASES
+    from gpucompat.rules.support.profiles.litert_mldrift_releases import RELEASES
 
     return RELEASES
 

@@ -15,8 +15,8 @@ from collections.abc import Iterable
 
 from gpucompat.ir import dtypes
 from gpucompat.ir.opcodes import BUILTIN as B
-from gpucompat.rules import predicates as p
-from gpucompat.rules.profile import Check, OpSupport, Profile
+from gpucompat.rules.support import predicates as p
+from gpucompat.rules.support.profile import Check, OpSupport, Profile
 
 NO_GL = frozenset({"cl", "metal"})  # gl/kernels/registry.cc has no shader for these
 NO_CL = frozenset({"gl"})  # operation_selector.cc has no case for FLOOR/FLOOR_DIV/FLOOR_MOD

@@ -1,5 +1,5 @@
 """Delegate profiles: per-op support entries plus the profile-wide behaviour of one delegate
-generation. Profiles are data; the predicates they name live in rules/predicates.py."""
+generation. Profiles are data; the predicates they name live in rules/support/predicates.py."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from gpucompat.ir import Op
-from gpucompat.rules.verdict import Verdict
+from gpucompat.rules.support.verdict import Verdict
 
 Backend = Literal["cl", "gl", "metal", "webgpu"]
 

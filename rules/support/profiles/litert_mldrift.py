@@ -21,11 +21,11 @@ from dataclasses import replace
 from gpucompat.ir import dtypes
 from gpucompat.ir.opcodes import BUILTIN as B
 from gpucompat.layout import bhwc
-from gpucompat.rules import predicates as p
-from gpucompat.rules.context import Context
-from gpucompat.rules.profile import Check, OpSupport, Profile
-from gpucompat.rules.profiles.gpu_current import MAX_POOL_ARGMAX, MAX_UNPOOLING, TRANSPOSE_CONV_BIAS
-from gpucompat.rules.verdict import ACCEPT, Verdict, reject
+from gpucompat.rules.support import predicates as p
+from gpucompat.rules.support.context import Context
+from gpucompat.rules.support.profile import Check, OpSupport, Profile
+from gpucompat.rules.support.profiles.gpu_current import MAX_POOL_ARGMAX, MAX_UNPOOLING, TRANSPOSE_CONV_BIAS
+from gpucompat.rules.support.verdict import ACCEPT, Verdict, reject
 
 
 def _restated(check: Check, message: str | None = None, layer: str = "partition") -> Check:
