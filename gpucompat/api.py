@@ -22,7 +22,7 @@ def check(path: str, profile: str = "gpu-current", *, backend: str = "cl", max_d
     from gpucompat.config import known_codes
     from gpucompat.errors import GpucompatError
     from gpucompat.pipeline import Task, check_one
-    from gpucompat.rules.lint.device_reports import parse_families
+    from gpucompat.rules.lint.device_reports.families import parse_families
     from gpucompat.rules.support import registry
 
     registry.get_with_backend(profile, backend)

@@ -90,7 +90,7 @@ def _profiles(value, where) -> str:
 
 
 def _device_families(value, where) -> tuple[str, ...]:
-    from gpucompat.rules.lint.device_reports import parse_families
+    from gpucompat.rules.lint.device_reports.families import parse_families
 
     return parse_families(value, where)
 

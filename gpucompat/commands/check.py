@@ -59,7 +59,7 @@ def check(
     from gpucompat.image_inputs import normalization_from_flags
     from gpucompat.pipeline import Task, check_many
     from gpucompat.rules.lint import SEVERITIES
-    from gpucompat.rules.lint.device_reports import parse_families
+    from gpucompat.rules.lint.device_reports.families import parse_families
     from gpucompat.rules.support import registry
 
     # a command-line run ends with this command: the cyclic collector stays off, so that no full

@@ -20,7 +20,7 @@ class Options:
     allow_quant: bool = True
     backend: str = "cl"
     max_delegated_partitions: int = 1
-    device_families: tuple[str, ...] = ()  # GPU families whose public reports to raise (rules/lint/device_reports.py)
+    device_families: tuple[str, ...] = ()  # GPU families whose public reports to raise (rules/lint/device_reports/)
 
 
 Check = Callable[[Op, "Context"], Verdict]  # noqa: F821 - rules.context imports this module

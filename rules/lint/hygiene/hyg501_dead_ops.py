@@ -1,11 +1,5 @@
-"""HYG family: model-file hygiene that costs time on every device."""
+"""Ops whose outputs reach no model output still run.
 
-from __future__ import annotations
-
-from gpucompat.ir.graph import live_ops
-from gpucompat.rules.lint import Finding, Rule
-
-DEAD_DOC = """\
 ## What it finds
 Ops none of whose outputs reach a model output (directly or through other ops), and that have no
 side effect.
@@ -27,8 +21,15 @@ Not applicable.
 tflite/core/subgraph.cc (Invoke runs the whole execution plan).
 """
 
+from __future__ import annotations
 
-def _dead(result, analyses) -> list[Finding]:
+from gpucompat.ir.graph import live_ops
+from gpucompat.rules.lint import Finding, rule
+
+
+@rule("HYG501", name="dead-ops", severity="warning", uses_analyses=True)
+def dead(result, analyses) -> list[Finding]:
+    """HYG501 per subgraph with ops whose outputs reach no model output."""
     out = []
     for g in analyses.model.graphs:
         live = live_ops(g)  # the same liveness Graph.cleanup() uses
@@ -39,9 +40,3 @@ def _dead(result, analyses) -> list[Finding]:
                                f"subgraph {g.index}: {len(dead)} op(s) whose outputs are never used "
                                f"({', '.join(names)})", tuple((g.index, op.index) for op in dead)))
     return out
-
-
-RULES = [
-    Rule("HYG501", "dead-ops", "warning", "Ops whose outputs reach no model output still run.", DEAD_DOC, _dead,
-         uses_analyses=True),
-]
