@@ -22,8 +22,8 @@ def check(path: str, profile: str = "gpu-current", *, backend: str = "cl", max_d
     from gpucompat.config import known_codes
     from gpucompat.errors import GpucompatError
     from gpucompat.pipeline import Task, check_one
-    from gpucompat.rules import registry
-    from gpucompat.rules.lint.device_reports import parse_families
+    from gpucompat.rules.lint.device_reports.families import parse_families
+    from gpucompat.rules.support import registry
 
     registry.get_with_backend(profile, backend)
     rec = check_one(Task(path, profile, backend, not no_quant, max_delegated_partitions,
@@ -48,8 +48,8 @@ def fix(path: str, output: str | None = None, *, rewrites: Sequence[str] | None 
     from gpucompat import rewrites as catalogue
     from gpucompat.fixing import run
     from gpucompat.output import fix_view
-    from gpucompat.rules import registry
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.profile import Options
 
     prof = registry.get_with_backend(profile, backend)
     options = Options(allow_quant=not no_quant, backend=backend, max_delegated_partitions=max_delegated_partitions)

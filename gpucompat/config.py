@@ -81,7 +81,7 @@ def known_codes(codes: tuple[str, ...], where: str) -> tuple[str, ...]:
 
 
 def _profiles(value, where) -> str:
-    from gpucompat.rules import registry
+    from gpucompat.rules.support import registry
 
     for name in _string(value, where).split(","):
         if name.strip() not in registry.names():
@@ -90,7 +90,7 @@ def _profiles(value, where) -> str:
 
 
 def _device_families(value, where) -> tuple[str, ...]:
-    from gpucompat.rules.lint.device_reports import parse_families
+    from gpucompat.rules.lint.device_reports.families import parse_families
 
     return parse_families(value, where)
 

@@ -1,5 +1,5 @@
 """What the rewrites for forms the real accelerator computes wrongly share (explicit-rank-4,
-scalar-to-channels): they act only where the numerics calibration (rules/calibration/) records
+scalar-to-channels): they act only where the numerics calibration (rules/support/calibration/) records
 the op's form wrong under the chosen profile, and only when the form they make is recorded right;
 the op runs at another shape between two RESHAPEs, the last writing the op's own output tensor."""
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from gpucompat.ir import Op, Tensor, build
 from gpucompat.rewrites.engine import Rewrite, RewriteContext
 from gpucompat.rewrites.substitute import Replacement
-from gpucompat.rules import calibration
-from gpucompat.rules.forms import form_of
+from gpucompat.rules.support import calibration
+from gpucompat.rules.support.forms import form_of
 
 
 class CalibratedRewrite(Rewrite):

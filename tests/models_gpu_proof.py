@@ -11,7 +11,7 @@ F = np.float32
 @builder("gpuproof_sub_rank1")
 def _sub_rank1() -> bytes:
     """SUB of a rank-1 tensor and a constant of the same shape: the executor computes it right,
-    LiteRT's accelerator wrongly (rules/calibration/litert_gpu.json)."""
+    LiteRT's accelerator wrongly (rules/support/calibration/litert_gpu.json)."""
     return convert_fn(lambda a: a - const([16], 3), [([16], F)])
 
 

@@ -1,4 +1,4 @@
-"""The numerics calibration grid: every op form (rules/forms.py) run on LiteRT's real GPU
+"""The numerics calibration grid: every op form (rules/support/forms.py) run on LiteRT's real GPU
 accelerator, at fp32 and at its default precision (fp16), against the CPU interpreter on the same
 seeded inputs.
 
@@ -15,7 +15,7 @@ and precision, not one per form); each form has inputs of its own. Each form's v
 under its key (form_of of the first op that reads the form's inputs). A batch must run fully
 delegated: forms the litert-mldrift profile says the accelerator does not take are left out
 before the run, and a batch the accelerator refuses is split until the form it refuses is found
-and left out (reported). `python tests/numerics_grid.py` re-records rules/calibration/litert_gpu.json
+and left out (reported). `python tests/numerics_grid.py` re-records rules/support/calibration/litert_gpu.json
 (resumable, progress in GRID_PROGRESS); `tests/test_fidelity_numerics.py` re-runs a fixed sample.
 """
 
@@ -397,9 +397,9 @@ def run_batch(batch: list[Form], path: str, seed: int = 0, log=None) -> None:
 def _not_delegated(data: bytes, batch: list[Form]) -> list[Form]:
     """The forms with an op the litert-mldrift profile says the accelerator does not take."""
     from gpucompat import ir
-    from gpucompat.rules import registry
-    from gpucompat.rules.judging import judge_graph
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.judging import judge_graph
+    from gpucompat.rules.support.profile import Options
 
     graph = ir.from_bytes(data).graphs[0]
     verdicts = judge_graph(graph, registry.get("litert-mldrift"), Options()).verdicts
@@ -419,7 +419,7 @@ def _owners(op, by_name: dict[str, Form]) -> list[Form]:
 def _run(data: bytes, batch: list[Form], path: str, seed: int) -> None:
     from gpucompat import ir
     from gpucompat.confirm.infer import run_on_accelerator
-    from gpucompat.rules.forms import form_of
+    from gpucompat.rules.support.forms import form_of
     from gpucompat.verification.interpreter import reference_interpreter, run_reference
 
     with open(path, "wb") as fh:
@@ -503,7 +503,7 @@ def _across_binary_ops(table: dict[str, dict]) -> dict[str, dict]:
     SQUARED_DIFFERENCE agree on every form), and MAXIMUM / MINIMUM come out right in a wrong
     layout only when the misplaced values happen to lose every comparison. The evidence names the
     op that showed it."""
-    from gpucompat.rules.forms import BINARY
+    from gpucompat.rules.support.forms import BINARY
 
     worst: dict[tuple[str, str], tuple[str, dict]] = {}
     for key, entry in table.items():
@@ -571,7 +571,7 @@ def _record() -> None:
 
 def _write_table(done: dict, grid: dict[str, Form], driver: str) -> dict[str, dict]:
     """Record the verdicts per key of every form in `done` (GRID_PROGRESS's contents)."""
-    from gpucompat.rules import calibration
+    from gpucompat.rules.support import calibration
 
     for name, seen in done.items():
         grid[name].key, grid[name].result = seen["key"], seen["result"]

@@ -9,8 +9,8 @@ from cli import gpucompat
 from gpucompat import ir
 from gpucompat.fixing import run
 from gpucompat.rewrites.engine import Match, Rewrite
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 from roundtrip import structure
 
 

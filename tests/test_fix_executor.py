@@ -12,8 +12,8 @@ from gpucompat.fixing import run
 from gpucompat.opencl import device, ops
 from gpucompat.opencl.device import CLError
 from gpucompat.opencl.ops import elementwise
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 from gpucompat.verification.fix_proof import (
     ExecutorRun,
     NotRun,

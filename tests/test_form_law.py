@@ -1,5 +1,5 @@
 """The law of forms as data (issue 23): `check --profile litert-mldrift` flags every op whose form
-(rules/forms.py) the numerics grid measured wrong on LiteRT's real GPU accelerator, including the
+(rules/support/forms.py) the numerics grid measured wrong on LiteRT's real GPU accelerator, including the
 forms the example-keyed rules missed, leaves right forms alone, and reports a delegated form the
 grid never measured as unmeasured (GPU007) instead of assuming it right. The models are one op
 between a runtime input and a constant, as TensorFlow's converter writes them
@@ -12,7 +12,7 @@ import pytest
 import models_formlaw
 from cli import gpucompat
 from gpucompat.ir import from_bytes
-from gpucompat.rules.forms import form_of
+from gpucompat.rules.support.forms import form_of
 
 
 def _check(path, profile="litert-mldrift"):

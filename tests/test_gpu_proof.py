@@ -62,8 +62,8 @@ def test_the_refused_cleanup_really_is_wrong_on_the_accelerator(models, tmp_path
     from gpucompat import ir
     from gpucompat.fixing.run import rewrite_model
     from gpucompat.rewrites.cleanup import Cleanup
-    from gpucompat.rules import registry
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.profile import Options
 
     path = models.path("gpuproof_squeeze_then_sub")
     model = ir.from_bytes(open(path, "rb").read(), path)

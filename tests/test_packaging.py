@@ -84,8 +84,8 @@ def run_installed(site: str, argv: list[str], cwd) -> subprocess.CompletedProces
 
 
 def test_a_plain_install_imports_its_layers_and_checks_from_another_directory(installed, tmp_path):
-    probe = ("import gpucompat, gpucompat.rules.registry, gpucompat.rules.profiles.gpu_current, gpucompat.rewrites, "
-             "gpucompat.opencl, gpucompat.reports; print(gpucompat.__file__)")
+    probe = ("import gpucompat, gpucompat.rules.support.registry, gpucompat.rules.support.profiles.gpu_current, "
+             "gpucompat.rewrites, gpucompat.opencl, gpucompat.reports; print(gpucompat.__file__)")
     r = run_installed(installed, [sys.executable, "-c", probe], tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == os.path.join(installed, "gpucompat", "__init__.py")

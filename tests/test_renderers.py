@@ -116,8 +116,8 @@ def diff_subject(old: str, new: str) -> dict:
 def confirm_subject(path: str) -> list:
     from gpucompat.confirm import compare, logs, runner
     from gpucompat.placement import check_model
-    from gpucompat.rules import registry
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.profile import Options
 
     lines = CONFIRM_LOG.splitlines()
     report = runner.RuntimeReport(path, True, litert="2.3.0", facts=logs.parse(lines), log=lines)

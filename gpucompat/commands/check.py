@@ -60,9 +60,9 @@ def check(
     from gpucompat.image_inputs import normalization_from_flags
     from gpucompat.output import records
     from gpucompat.pipeline import Task, check_many
-    from gpucompat.rules import registry
     from gpucompat.rules.lint import SEVERITIES
-    from gpucompat.rules.lint.device_reports import parse_families
+    from gpucompat.rules.lint.device_reports.families import parse_families
+    from gpucompat.rules.support import registry
 
     # a command-line run ends with this command: the cyclic collector stays off, so that no full
     # collection walks the models' objects (pipeline.check_many collects between models itself)

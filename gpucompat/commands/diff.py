@@ -33,7 +33,7 @@ def diff(
     from gpucompat.analyses.model_diff import diff_records, failing_findings, new_findings
     from gpucompat.output import diff_view
     from gpucompat.pipeline import Task, check_one
-    from gpucompat.rules import registry
+    from gpucompat.rules.support import registry
 
     cfg = configs.settings("diff", new, config)
     profile = cfg.profile(profile, registry.DEFAULT)

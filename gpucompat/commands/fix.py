@@ -65,9 +65,9 @@ def fix(
     from gpucompat.fixing import run
     from gpucompat.image_inputs import normalization_from_flags
     from gpucompat.output import fix_view
-    from gpucompat.rules import registry
     from gpucompat.rules.lint import SEVERITIES, run_all
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.profile import Options
 
     if verify_on not in (None, "litert-gpu"):
         raise GpucompatError("--verify-on must be litert-gpu")

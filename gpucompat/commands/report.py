@@ -31,7 +31,7 @@ def report(
     from gpucompat.output import records as documents
     from gpucompat.output.renderers import Kind, emit
     from gpucompat.pipeline import Task, check_many
-    from gpucompat.rules import registry
+    from gpucompat.rules.support import registry
 
     files = model_paths(paths)
     cfg = configs.settings("report", files[0] if files else ".", config)

@@ -70,7 +70,7 @@ def verify(
     from gpucompat import config as configs
     from gpucompat.image_inputs import normalization_from_flags
     from gpucompat.opencl.runtime import PRECISIONS
-    from gpucompat.rules import registry
+    from gpucompat.rules.support import registry
     from gpucompat.verification.budget import parse_size
     from gpucompat.verification.session import Settings, verify_model
     from gpucompat.verification.tolerance import Tolerance

@@ -169,8 +169,8 @@ def confirm(paths: list[str], launch: Launcher, per_model_timeout: float = 120.0
     from gpucompat import ir
     from gpucompat.ir.litertlm import as_files
     from gpucompat.placement import check_model
-    from gpucompat.rules import registry
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.profile import Options
 
     models = [ir.load(p) for p in paths]
     with as_files(paths) as files:  # the runtime opens files: bundle sections get one each

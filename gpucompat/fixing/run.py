@@ -22,7 +22,7 @@ from gpucompat.progress import status
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
 from gpucompat.rewrites.freeze_shapes import FreezeShapes
-from gpucompat.rules.profile import Options, Profile
+from gpucompat.rules.support.profile import Options, Profile
 from gpucompat.verification.fix_proof import Verification, Verifications, verify, verify_everywhere
 from gpucompat.verification.real_gpu_forms import (
     UnprovenOp,
@@ -116,7 +116,7 @@ def rewrite_guarded(original: FileMap | bytes, model: ir.Model, rewrites: list[R
                     options: Options) -> tuple[ir.Model, Trace, list[UnprovenOp]]:
     """Rewrite `model` (read from `original`) so that no rewrite step makes an op delegated in a
     form LiteRT's GPU accelerator is known to compute wrongly that the input did not delegate so
-    (rules/calibration/, at fp32, under the profiles it was measured for). When the result has
+    (rules/support/calibration/, at fp32, under the profiles it was measured for). When the result has
     one, the rewriting is replayed on a fresh copy, auditing after every step, and the step that
     last brought each such op in is refused (that rewrite at that candidate, traced with the
     reason); then the rest is applied again. Returns the rewritten model, the trace and the
@@ -159,7 +159,7 @@ def _steps_to_refuse(model: ir.Model, rewrites: list[Rewrite], profile: Profile,
     if not blamed:  # the replay is deterministic: the result's ops appear at some step
         raise GpucompatError(f"{model.path}: internal error: no rewrite step to blame for {wrong[0].where}")
     return {key: (f"refused: it makes {target[ident].where} delegated under {target[ident].profile}, a form "
-                  f"LiteRT's GPU accelerator computes wrongly at fp32 (rules/calibration/litert_gpu.json)")
+                  f"LiteRT's GPU accelerator computes wrongly at fp32 (rules/support/calibration/litert_gpu.json)")
             for ident, key in blamed.items()}
 
 

@@ -11,8 +11,8 @@ from gpucompat.analyses.boundaries import PRECISION_DEFAULTS
 from gpucompat.analyses.channel_padding import STORED_BYTES
 from gpucompat.placement import ModelResult
 from gpucompat.rules.lint import Finding
-from gpucompat.rules.lint.wrong_forms import UNMEASURED_CODES, WRONG_CODES
-from gpucompat.rules.profile import label
+from gpucompat.rules.lint.calibrated_forms import UNMEASURED_CODES, WRONG_CODES
+from gpucompat.rules.support.profile import label
 from gpucompat.unsupported import FP16_LISTED, listed_fp16_nodes, unsupported_groups
 
 SCHEMA_VERSION = 1

@@ -2,7 +2,7 @@
 not known to compute right.
 
 The executor computes every op's math right, whatever its form; the real accelerator computes some
-forms wrongly (rules/forms.py, measured in rules/calibration/). Under each profile the calibration
+forms wrongly (rules/support/forms.py, measured in rules/support/calibration/). Under each profile the calibration
 stands for, every op that profile delegates is looked up by its form: "wrong" (measured wrong),
 "unmeasured" (never measured, or an op with no form key: unknown is not right) or right (not
 listed). `fix` lists them for its output, marks those it introduced and refuses a rewrite that
@@ -16,9 +16,9 @@ from dataclasses import dataclass, replace
 
 from gpucompat import ir
 from gpucompat.placement import check_model
-from gpucompat.rules import calibration, registry
-from gpucompat.rules.forms import KEYED, form_of, is_constant
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import calibration, registry
+from gpucompat.rules.support.forms import KEYED, form_of, is_constant
+from gpucompat.rules.support.profile import Options
 
 NO_FORM = "no form recorded"
 
@@ -58,7 +58,7 @@ def measured_profiles() -> list[str]:
 
 def unproven_ops(model: ir.Model, precision: str = "fp32", options: Options | None = None) -> list[UnprovenOp]:
     """Every op delegated under a measured profile whose form the calibration records wrong at
-    `precision`, or never measured, among the op types the grid keys (rules/forms.py KEYED, as
+    `precision`, or never measured, among the op types the grid keys (rules/support/forms.py KEYED, as
     check's GPU005 / GPU007 judge them). A DEQUANTIZE of a constant (fp16 weights) is not one: the
     delegate folds it into the constant its reader's form names."""
     out = []

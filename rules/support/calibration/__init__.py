@@ -1,0 +1,55 @@
+"""What LiteRT's real GPU accelerator computed for each op form of the numerics calibration grid
+(tests/numerics_grid.py), as data: litert_gpu.json holds, per form key (rules/support/forms.py), the
+verdict at fp32 and at the accelerator's default precision (fp16) with its evidence (cosine and
+max error relative to the largest CPU output, and the grid form that showed it).
+
+The GPU005, PREC408 and GPU007 rules read it (a form it lacks is unmeasured); the fidelity suite
+re-runs a sample of the grid and fails when the accelerator and this file disagree."""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+
+PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "litert_gpu.json")
+PROFILES = ("litert-mldrift", "litert-mldrift@2.3.0")  # the profiles of the release it measured (asked first)
+
+
+@lru_cache(maxsize=1)
+def load() -> dict:
+    """The recorded calibration: {"litert", "driver", "profiles", "forms": {key: {precision: ...}}}."""
+    with open(PATH) as f:
+        return json.load(f)
+
+
+def observed(key: str | None) -> dict | None:
+    """The recorded verdicts of one form key ({"fp32": {...}, "fp16": {...}}), None when the grid
+    has no such form."""
+    return None if key is None else load()["forms"].get(key)
+
+
+def status(key: str | None, precision: str) -> str:
+    """What the accelerator was measured to compute for the form `key` at `precision` ("fp32" or
+    "fp16"): "wrong", "right", or "unmeasured" when the grid never ran that form (or the op has no
+    form key). Unknown is not right: callers report "unmeasured" as such."""
+    seen = observed(key)
+    if seen is None or precision not in seen:
+        return "unmeasured"
+    return "wrong" if seen[precision]["wrong"] else "right"
+
+
+def write(forms: dict[str, dict], driver: str) -> None:
+    """Record the grid's verdicts (atomically), for the profiles the accelerator stands for."""
+    from importlib.metadata import version
+
+    head = {"litert": version("ai-edge-litert"), "driver": driver, "profiles": list(PROFILES),
+            "thresholds": "wrong: cosine < 0.9999 or max error > 1e-3 of the largest output at fp32; "
+                          "cosine < 0.999 or max error > 1e-2 at fp16"}
+    tmp = PATH + ".tmp"
+    with open(tmp, "w") as f:  # one line per form: about 15,000 of them
+        f.write(json.dumps(head, indent=1)[:-2] + ',\n "forms": {\n')
+        f.write(",\n".join(f"  {json.dumps(k)}: {json.dumps(v, separators=(',', ':'))}" for k, v in forms.items()))
+        f.write("\n }\n}\n")
+    os.replace(tmp, PATH)
+    load.cache_clear()
