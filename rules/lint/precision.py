@@ -69,7 +69,7 @@ A basic LSTM with 9 units: the new state's error is as large as the state.
 
 ## How to fix
 Pad the cell to a multiple of 4 units (zero weights and biases for the extra units leave the real
-units' values unchanged), or keep the op off the GPU. Check with `gpucompat verify MODEL --backend
+units' values unchanged), or keep the op off the GPU. Check with `gpucompat verify MODEL --runner
 litert-gpu`.
 
 ## Fix safety
@@ -402,7 +402,7 @@ on `tests/models_verdict.py`'s two-class FULLY_CONNECTED + SOFTMAX, half rounds 
 1.0004 to 1: the probabilities tie and class 1 becomes 0.
 
 ## How to fix
-Confirm with `gpucompat verify --precision fp16 --inputs DATA` (the executor) or `--backend
+Confirm with `gpucompat verify --precision fp16 --inputs DATA` (the executor) or `--runner
 litert-gpu --precision fp16` (the real accelerator); then run the model at fp32
 (`setPrecisionLossAllowed(false)` / `enforce_f32`), or keep the final layers on the CPU.
 

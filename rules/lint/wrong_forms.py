@@ -42,7 +42,7 @@ constant stored at rank 4 (rewrite explicit-rank-4), or, for a runtime scalar or
 vector with a constant tensor, against the constant laid out flat (flat-constant), or, for a
 runtime operand broadcast across the batch of a constant [B, H, W, C] with B > 1, once per batch
 slice of the constant, concatenated along the batch (split-batch); each only when the form it
-makes is measured right. Check with `gpucompat verify MODEL --backend litert-gpu`. A RESHAPE
+makes is measured right. Check with `gpucompat verify MODEL --runner litert-gpu`. A RESHAPE
 written in the model source does not help: the converter folds it back.
 
 ## Fix safety
@@ -69,7 +69,7 @@ SUM over axes 1 and 2 of [1, 112, 112, 32] with values 5-7: wrong at fp16, exact
 
 ## How to fix
 Scale before the reduction (MEAN instead of SUM, or a MUL by 1/N before it), or run the model
-with GpuOptions(enforce_f32=True). Check with `gpucompat verify MODEL --backend litert-gpu
+with GpuOptions(enforce_f32=True). Check with `gpucompat verify MODEL --runner litert-gpu
 --precision fp16`.
 
 ## Fix safety
@@ -97,7 +97,7 @@ never compared with the CPU, so the model's outputs are unproven on the GPU.
 MIRROR_PAD of a [1, 16, 16, 8] tensor: "MIRROR_PAD rank 4 on axes 1,2" was never measured.
 
 ## How to fix
-Check the model on the real accelerator: `gpucompat verify MODEL --backend litert-gpu` (fp32
+Check the model on the real accelerator: `gpucompat verify MODEL --runner litert-gpu` (fp32
 and `--precision fp16`). To add the form to the table, add it to tests/numerics_grid.py and
 re-record with `python tests/numerics_grid.py`.
 
