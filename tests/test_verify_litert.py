@@ -67,6 +67,7 @@ def test_a_partly_delegated_model(models):
     assert "partly delegated" in doc["device"] and doc["first_divergent_op"]["op"] == "PAD"
 
 
-def test_an_unknown_backend_is_refused(models):
+def test_an_unknown_runner_in_the_old_spelling_is_refused(models):
     r = gpucompat("verify", models.path("conv_relu"), "--backend", "metal")
-    assert r.returncode == 2 and "--backend must be one of opencl, litert-gpu" in r.stderr
+    assert r.returncode == 2 and "must be one of opencl, litert-gpu, got 'metal'" in r.stderr
+    assert "--backend is deprecated here, use --runner" in r.stderr and "Traceback" not in r.stderr

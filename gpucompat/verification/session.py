@@ -17,7 +17,7 @@ from gpucompat import ir
 from gpucompat.errors import GpucompatError
 from gpucompat.npz_inputs import fits
 from gpucompat.progress import status
-from gpucompat.runners import REAL_GPU, RUNNERS, Job, Runner
+from gpucompat.runners import REAL_GPU, Job, Runner, named, verify_choices
 from gpucompat.verification import at_input_shape, budget, inputs, sensitivity, tolerance
 from gpucompat.verification.comparison import OutputStats, ShapeMismatch
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
@@ -143,7 +143,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     graph = model.graphs[0]
     where = [p for ps in by_subgraph.values() for p in ps]
     _refuse_other_signature(all_feeds[0], original or model)
-    runner = RUNNERS[settings.runner]
+    runner = named(settings.runner, "--runner", verify_choices())
     ref_bytes, changes = reference_model(ref_bytes, _gpu_side(runner, original or model, by_subgraph, original,
                                                               settings.profile))
     reference = _reference(ref_bytes, ref_path, all_feeds[0])
