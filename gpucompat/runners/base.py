@@ -60,6 +60,8 @@ class Opened:
     state: object = None
 
 
+# (the job, the model opened on it, the reference's model bytes, the input set of the first failing
+# run, the tolerance an intermediate is held to) -> the first divergent op's record, or None
 Localize = Callable[["Job", "Opened", bytes, "list[np.ndarray]", "Tolerance"], "dict | None"]
 
 
@@ -73,9 +75,9 @@ class Runner(Protocol):
     about: str
     default_runs: int  # verify's runs when --runs is not given
     dynamic_dim: int  # the size a fix's proof feeds dynamic dimensions at
-    placed: bool  # runs the simulated delegate's placements (the reference computes those ops as the GPU does)
+    placed: bool  # runs the ops where the simulated delegate places them (a fix's proof works those out for it)
     proves_every_fix: bool  # fix proves on it unasked (else only with --verify-on)
-    localize: Localize | None  # the recording hook: the first divergent op's record, or None when none diverges
+    localize: Localize | None  # the recording hook for --localize (None: the runner has none)
 
     def open(self, job: Job) -> Opened:
         """The model opened on this runner; NotRun when it cannot run here."""
