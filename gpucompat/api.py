@@ -63,12 +63,13 @@ def fix(path: str, output: str | None = None, *, rewrites: Sequence[str] | None 
 
 def verify(path: str, *, runs: int = 50, precision: str = "fp32", profile: str = "gpu-current",
            device: str | None = None, atol: float | None = None, rtol: float | None = None,
-           against: str | None = None, seed: int = 0, localize: bool = False) -> dict:
-    """Run the model on the included OpenCL executor (CPU partitions on the reference interpreter)
-    and compare its outputs with the reference interpreter; the record `gpucompat verify --format
-    json` prints ("passed", per-output errors, the first divergent op with `localize`)."""
+           against: str | None = None, seed: int = 0, localize: bool = False, runner: str = "opencl") -> dict:
+    """Run the model on `runner` (a name in gpucompat/runners' table; by default the included
+    OpenCL executor, CPU partitions on the reference interpreter) and compare its outputs with the
+    reference interpreter; the record `gpucompat verify --format json` prints ("passed", per-output
+    errors, the first divergent op with `localize`)."""
     from gpucompat.verification.session import Settings, verify_model
 
     settings = Settings(runs=runs, precision=precision, profile=profile, device=device, atol=atol, rtol=rtol,
-                        against=against, seed=seed, localize=localize)
+                        against=against, seed=seed, localize=localize, runner=runner)
     return verify_model(path, settings).record()

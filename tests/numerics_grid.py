@@ -418,8 +418,8 @@ def _owners(op, by_name: dict[str, Form]) -> list[Form]:
 
 def _run(data: bytes, batch: list[Form], path: str, seed: int) -> None:
     from gpucompat import ir
-    from gpucompat.confirm.infer import run_on_accelerator
     from gpucompat.rules.support.forms import form_of
+    from gpucompat.runners.litert_gpu.infer import run_on_accelerator
     from gpucompat.verification.interpreter import reference_interpreter, run_reference
 
     with open(path, "wb") as fh:

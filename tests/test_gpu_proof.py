@@ -72,7 +72,7 @@ def test_the_refused_cleanup_really_is_wrong_on_the_accelerator(models, tmp_path
     cleaned.write_bytes(ir.to_bytes(model))
     runs = {}
     for p in (path, str(cleaned)):
-        r = gpucompat("verify", p, "--backend", "litert-gpu", "--runs", "1", "--format", "json", timeout=600)
+        r = gpucompat("verify", p, "--runner", "litert-gpu", "--runs", "1", "--format", "json", timeout=600)
         gate(r)
         runs[p] = json.loads(r.stdout)["outputs"][0]
     assert runs[path]["max_abs_error"] <= 1e-3 * runs[path]["max_ref_abs"]

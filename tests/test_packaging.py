@@ -89,7 +89,8 @@ def test_a_plain_install_imports_its_layers_and_checks_from_another_directory(in
     r = run_installed(installed, [sys.executable, "-c", probe], tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == os.path.join(installed, "gpucompat", "__init__.py")
-    assert any(n.endswith(".json") for n in os.listdir(os.path.join(installed, "gpucompat", "rules", "support", "calibration")))
+    calibration = os.path.join(installed, "gpucompat", "rules", "support", "calibration")
+    assert any(n.endswith(".json") for n in os.listdir(calibration))
     assert any(n.endswith(".cl") for n in os.listdir(os.path.join(installed, "gpucompat", "opencl")))
 
     model = os.path.join(ROOT, "examples", "models", "segmenter.tflite")

@@ -10,6 +10,10 @@ from gpucompat.commands import common
 from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, FailOn, format_option
 from gpucompat.errors import GpucompatError
 from gpucompat.output.renderers import TERMINAL, Kind, emit
+from gpucompat.runners import RUNNERS, named, on_request
+
+VERIFY_ON_HELP = ("Also verify on this runner: " + "; ".join(f"{name} ({RUNNERS[name].about})" for name in on_request())
+                  + " (automatic with --profile litert-mldrift; 'not run' without its device).")
 
 
 def _names(value: str | None) -> list[str] | None:
@@ -50,7 +54,7 @@ def fix(
     input_mean: common.InputMean = None,
     input_std: common.InputStd = None,
     no_verify: Annotated[bool | None, typer.Option("--no-verify", help="Skip the numerical verification.")] = None,
-    verify_on: Annotated[str | None, typer.Option(help="Also verify on litert-gpu: LiteRT's real GPU accelerator (automatic with --profile litert-mldrift; 'not run' without a Vulkan device).")] = None,
+    verify_on: Annotated[str | None, typer.Option(help=VERIFY_ON_HELP)] = None,
     require_gpu_proof: Annotated[bool | None, typer.Option("--require-gpu-proof", help="Exit 1 and write nothing when the real GPU did not check the output in this run (it runs there when a Vulkan device is present) and some op it delegates has a form known wrong or never measured there.")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Allow writing over the input model.")] = False,
     output_format: Annotated[str, format_option(Kind.fix_result, "What fix prints (the fixed model goes to --output).")] = TERMINAL,
@@ -69,8 +73,7 @@ def fix(
     from gpucompat.rules.support import registry
     from gpucompat.rules.support.profile import Options
 
-    if verify_on not in (None, "litert-gpu"):
-        raise GpucompatError("--verify-on must be litert-gpu")
+    asked = (named(verify_on, "--verify-on", on_request()),) if verify_on else ()
     if output is None and not dry_run:
         if not in_place:
             raise GpucompatError("fix needs --output/-o (or --in-place to overwrite the model, or --dry-run)")
@@ -93,7 +96,7 @@ def fix(
         result.samples, result.inputs_described = samples.values, samples.description
     status = EXIT_CLEAN
     if not dry_run and not run.prove_and_write(result, chosen, output, in_place, not cfg.pick("no_verify", no_verify, False),
-                                               on_accelerator=verify_on == "litert-gpu",
+                                               asked=asked,
                                                require_gpu_proof=cfg.pick("require_gpu_proof", require_gpu_proof, False)):
         status = EXIT_FINDINGS
     if status == EXIT_CLEAN and level != "never":

@@ -3,6 +3,7 @@ with the reference interpreter, like TFLite's inference_diff, with pass/fail thr
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -19,10 +20,12 @@ from gpucompat.commands.common import (
 )
 from gpucompat.errors import GpucompatError
 from gpucompat.output.renderers import TERMINAL, Kind, emit
+from gpucompat.runners import OPENCL, RUNNERS, named, verify_choices
 
-# Test backends and their default number of runs: the accelerator's first inference compiles
-# shaders for 10-40 s on the software Vulkan driver, so it runs few by default.
-BACKENDS = {"opencl": 50, "litert-gpu": 3}
+RUNNER_HELP = (f"Who runs MODEL against the reference interpreter (default {OPENCL.name}): " + "; ".join(
+    f"{name} ({RUNNERS[name].about}; {RUNNERS[name].default_runs} runs by default)" for name in verify_choices()) + ".")
+DEPRECATED_BACKEND = ("gpucompat verify: --backend is deprecated here, use --runner (--backend names the "
+                      "delegate's API, cl|gl|metal, in the other commands)")
 
 
 def _overrides(specs: list[str]) -> dict:
@@ -41,15 +44,27 @@ def _overrides(specs: list[str]) -> dict:
     return out
 
 
+def _runner_name(cfg, runner: str | None, backend: str | None) -> str:
+    """--runner, else the config file's runner, else opencl; the old spelling `backend` (flag or
+    file key) still counts, with a one-line note on stderr."""
+    if runner is None and backend is None:  # the file's runner, or its old key
+        runner = cfg.pick("runner")
+        backend = None if runner else cfg.pick("backend")
+    if backend is not None:
+        print(DEPRECATED_BACKEND, file=sys.stderr)
+    return runner or backend or OPENCL.name
+
+
 def verify(
     model: Annotated[str, typer.Argument(help="The .tflite model to run.")],
-    runs: Annotated[int | None, typer.Option(help="Number of runs with seeded random inputs (default 50; 3 on litert-gpu).")] = None,
+    runs: Annotated[int | None, typer.Option(help="Number of runs with seeded random inputs (the runner's default: see --runner).")] = None,
     inputs: Annotated[str | None, typer.Option(help="Run on these inputs instead of random ones, one run per sample: " + INPUTS_HELP + ".")] = None,
     input_range: InputRange = None,
     input_mean: InputMean = None,
     input_std: InputStd = None,
-    backend: Annotated[str | None, typer.Option(help="Test backend: opencl (hybrid execution on the included executor; the default) or litert-gpu (LiteRT's real GPU accelerator; ops it does not take run on LiteRT's CPU).")] = None,
-    precision: Annotated[str | None, typer.Option(help="Precision: fp32 (default), or fp16 (executor: half storage, float arithmetic; litert-gpu: the accelerator's default).")] = None,
+    runner: Annotated[str | None, typer.Option(help=RUNNER_HELP)] = None,
+    backend: Annotated[str | None, typer.Option(help="Deprecated spelling of --runner.", hidden=True)] = None,
+    precision: Annotated[str | None, typer.Option(help="Precision: fp32 (default), or fp16 (executor: half storage, float arithmetic; the real accelerator: its default).")] = None,
     device: Annotated[str | None, typer.Option(help="OpenCL device: index or part of its name (default: a GPU, else PoCL).")] = None,
     cache_dir: Annotated[str | None, typer.Option(help="Compiled-program cache directory (default: the user cache directory; '' disables).")] = None,
     profile: Annotated[str | None, typer.Option(help="Delegate profile deciding which ops run on the GPU (default gpu-current).")] = None,
@@ -76,15 +91,14 @@ def verify(
     from gpucompat.verification.tolerance import Tolerance
 
     cfg = configs.settings("verify", model, config)
-    backend, precision = cfg.pick("backend", backend, "opencl"), cfg.pick("precision", precision, "fp32")
+    chosen = named(_runner_name(cfg, runner, backend), "--runner", verify_choices())
+    precision = cfg.pick("precision", precision, "fp32")
     overrides = (_overrides(output_tolerance) if output_tolerance
                  else {k: Tolerance(*v) for k, v in cfg.pick("output_tolerance", None, {}).items()})
     max_memory = cfg.pick("max_memory", max_memory)
     if precision not in PRECISIONS:
         raise GpucompatError(f"--precision must be one of {', '.join(PRECISIONS)}")
-    if backend not in BACKENDS:
-        raise GpucompatError(f"--backend must be one of {', '.join(BACKENDS)}")
-    settings = Settings(runs=cfg.pick("runs", runs, BACKENDS[backend]), backend=backend, precision=precision,
+    settings = Settings(runs=cfg.pick("runs", runs, chosen.default_runs), runner=chosen.name, precision=precision,
                         device=cfg.pick("device", device), cache_dir=cfg.pick("cache_dir", cache_dir),
                         profile=cfg.profile(profile, registry.DEFAULT), atol=cfg.pick("atol", atol),
                         rtol=cfg.pick("rtol", rtol), overrides=overrides, localize=cfg.pick("localize", localize, False),

@@ -23,6 +23,7 @@ from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
 from gpucompat.rewrites.freeze_shapes import FreezeShapes
 from gpucompat.rules.support.profile import Options, Profile
+from gpucompat.runners import REAL_GPU, Runner
 from gpucompat.verification.fix_proof import Verification, Verifications, verify, verify_everywhere
 from gpucompat.verification.real_gpu_forms import (
     UnprovenOp,
@@ -31,8 +32,6 @@ from gpucompat.verification.real_gpu_forms import (
     mark_introduced,
     unproven_ops,
 )
-
-ACCELERATOR = "litert-gpu"  # the verification backend that is LiteRT's real GPU accelerator
 
 
 @dataclass
@@ -70,7 +69,7 @@ class Fix:
         """The verification on LiteRT's real GPU accelerator, when one was asked for."""
         if self.verification is None:
             return None
-        return next((r for r in self.verification.results if r.backend == ACCELERATOR), None)
+        return next((r for r in self.verification.results if r.backend == REAL_GPU.title), None)
 
     @property
     def proven_on_gpu(self) -> bool:
@@ -202,26 +201,22 @@ def _staged(model: ir.Model) -> FileMap | bytes:
     return map_open(f)
 
 
-def verify_fix(fix: Fix, on_accelerator: bool = False, require_gpu_proof: bool = False) -> Verifications | None:
-    """Run the numerical comparison on every backend when something changed, the executor placing
-    ops as the fix's profile and options do; also on LiteRT's real GPU accelerator when asked, or
-    when the fix aims at it (profile litert-mldrift). With `require_gpu_proof`, an unchanged model
-    with delegated ops not known right runs on the accelerator against itself on the reference
-    interpreter. The result is kept on `fix`."""
+def verify_fix(fix: Fix, asked: tuple[Runner, ...] = (), require_gpu_proof: bool = False) -> Verifications | None:
+    """Run the numerical comparison on every runner that proves every fix when something changed,
+    the executor placing ops as the fix's profile and options do; also on the `asked` runners, and
+    on LiteRT's real GPU accelerator when the fix aims at it (a profile of a LiteRT release). With
+    `require_gpu_proof`, an unchanged model with delegated ops not known right runs on the
+    accelerator against itself on the reference interpreter. The result is kept on `fix`."""
     if not fix.changed and require_gpu_proof and fix.unproven:
-        from gpucompat.fixing import on_accelerator as litert
-
         model = bytes(fix.original)
-        fix.verification = Verifications([verify(model, model, {"exact"}, litert.backend(), fix.samples)])
+        fix.verification = Verifications([verify(model, model, {"exact"}, REAL_GPU, fix.samples)])
     if fix.changed:
         original, fixed, safeties = bytes(fix.original), bytes(fix.fixed), fix.trace.safeties()
-        with status("verifying the fix"):  # one spinner line; each backend's step names itself on it
+        if fix.after.profile.release is not None:  # a profile of LiteRT's accelerator
+            asked = (*asked, REAL_GPU)
+        with status("verifying the fix"):  # one spinner line; each runner's step names itself on it
             fix.verification = verify_everywhere(original, fixed, safeties, fix.after.profile.name,
-                                                 fix.after.options, fix.samples)
-            if on_accelerator or fix.after.profile.release is not None:  # a profile of LiteRT's accelerator
-                from gpucompat.fixing import on_accelerator as litert
-
-                fix.verification.results.append(verify(original, fixed, safeties, litert.backend(), fix.samples))
+                                                 fix.after.options, fix.samples, asked)
     return fix.verification
 
 
@@ -234,13 +229,15 @@ def write_fix(fix: Fix, output: str, in_place: bool) -> None:
 
 
 def prove_and_write(fix: Fix, rewrites: list[Rewrite], output: str | None, in_place: bool,
-                    verify: bool = True, on_accelerator: bool = False, require_gpu_proof: bool = False) -> bool:
-    """Verify the fix (unless `verify` is False; also on LiteRT's GPU accelerator when
-    `on_accelerator` or `require_gpu_proof`) and write it to `output` when it holds; after a failed
+                    verify: bool = True, asked: tuple[Runner, ...] = (), require_gpu_proof: bool = False) -> bool:
+    """Verify the fix (unless `verify` is False; also on the `asked` runners, and on LiteRT's GPU
+    accelerator with `require_gpu_proof`) and write it to `output` when it holds; after a failed
     verification name the rewrites to blame and write nothing. With `require_gpu_proof`, an output
     that delegates an op not known right on the real GPU (fix.unproven) is not written either
     unless the accelerator checked it in this run (fix.refusal says why). True when the fix holds."""
-    if verify and verify_fix(fix, on_accelerator or require_gpu_proof, require_gpu_proof) is not None \
+    if require_gpu_proof:
+        asked = (*asked, REAL_GPU)
+    if verify and verify_fix(fix, asked, require_gpu_proof) is not None \
             and not fix.verification.ok:
         fix.failing_rewrites = blame(fix, rewrites, fix.after.profile, fix.after.options)
         return False
@@ -255,7 +252,7 @@ def prove_and_write(fix: Fix, rewrites: list[Rewrite], output: str | None, in_pl
 
 def gpu_check_status(fix: Fix) -> str:
     """Whether the real accelerator checked the output in this run: "passed", "failed", "not run:
-    <why>" (no Vulkan device), or "not asked" (no --verify-on litert-gpu, another profile than
+    <why>" (no Vulkan device), or "not asked" (no --verify-on naming it, another profile than
     litert-mldrift, --no-verify, or nothing to verify)."""
     check = fix.accelerator_check
     if check is None:

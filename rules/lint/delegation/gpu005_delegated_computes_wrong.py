@@ -30,7 +30,7 @@ constant stored at rank 4 (rewrite explicit-rank-4), or, for a runtime scalar or
 vector with a constant tensor, against the constant laid out flat (flat-constant), or, for a
 runtime operand broadcast across the batch of a constant [B, H, W, C] with B > 1, once per batch
 slice of the constant, concatenated along the batch (split-batch); each only when the form it
-makes is measured right. Check with `gpucompat verify MODEL --backend litert-gpu`. A RESHAPE
+makes is measured right. Check with `gpucompat verify MODEL --runner litert-gpu`. A RESHAPE
 written in the model source does not help: the converter folds it back.
 
 ## Fix safety

@@ -17,7 +17,7 @@ never compared with the CPU, so the model's outputs are unproven on the GPU.
 MIRROR_PAD of a [1, 16, 16, 8] tensor: "MIRROR_PAD rank 4 on axes 1,2" was never measured.
 
 ## How to fix
-Check the model on the real accelerator: `gpucompat verify MODEL --backend litert-gpu` (fp32
+Check the model on the real accelerator: `gpucompat verify MODEL --runner litert-gpu` (fp32
 and `--precision fp16`). To add the form to the table, add it to tests/numerics_grid.py and
 re-record with `python tests/numerics_grid.py`.
 

@@ -16,7 +16,7 @@ A basic LSTM with 9 units: the new state's error is as large as the state.
 
 ## How to fix
 Pad the cell to a multiple of 4 units (zero weights and biases for the extra units leave the real
-units' values unchanged), or keep the op off the GPU. Check with `gpucompat verify MODEL --backend
+units' values unchanged), or keep the op off the GPU. Check with `gpucompat verify MODEL --runner
 litert-gpu`.
 
 ## Fix safety

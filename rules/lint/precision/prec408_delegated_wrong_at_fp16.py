@@ -15,7 +15,7 @@ SUM over axes 1 and 2 of [1, 112, 112, 32] with values 5-7: wrong at fp16, exact
 
 ## How to fix
 Scale before the reduction (MEAN instead of SUM, or a MUL by 1/N before it), or run the model
-with GpuOptions(enforce_f32=True). Check with `gpucompat verify MODEL --backend litert-gpu
+with GpuOptions(enforce_f32=True). Check with `gpucompat verify MODEL --runner litert-gpu
 --precision fp16`.
 
 ## Fix safety

@@ -20,7 +20,7 @@ on `tests/models_verdict.py`'s two-class FULLY_CONNECTED + SOFTMAX, half rounds 
 1.0004 to 1: the probabilities tie and class 1 becomes 0.
 
 ## How to fix
-Confirm with `gpucompat verify --precision fp16 --inputs DATA` (the executor) or `--backend
+Confirm with `gpucompat verify --precision fp16 --inputs DATA` (the executor) or `--runner
 litert-gpu --precision fp16` (the real accelerator); then run the model at fp32
 (`setPrecisionLossAllowed(false)` / `enforce_f32`), or keep the final layers on the CPU.
 

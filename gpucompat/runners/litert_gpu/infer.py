@@ -1,10 +1,10 @@
-"""Inference on LiteRT's real GPU accelerator for `verify --backend litert-gpu`: one child process
-(gpucompat/confirm/infer_child.py) compiles the model once, in fp32 or at the accelerator's default
-precision (fp16), and runs every input set, with
-a time limit; the Vulkan driver is found as `gpucompat confirm` finds it (runner.launcher).
+"""Inference on LiteRT's real GPU accelerator: one child process (infer_child.py) compiles the
+model once, in fp32 or at the accelerator's default precision (fp16), and runs every input set,
+with a time limit; the Vulkan driver is found as `gpucompat confirm` finds it (confirm/runner.py,
+launcher), and the runtime's log lines are read by confirm/logs.py.
 
 The first inference compiles shaders (10-40 s on the software driver), so verify keeps the number
-of runs on this backend low by default.
+of runs on this runner low by default.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpucompat.confirm import infer_child, logs
+from gpucompat.confirm import logs
 from gpucompat.confirm.runner import NO_DEVICE_HELP, NoDevice, launcher
 from gpucompat.errors import GpucompatError
+from gpucompat.runners.litert_gpu import infer_child
 
 TIMEOUT_S = 600.0
 
@@ -64,6 +65,6 @@ def run_on_accelerator(path: str, runs: list[list[np.ndarray]], input_indices: l
                 raise GpucompatError(f"{path}: LiteRT's GPU accelerator cannot run it: {status['error']}")
             if not status["fully_accelerated"] and not partly:
                 raise GpucompatError(f"{path}: LiteRT's GPU accelerator does not take every op (see `gpucompat "
-                                     "confirm`); --backend litert-gpu verifies fully delegated models only")
+                                     "confirm`)")
             return AcceleratorRun([[got[f"run{r}_t{t}"] for t in output_indices] for r in range(len(runs))],
                                   status["fully_accelerated"])

@@ -17,6 +17,7 @@ from ai_edge_litert import schema_py_generated as fb
 
 from gpucompat import ir
 from gpucompat.ir import dtypes
+from gpucompat.verification.tolerance import Tolerance
 
 PROBE = "gpucompat_probe_"
 
@@ -40,12 +41,12 @@ def with_probes(data: bytes) -> tuple[bytes, list[ir.Tensor]]:
     return ir.to_bytes(model), probes
 
 
-def first_divergent_op(data: bytes, feeds: list[np.ndarray], settings) -> dict | None:
+def first_divergent_op(data: bytes, feeds: list[np.ndarray], precision: str, tol: Tolerance) -> dict | None:
     """{"index", "op", "tensor", "placement", "max_abs_error"} of the first op whose output on the
-    accelerator diverges beyond the tolerance, None when none does. The placement is the
+    accelerator (at `precision`) diverges beyond `tol`, None when none does. The placement is the
     litert-mldrift prediction (the accelerator's own account is not read at inference)."""
-    from gpucompat.confirm.compare import PROFILE
-    from gpucompat.confirm.infer import run_on_accelerator
+    from gpucompat.rules.support.profiles.litert_mldrift import PROFILE
+    from gpucompat.runners.litert_gpu.infer import run_on_accelerator
     from gpucompat.verification.interpreter import reference_interpreter, run_reference
     from gpucompat.verification.placements import placements
 
@@ -58,13 +59,12 @@ def first_divergent_op(data: bytes, feeds: list[np.ndarray], settings) -> dict |
         with open(path, "wb") as f:
             f.write(probed)
         run = run_on_accelerator(path, [feeds], [t.index for t in graph.inputs], [t.index for t in probes],
-                                 precision=settings.precision, partly=True)
+                                 precision=precision, partly=True)
     got = run.outputs[0]
     reference = reference_interpreter(data, "the model", preserve=True, xnnpack=False,
                                       input_shapes=[np.shape(f) for f in feeds])
     run_reference(reference, feeds)
-    tol = settings.tolerance(-1, "")
-    where = placements(ir.from_bytes(data), PROFILE)
+    where = placements(ir.from_bytes(data), PROFILE.name)
     for t, g in zip(probes, got):
         want = reference.get_tensor(t.index).astype(np.float64)
         g = np.asarray(g, np.float64).reshape(want.shape)

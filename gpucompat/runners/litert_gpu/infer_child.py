@@ -1,5 +1,5 @@
 """Run in a child process: inference on LiteRT's GPU accelerator, in fp32 or at its default
-precision (fp16), for `verify --backend litert-gpu` and the numerics calibration grid. Standard
+precision (fp16), for the LiteRT GPU runner (infer.py) and the numerics calibration grid. Standard
 library, numpy and ai_edge_litert only (the parent may run it with another Python than its own).
 
 Usage: infer_child.py MODEL INPUTS.npz OUTPUTS.npz [fp32|fp16]. INPUTS.npz holds `run<R>_t<T>`: the value of
