@@ -21,7 +21,10 @@ grid enumerates every form up to rank 4; a form is wrong when any of its measure
 Among the wrong forms: a binary elementwise op (ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM,
 SQUARED_DIFFERENCE) of a rank-0 to rank-3 runtime tensor with a constant of higher rank (ADD
 [8] + constant [2,1,8], MUL [8] x constant [1,1,1,8]), or of the same rank that is not a vector
-along the last axis; SOFTMAX of a rank-1 tensor; PAD of a rank-3 tensor. The message names the
+along the last axis; SOFTMAX of a rank-1 tensor; PAD of a rank-3 tensor; FULLY_CONNECTED of a
+rank-1 input, with runtime weights and a bias, or with int8 weights flattening a rank-4 input
+(FULLY_CONNECTED keys also name the output shape, keep_num_dims and the weights' kind and type:
+constant float32, float16 behind a DEQUANTIZE, int8, or runtime). The message names the
 form and its evidence: the LiteRT release, the precision, the cosine and the max error against
 the CPU, and the grid form that showed it. Raised under the profiles the calibration stands for
 (litert-mldrift).
@@ -83,9 +86,10 @@ UNMEASURED_DOC = """\
 ## What it finds
 An op that LiteRT's GPU accelerator delegates, of an op type whose forms the numerics calibration
 grid measures (binary and one-operand elementwise ops, SOFTMAX, TRANSPOSE, SLICE, STRIDED_SLICE,
-CONCATENATION, RESHAPE, PAD, reductions, EMBEDDING_LOOKUP), in a form (rules/forms.py) the grid
-never measured: a CONCATENATION of runtime, constant and runtime operands, a STRIDED_SLICE that
-drops axes, a MIRROR_PAD, a long REDUCE_PROD. Nothing is known about what the accelerator
+CONCATENATION, RESHAPE, PAD, reductions, EMBEDDING_LOOKUP, FULLY_CONNECTED), in a form
+(rules/forms.py) the grid never measured: a CONCATENATION of runtime, constant and runtime
+operands, a STRIDED_SLICE with a step of 4, a MIRROR_PAD, a long REDUCE_PROD, a FULLY_CONNECTED
+of an int8 input. Nothing is known about what the accelerator
 computes for it; unknown is not right. Raised under the profiles the calibration stands for
 (litert-mldrift).
 
