@@ -105,3 +105,23 @@ def test_a_fully_connected_key_names_its_weights(weights, named):
     m.output(m.op("FULLY_CONNECTED", [x, wt, -1], [1, 8], options=fb.FullyConnectedOptionsT()))
     ops = from_bytes(m.bytes()).graphs[0].ops
     assert form_of(ops[-1]) == f"FULLY_CONNECTED [1,n] to [1,n] with {named} weights"
+
+
+@pytest.mark.parametrize("x_shape, c_shape, wrong", [([8], [2, 1, 8], True), ([5, 7, 8], [8], False)])
+def test_a_div_by_a_constant_is_judged_by_its_own_measurement(x_shape, c_shape, wrong, tmp_path):
+    """TF's converter writes a DIV by a constant as a MUL; litert-torch and onnx2tf write the DIV,
+    which the grid measures written op by op: [8] / constant [2,1,8] is wrong on the accelerator,
+    [5,7,8] / constant [8] right."""
+    from ai_edge_litert import schema_py_generated as fb
+
+    from gpucompat import api
+    from irbuild import IRModel
+
+    m = IRModel()
+    x = m.input("x", x_shape)
+    c = m.const("c", np.full(c_shape, 2.0, np.float32))
+    m.output(m.op("DIV", [x, c], list(np.broadcast_shapes(tuple(x_shape), tuple(c_shape))), options=fb.DivOptionsT()))
+    rec = api.check(m.save(tmp_path / "div.tflite"), profile="litert-mldrift")
+    found = [f for f in rec["findings"] if f["code"] in ("GPU005", "GPU007")]
+    assert [f["code"] for f in found] == (["GPU005"] if wrong else []), found
+    assert not wrong or "[DIV runtime [n] with constant [n,1,n]]" in found[0]["message"]
