@@ -44,8 +44,9 @@ ADD of a [85, 16] tensor and a constant [1, 85, 16] (form "ADD runtime [n,n] wit
 constant stored at rank 4 (rewrite explicit-rank-4), or, for a runtime scalar or per-channel
 vector with a constant tensor, against the constant laid out flat (flat-constant), or, for a
 runtime operand broadcast across the batch of a constant [B, H, W, C] with B > 1, once per batch
-slice of the constant, concatenated along the batch (split-batch); each only when the form it
-makes is measured right. Check with `gpucompat verify MODEL --backend litert-gpu`. A RESHAPE
+slice of the constant, concatenated along the batch (split-batch), or, for a FULLY_CONNECTED of
+a rank-1 input, on that input as a batch of one, [1, n] (batched-vector); each only when the form
+it makes is measured right. Check with `gpucompat verify MODEL --backend litert-gpu`. A RESHAPE
 written in the model source does not help: the converter folds it back.
 
 ## Fix safety
