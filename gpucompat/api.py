@@ -55,7 +55,8 @@ def fix(path: str, output: str | None = None, *, rewrites: Sequence[str] | None 
     options = Options(allow_quant=not no_quant, backend=backend, max_delegated_partitions=max_delegated_partitions)
     shapes = {name: tuple(int(d) for d in shape) for name, shape in input_shapes.items()} if input_shapes else None
     chosen = catalogue.select(list(rewrites) if rewrites is not None else None, list(skip or ()), unsafe_fixes, shapes)
-    result = run.fix_file(path, chosen, prof, options)
+    checked = verify and run.accelerator_asked(prof, require_gpu_proof=require_gpu_proof)
+    result = run.fix_file(path, chosen, prof, options, checked)
     if output is not None or verify:
         run.prove_and_write(result, chosen, output, in_place, verify, require_gpu_proof=require_gpu_proof)
     return fix_view.document(result)

@@ -36,9 +36,12 @@ def summary(m: IRModel, tmp_path) -> dict:
     ([1, 32, 64], [1, 32, 128], True, "int8", False),    # keeps its rank: built
     ([32, 64], [32, 128], True, "int8", False),          # rank 2: built
     ([1, 32, 64], [32, 128], False, "float", False),     # float weights: built
+    ([1, 4, 8, 64], [32, 128], False, "int8", True),     # flattens [1, H, W, C]: measured to fail (the grid)
+    ([2, 1, 16, 64], [32, 128], False, "int8", False),   # flattens another rank-4 input: built
+    ([1, 4, 8, 64], [1, 4, 8, 128], True, "int8", False),  # keeps its rank: built
 ])
-def test_an_int8_weight_fully_connected_flattening_rank_3_fails_to_build(x_shape, out_shape, keep, weights, fails,
-                                                                          tmp_path):
+def test_an_int8_weight_fully_connected_flattening_fails_to_build(x_shape, out_shape, keep, weights, fails,
+                                                                  tmp_path):
     s = summary(fully_connected(x_shape, out_shape, keep, weights), tmp_path)
     assert s["delegation_fails"] is fails and s["ops_gpu"] == (0 if fails else 1)
 

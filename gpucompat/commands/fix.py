@@ -88,16 +88,18 @@ def fix(
                               cfg.pick("unsafe_fixes", unsafe_fixes, False), _input_shapes(input_shape))
     level = cfg.pick("fail_on", fail_on.value if fail_on else None, "never")
     normalization = normalization_from_flags(input_mean, input_std, input_range, inputs)
-    result = run.fix_file(path, chosen, prof, options)
+    verify = not dry_run and not cfg.pick("no_verify", no_verify, False)
+    require_gpu_proof = cfg.pick("require_gpu_proof", require_gpu_proof, False)
+    result = run.fix_file(path, chosen, prof, options,
+                          verify and run.accelerator_asked(prof, asked, require_gpu_proof))
     if inputs:
         from gpucompat.sample_inputs import load
 
         samples = load(inputs, ir.from_bytes(result.original, path), normalization)
         result.samples, result.inputs_described = samples.values, samples.description
     status = EXIT_CLEAN
-    if not dry_run and not run.prove_and_write(result, chosen, output, in_place, not cfg.pick("no_verify", no_verify, False),
-                                               asked=asked,
-                                               require_gpu_proof=cfg.pick("require_gpu_proof", require_gpu_proof, False)):
+    if not dry_run and not run.prove_and_write(result, chosen, output, in_place, verify, asked=asked,
+                                               require_gpu_proof=require_gpu_proof):
         status = EXIT_FINDINGS
     if status == EXIT_CLEAN and level != "never":
         threshold = SEVERITIES.index(level)

@@ -23,6 +23,9 @@ Examples of keys:
     "RESHAPE rank 3 to rank 2"
     "PAD rank 3 on axes 1"
     "MEAN rank 3 over axes 1,2 (short)"        whether 1024 elements or more go into each output
+    "FULLY_CONNECTED [n] to [1,n] with constant float32 weights, bias"
+                                               input and output shapes, keep_num_dims ("keeping
+                                               dims"), the weights' kind and stored type, a bias
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ LONG_REDUCTION = 1024  # elements reduced into each output from which a reductio
 # The op types that have form keys: a delegated op of one of them whose key the calibration
 # never measured is reported as unmeasured (GPU007).
 KEYED = frozenset((*BINARY, *UNARY, "SOFTMAX", "TRANSPOSE", *SLICES, "CONCATENATION", "RESHAPE", *PADS, *REDUCTIONS,
-                   "EMBEDDING_LOOKUP"))
+                   "EMBEDDING_LOOKUP", "FULLY_CONNECTED"))
 _DEQUANTIZE = opcodes.BUILTIN["DEQUANTIZE"]
 
 
@@ -105,6 +108,8 @@ def form_of(op: Op) -> str | None:
     if name == "EMBEDDING_LOOKUP":
         table = op.input(1)
         return None if table is None else f"EMBEDDING_LOOKUP rank {table.rank}"
+    if name == "FULLY_CONNECTED":
+        return _fully_connected(op)
     return None
 
 
@@ -116,6 +121,27 @@ def _binary(op: Op) -> str | None:
     if ca and cb:
         return None
     return binary_key(op.name, (ca, a.shape), (cb, b.shape))
+
+
+def _fully_connected(op: Op) -> str | None:
+    """The shapes in and out (the delegate maps each to BHWC by its rank, and runs the op as a
+    1x1 convolution when H or W is not 1), keep_num_dims, the weights' kind and stored type
+    (float32; int8, read by a hybrid kernel; float16 behind a DEQUANTIZE), and a bias. A
+    non-float input is named before the shapes."""
+    x, w, out = op.input(0), op.input(1), op.outputs[0]
+    if w is None:
+        return None
+    dtype = "" if x.dtype_name == "FLOAT32" else x.dtype_name.lower() + " "
+    keep = ", keeping dims" if getattr(op.options, "keepNumDims", False) else ""
+    weights = f"{side(is_constant(w))} {stored(w).dtype_name.lower()}"
+    bias = op.input(2)
+    bias = "" if bias is None else f", {'bias' if is_constant(bias) else 'runtime bias'}"
+    return f"FULLY_CONNECTED {dtype}{dims(x.shape)} to {dims(out.shape)}{keep} with {weights} weights{bias}"
+
+
+def stored(t: Tensor) -> Tensor:
+    """The tensor holding a constant's data: `t`, or the input of the DEQUANTIZE that makes it."""
+    return t.producer.input(0) if not t.is_constant and is_constant(t) else t
 
 
 def _ints(t: Tensor | None) -> list[int] | None:

@@ -9,7 +9,10 @@ grid enumerates every form up to rank 4; a form is wrong when any of its measure
 Among the wrong forms: a binary elementwise op (ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM,
 SQUARED_DIFFERENCE) of a rank-0 to rank-3 runtime tensor with a constant of higher rank (ADD
 [8] + constant [2,1,8], MUL [8] x constant [1,1,1,8]), or of the same rank that is not a vector
-along the last axis; SOFTMAX of a rank-1 tensor; PAD of a rank-3 tensor. The message names the
+along the last axis; SOFTMAX of a rank-1 tensor; PAD of a rank-3 tensor; FULLY_CONNECTED of a
+rank-1 input, with runtime weights and a bias, or with int8 weights flattening a rank-4 input
+(FULLY_CONNECTED keys also name the output shape, keep_num_dims and the weights' kind and type:
+constant float32, float16 behind a DEQUANTIZE, int8, or runtime). The message names the
 form and its evidence: the LiteRT release, the precision, the cosine and the max error against
 the CPU, and the grid form that showed it. Raised under the profiles the calibration stands for
 (litert-mldrift).
@@ -29,8 +32,9 @@ ADD of a [85, 16] tensor and a constant [1, 85, 16] (form "ADD runtime [n,n] wit
 constant stored at rank 4 (rewrite explicit-rank-4), or, for a runtime scalar or per-channel
 vector with a constant tensor, against the constant laid out flat (flat-constant), or, for a
 runtime operand broadcast across the batch of a constant [B, H, W, C] with B > 1, once per batch
-slice of the constant, concatenated along the batch (split-batch); each only when the form it
-makes is measured right. Check with `gpucompat verify MODEL --runner litert-gpu`. A RESHAPE
+slice of the constant, concatenated along the batch (split-batch), or, for a FULLY_CONNECTED of
+a rank-1 input, on that input as a batch of one, [1, n] (batched-vector); each only when the form
+it makes is measured right. Check with `gpucompat verify MODEL --runner litert-gpu`. A RESHAPE
 written in the model source does not help: the converter folds it back.
 
 ## Fix safety

@@ -3,9 +3,10 @@
 ## What it finds
 An op that LiteRT's GPU accelerator delegates, of an op type whose forms the numerics calibration
 grid measures (binary and one-operand elementwise ops, SOFTMAX, TRANSPOSE, SLICE, STRIDED_SLICE,
-CONCATENATION, RESHAPE, PAD, reductions, EMBEDDING_LOOKUP), in a form (rules/support/forms.py) the grid
-never measured: a CONCATENATION of runtime, constant and runtime operands, a STRIDED_SLICE that
-drops axes, a MIRROR_PAD, a long REDUCE_PROD. Nothing is known about what the accelerator
+CONCATENATION, RESHAPE, PAD, reductions, EMBEDDING_LOOKUP, FULLY_CONNECTED), in a form
+(rules/support/forms.py) the grid never measured: a CONCATENATION of runtime, constant and runtime
+operands, a STRIDED_SLICE with a step of 4, a MIRROR_PAD, a long REDUCE_PROD, a FULLY_CONNECTED
+of an int8 input. Nothing is known about what the accelerator
 computes for it; unknown is not right. Raised under the profiles the calibration stands for
 (litert-mldrift).
 

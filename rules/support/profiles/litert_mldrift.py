@@ -57,13 +57,20 @@ def _int8_weights_flattening(op, ctx: Context) -> Verdict:
     partitioning, then its kernel cannot be created and the whole compile fails; observed on an
     ai-edge-quantizer transformer encoder and on one-op models with and without an activation or
     a consumer ("Shape mismatch ... output of convolution1x1", "Unable to parse bc coord for BATCH
-    axis"). The same FC keeping its rank, at rank 2, or with float weights is built."""
+    axis"). The same FC keeping its rank, at rank 2, or with float weights is built. At rank 4 the
+    numerics grid (tests/numerics_grid.py) found the same for a [1, H, W, C] input with H and W
+    above 1 ("Failed to modify graph with delegate"); other rank-4 inputs are built."""
     x, w = op.input(0), op.input(1)
-    if (x is not None and w is not None and x.rank == 3 and x.dtype in (dtypes.FLOAT32, dtypes.FLOAT16)
-            and w.dtype == dtypes.INT8 and ctx.is_const(w) and op.outputs and op.outputs[0].rank != 3):
-        return reject("an int8-weight FULLY_CONNECTED flattening a rank-3 float input fails to build", "parse",
-                      "Unable to parse bc coord for BATCH axis.")
+    if (x is not None and w is not None and x.dtype in (dtypes.FLOAT32, dtypes.FLOAT16) and w.dtype == dtypes.INT8
+            and ctx.is_const(w) and op.outputs and op.outputs[0].rank != x.rank and _flattening_fails(x.shape)):
+        return reject(f"an int8-weight FULLY_CONNECTED flattening a rank-{x.rank} float input "
+                      f"{list(x.shape)} fails to build", "parse", "Unable to parse bc coord for BATCH axis.")
     return ACCEPT
+
+
+def _flattening_fails(shape) -> bool:
+    """The float input shapes an int8-weight FULLY_CONNECTED cannot flatten on the accelerator."""
+    return len(shape) == 3 or (len(shape) == 4 and shape[0] == 1 and shape[1] > 1 and shape[2] > 1)
 
 
 def _blockwise_weights(op, ctx: Context) -> Verdict:
