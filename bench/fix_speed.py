@@ -32,8 +32,8 @@ def build() -> bytes:
 def main() -> None:
     from gpucompat import rewrites
     from gpucompat.fixing import run
-    from gpucompat.rules import registry
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.profile import Options
 
     raw = build()
     path = os.path.join(tempfile.mkdtemp(), "deeplab_like.tflite")

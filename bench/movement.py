@@ -25,6 +25,7 @@ import tempfile
 import time
 
 import numpy as np
+from checkout_tree import importable_tree
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -101,21 +102,13 @@ def index_map_commit() -> str:
 
 
 def baseline_tree(commit: str, work: str) -> str:
-    """The package at `commit`, laid out importable: pyproject's package-dir entries (opencl/,
-    rules/, ...) linked under gpucompat/ where the editable install would map them."""
-    import tomllib
-
+    """The package at `commit`, laid out importable (bench/checkout_tree.py)."""
     root = os.path.join(work, "baseline")
     archive = os.path.join(work, "baseline.tar")
     subprocess.run(["git", "-C", HERE, "archive", "-o", archive, commit], check=True)
     with tarfile.open(archive) as tar:
         tar.extractall(root, filter="data")
-    with open(os.path.join(root, "pyproject.toml"), "rb") as f:
-        mapping = tomllib.load(f)["tool"]["setuptools"]["package-dir"]
-    for name, folder in mapping.items():
-        if name.count(".") == 1:  # gpucompat.X -> X/ (deeper packages sit inside those)
-            os.symlink(os.path.join(root, folder), os.path.join(root, "gpucompat", name.split(".")[1]))
-    return root
+    return importable_tree(root, os.path.join(work, "tree"))
 
 
 def measure(tree: str | None, path: str, runs: int, cache_dir: str) -> dict:

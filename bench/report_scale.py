@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 
+from checkout_tree import importable_tree
 from scale import build
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -53,9 +54,9 @@ STEPS = [  # (column, control, value)
 ]
 
 
-def write_report(checkout: str, model: str, out: str) -> float:
-    """Seconds `gpucompat report` of `checkout` takes to write `out`."""
-    env = dict(os.environ, PYTHONPATH=checkout)
+def write_report(tree: str, model: str, out: str) -> float:
+    """Seconds `gpucompat report` of `tree` (a checkout's importable tree) takes to write `out`."""
+    env = dict(os.environ, PYTHONPATH=tree)
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "gpucompat", "report", model, "-o", out], check=True, env=env,
                    capture_output=True)
@@ -96,7 +97,7 @@ def main() -> None:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         for label, checkout in checkouts.items():
             html = os.path.join(scratch, f"{label}.html")
-            seconds = write_report(checkout, model, html)
+            seconds = write_report(importable_tree(checkout, os.path.join(scratch, label)), model, html)
             runs = [measure(browser, html, needle) for _ in range(args.runs)]
             results[label] = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
             print(f"{label}: {checkout}: report written in {seconds:.2f} s, page {os.path.getsize(html) / 1e6:.1f} MB",

@@ -22,8 +22,8 @@ def check(path: str, profile: str = "gpu-current", *, backend: str = "cl", max_d
     from gpucompat.config import known_codes
     from gpucompat.errors import GpucompatError
     from gpucompat.pipeline import Task, check_one
-    from gpucompat.rules import registry
-    from gpucompat.rules.lint.device_reports import parse_families
+    from gpucompat.rules.lint.device_reports.families import parse_families
+    from gpucompat.rules.support import registry
 
     registry.get_with_backend(profile, backend)
     rec = check_one(Task(path, profile, backend, not no_quant, max_delegated_partitions,
@@ -48,14 +48,15 @@ def fix(path: str, output: str | None = None, *, rewrites: Sequence[str] | None 
     from gpucompat import rewrites as catalogue
     from gpucompat.fixing import run
     from gpucompat.output import fix_view
-    from gpucompat.rules import registry
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.profile import Options
 
     prof = registry.get_with_backend(profile, backend)
     options = Options(allow_quant=not no_quant, backend=backend, max_delegated_partitions=max_delegated_partitions)
     shapes = {name: tuple(int(d) for d in shape) for name, shape in input_shapes.items()} if input_shapes else None
     chosen = catalogue.select(list(rewrites) if rewrites is not None else None, list(skip or ()), unsafe_fixes, shapes)
-    result = run.fix_file(path, chosen, prof, options)
+    checked = verify and run.accelerator_asked(prof, require_gpu_proof=require_gpu_proof)
+    result = run.fix_file(path, chosen, prof, options, checked)
     if output is not None or verify:
         run.prove_and_write(result, chosen, output, in_place, verify, require_gpu_proof=require_gpu_proof)
     return fix_view.document(result)
@@ -63,12 +64,13 @@ def fix(path: str, output: str | None = None, *, rewrites: Sequence[str] | None 
 
 def verify(path: str, *, runs: int = 50, precision: str = "fp32", profile: str = "gpu-current",
            device: str | None = None, atol: float | None = None, rtol: float | None = None,
-           against: str | None = None, seed: int = 0, localize: bool = False) -> dict:
-    """Run the model on the included OpenCL executor (CPU partitions on the reference interpreter)
-    and compare its outputs with the reference interpreter; the record `gpucompat verify --format
-    json` prints ("passed", per-output errors, the first divergent op with `localize`)."""
+           against: str | None = None, seed: int = 0, localize: bool = False, runner: str = "opencl") -> dict:
+    """Run the model on `runner` (a name in gpucompat/runners' table; by default the included
+    OpenCL executor, CPU partitions on the reference interpreter) and compare its outputs with the
+    reference interpreter; the record `gpucompat verify --format json` prints ("passed", per-output
+    errors, the first divergent op with `localize`)."""
     from gpucompat.verification.session import Settings, verify_model
 
     settings = Settings(runs=runs, precision=precision, profile=profile, device=device, atol=atol, rtol=rtol,
-                        against=against, seed=seed, localize=localize)
+                        against=against, seed=seed, localize=localize, runner=runner)
     return verify_model(path, settings).record()

@@ -24,7 +24,7 @@ from gpucompat.commands.report import report
 from gpucompat.commands.rules import explain, rules
 from gpucompat.commands.verify import verify
 from gpucompat.errors import GpucompatError
-from gpucompat.output.text import printable
+from gpucompat.text import printable
 
 app = typer.Typer(
     name="gpucompat",

@@ -2,10 +2,11 @@
 models' directory upwards (or the file given with --config).
 
 Keys are the commands' flag names (dashes or underscores). The top level holds what several
-commands share: profile, backend, max-delegated-partitions and no-quant (check, fix, diff, report;
-verify takes profile), and check's select, ignore, fail-on and per-path-ignores (glob relative to
-the pyproject.toml's directory -> list of codes). A `[tool.gpucompat.<command>]` table (check, fix,
-verify, diff, report, confirm) holds that command's own keys and overrides the top level for it.
+commands share: profile, backend (the delegate's API), max-delegated-partitions and no-quant (check,
+fix, diff, report; verify takes profile), and check's select, ignore, fail-on and per-path-ignores
+(glob relative to the pyproject.toml's directory -> list of codes). A `[tool.gpucompat.<command>]`
+table (check, fix, verify, diff, report, confirm) holds that command's own keys and overrides the
+top level for it; verify's own `runner` picks who runs the model (gpucompat/runners/).
 Command-line flags override both. The whole table is validated whichever command runs: a bad key
 or value is a GpucompatError naming it."""
 
@@ -21,7 +22,6 @@ from gpucompat.errors import GpucompatError
 
 FAIL_LEVELS = ("error", "warning", "info", "never")
 BACKENDS = ("cl", "gl", "metal")
-VERIFY_BACKENDS = ("opencl", "litert-gpu")
 PRECISIONS = ("fp32", "fp16")  # the executor's (gpucompat/opencl/runtime.py)
 
 Check = Callable[[Any, str], Any]  # (value, where) -> the value to keep; raises GpucompatError
@@ -39,6 +39,13 @@ def _choice(choices: tuple[str, ...]) -> Check:
             raise GpucompatError(f"{where}: expected one of {', '.join(choices)}, got {value!r}")
         return value
     return check
+
+
+def _verify_runner(value, where):
+    """verify's runner: a name in the runner table (gpucompat/runners/) that verify tests."""
+    from gpucompat.runners import verify_choices
+
+    return _choice(tuple(verify_choices()))(value, where)
 
 
 def _integer(value, where):
@@ -81,7 +88,7 @@ def known_codes(codes: tuple[str, ...], where: str) -> tuple[str, ...]:
 
 
 def _profiles(value, where) -> str:
-    from gpucompat.rules import registry
+    from gpucompat.rules.support import registry
 
     for name in _string(value, where).split(","):
         if name.strip() not in registry.names():
@@ -90,7 +97,7 @@ def _profiles(value, where) -> str:
 
 
 def _device_families(value, where) -> tuple[str, ...]:
-    from gpucompat.rules.lint.device_reports import parse_families
+    from gpucompat.rules.lint.device_reports.families import parse_families
 
     return parse_families(value, where)
 
@@ -123,10 +130,11 @@ COMMANDS: dict[str, dict[str, Check]] = {
     "check": TOP_LEVEL,
     "fix": {**_MODEL, "rewrite": _names, "skip": _names, "unsafe_fixes": _boolean, "no_verify": _boolean,
             "require_gpu_proof": _boolean, "fail_on": _choice(FAIL_LEVELS)},
-    "verify": {"profile": _profiles, "backend": _choice(VERIFY_BACKENDS), "precision": _choice(PRECISIONS),
-               "runs": _integer, "device": _string, "cache_dir": _string, "atol": _number, "rtol": _number,
-               "output_tolerance": _tolerances, "localize": _boolean, "seed": _integer, "max_memory": _string,
-               "allow_class_flips": _boolean},
+    # verify's `backend` is the old spelling of `runner` (commands/verify.py notes it on stderr)
+    "verify": {"profile": _profiles, "runner": _verify_runner, "backend": _verify_runner,
+               "precision": _choice(PRECISIONS), "runs": _integer, "device": _string, "cache_dir": _string,
+               "atol": _number, "rtol": _number, "output_tolerance": _tolerances, "localize": _boolean,
+               "seed": _integer, "max_memory": _string, "allow_class_flips": _boolean},
     "diff": _MODEL,
     "report": _MODEL,
     "confirm": {"vulkan_dir": _string, "timeout": _number},

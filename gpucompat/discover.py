@@ -7,7 +7,7 @@ import os
 import sys
 
 from gpucompat.errors import GpucompatError
-from gpucompat.output.text import printable
+from gpucompat.text import printable
 
 
 def model_paths(args: list[str]) -> list[str]:

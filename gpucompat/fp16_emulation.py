@@ -8,7 +8,7 @@ nor OpenCL). What it approximates: the delegate's fp16 stores every tensor and w
 computes in float inside a kernel, which this reproduces op by op. It differs where the delegate
 links an elementwise op into the kernel before it (rounding once where this rounds twice), and
 where a device accumulates in half (not emulated). `verify --precision fp16` (the executor) or
-`--backend litert-gpu` (the real accelerator) is the measurement.
+`verify --runner` on LiteRT's GPU accelerator is the measurement.
 """
 
 from __future__ import annotations

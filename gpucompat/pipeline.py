@@ -54,9 +54,9 @@ def _check_one(task: Task) -> dict:
     from gpucompat.ir import load
     from gpucompat.output import records
     from gpucompat.placement import check_model
-    from gpucompat.rules import registry
     from gpucompat.rules.lint import run_all, selected
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.profile import Options
 
     prof = registry.get(task.profile)
     options = Options(allow_quant=task.allow_quant, backend=task.backend,

@@ -9,9 +9,9 @@ from gpucompat.dynamic import first_dynamic_tensor
 from gpucompat.ir import Model
 from gpucompat.partition import NodeSubset, largest, node_subsets, supported_prefix
 from gpucompat.prepare import PrepareFailure, prepare_failure
-from gpucompat.rules.judging import judge_graph
-from gpucompat.rules.profile import Options, Profile
-from gpucompat.rules.verdict import Verdict
+from gpucompat.rules.support.judging import judge_graph
+from gpucompat.rules.support.profile import Options, Profile
+from gpucompat.rules.support.verdict import Verdict
 
 
 @dataclass

@@ -51,7 +51,7 @@ def _plain(text: str):
     """`text` as it reads (a model's path may hold markup brackets or control characters)."""
     from rich.text import Text
 
-    from gpucompat.output.text import printable
+    from gpucompat.text import printable
 
     return Text(printable(text))
 

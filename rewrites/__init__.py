@@ -5,6 +5,7 @@ command line asks for."""
 from __future__ import annotations
 
 from gpucompat.errors import GpucompatError
+from gpucompat.rewrites.batched_vector import BatchedVector
 from gpucompat.rewrites.cleanup import Cleanup
 from gpucompat.rewrites.drop_unit_axis import DropUnitAxis
 from gpucompat.rewrites.engine import Rewrite
@@ -26,9 +27,9 @@ from gpucompat.rewrites.substitute_mirror_pad import SubstituteMirrorPad
 from gpucompat.rewrites.substitute_split import SubstituteSplit
 
 REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
-    (Cleanup, DropUnitAxis, ExplicitRank4, FlatConstant, FoldConstants, FoldQuantizedWeights, FoldSpaceToBatch,
-     Fp16SafeLayerNorm, FreezeShapes, RgbToRgba, SubstituteBatchMatmul, SubstituteBroadcastTo, SubstituteGather,
-     SplitBatch, SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit),
+    (BatchedVector, Cleanup, DropUnitAxis, ExplicitRank4, FlatConstant, FoldConstants, FoldQuantizedWeights,
+     FoldSpaceToBatch, Fp16SafeLayerNorm, FreezeShapes, RgbToRgba, SubstituteBatchMatmul, SubstituteBroadcastTo,
+     SubstituteGather, SplitBatch, SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit),
     key=lambda r: (r.priority, r.name)))
 
 

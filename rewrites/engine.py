@@ -19,9 +19,9 @@ from typing import ClassVar, Literal
 
 from gpucompat.errors import GpucompatError, GraphError
 from gpucompat.ir import Graph, Model, Op
-from gpucompat.rules.context import Context
-from gpucompat.rules.profile import Options, Profile
-from gpucompat.rules.verdict import Verdict
+from gpucompat.rules.support.context import Context
+from gpucompat.rules.support.profile import Options, Profile
+from gpucompat.rules.support.verdict import Verdict
 
 Safety = Literal["exact", "equivalent", "signature"]
 SAFETIES: tuple[str, ...] = ("exact", "equivalent", "signature")
@@ -46,7 +46,7 @@ class RewriteContext:
 
     def verdict(self, op: Op) -> Verdict:
         """The profile's verdict on `op` as it stands."""
-        from gpucompat.rules.judging import judge_op
+        from gpucompat.rules.support.judging import judge_op
 
         return judge_op(op, self.profile, Context(self.options))
 

@@ -7,7 +7,7 @@
 
 LiteRT's GPU accelerator computes binary elementwise ops of rank below 4 wrongly when an operand
 is a constant of the same or a higher rank, or a runtime scalar meets a constant tensor, and PAD
-of a rank-3 tensor wrongly; the same ops at rank 4 are right (rules/calibration/, GPU005). Every
+of a rank-3 tensor wrongly; the same ops at rank 4 are right (rules/support/calibration/, GPU005). Every
 operand gets leading 1s up to rank 4 (a constant gets a rank-4 copy, a scalar becomes an explicit
 [1,1,1,1] tensor), PAD gets a [0,0] row per added axis, and a RESHAPE writes the op's own output
 tensor, so names, outputs and signature defs stay. The rewrite applies only where the calibration
@@ -26,7 +26,7 @@ from gpucompat.ir import Op
 from gpucompat.rewrites.calibrated import CalibratedRewrite, rank4, reshaped
 from gpucompat.rewrites.matching import of_type
 from gpucompat.rewrites.substitute import Replacement
-from gpucompat.rules.forms import BINARY, is_constant
+from gpucompat.rules.support.forms import BINARY, is_constant
 
 PADDED = ("PAD", "PADV2")
 

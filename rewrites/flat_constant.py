@@ -10,7 +10,7 @@ LiteRT's GPU accelerator computes a binary elementwise op wrongly when a runtime
 broadcast over the output meets a constant tensor below rank 4 (a scalar with arange(4), [16]
 with [8,16]) and at rank 4 when it is spread over the batch ([1,1,1,1] with [2,4,8,16]); with the
 runtime operand spread along one axis of a batch-1 constant ([1,1,1,16] with [1,1,8,16],
-[1,1,1,1] with [1,1,1,4096]) it is right (rules/calibration/, GPU005). Output element i reads
+[1,1,1,1] with [1,1,1,4096]) it is right (rules/support/calibration/, GPU005). Output element i reads
 constant element i and runtime element i mod C, in the flat layout as in the original, so no
 value changes; a RESHAPE writes the op's own output tensor, so names, outputs and signature defs
 stay. Explicit rank 4 alone (explicit-rank-4) would keep the spread over the batch. Applies only
@@ -27,7 +27,7 @@ from gpucompat.ir import Op
 from gpucompat.rewrites.calibrated import CalibratedRewrite, reshaped
 from gpucompat.rewrites.matching import of_type
 from gpucompat.rewrites.substitute import Replacement
-from gpucompat.rules.forms import BINARY, is_constant
+from gpucompat.rules.support.forms import BINARY, is_constant
 
 
 class FlatConstant(CalibratedRewrite):

@@ -7,7 +7,7 @@ per batch slice of the constant, and the slices are concatenated.
 
 LiteRT's GPU accelerator computes a binary op wrongly when its runtime operand is broadcast along
 the batch of a constant of batch > 1, whatever the runtime operand's rank: [1,1,1,1] against a
-constant [2,4,8,16] is as wrong as [8,16] is (rules/calibration/, GPU005), so explicit-rank-4,
+constant [2,4,8,16] is as wrong as [8,16] is (rules/support/calibration/, GPU005), so explicit-rank-4,
 which leaves the output's rank 4 alone, cannot help. Against a constant of batch 1 the same
 broadcast is right. The constant is cut into its batch slices here, one op per slice (at most
 MAX_SLICES), each in a form the calibration records right, and a CONCATENATION along the batch
@@ -24,7 +24,7 @@ from gpucompat.ir import Op
 from gpucompat.rewrites.calibrated import CalibratedRewrite, at_shape, not_measured_right, rank4
 from gpucompat.rewrites.matching import of_type
 from gpucompat.rewrites.substitute import Replacement
-from gpucompat.rules.forms import BINARY
+from gpucompat.rules.support.forms import BINARY
 
 MAX_SLICES = 16  # a larger batch would be that many ops: left to the finding
 

@@ -5,7 +5,7 @@ TILE otherwise.
     y = BROADCAST_TO(x, shape)           ==>   y = TILE([RESHAPE](x), shape / x.shape)
 
 No GPU delegate generation has a parser for BROADCAST_TO (model_builder.cc NewOperationParser has none; LiteRT's ML
-Drift accelerator refuses it: rules/profiles/litert_mldrift.py). A binary elementwise op
+Drift accelerator refuses it: rules/support/profiles/litert_mldrift.py). A binary elementwise op
 broadcasts its operands itself (tflite/kernels/add.cc, mul.cc, ... via
 reference_ops::BroadcastBinaryFunction4DSlow), so when every reader is such an op and its other
 operand already has the full shape, the readers can read x (a RESHAPE first adds the leading 1s

@@ -3,8 +3,8 @@
 from gpucompat import ir
 from gpucompat.analyses import analyze
 from gpucompat.placement import check_model
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 
 
 def analyses_of(path: str, profile: str = "gpu-current", **options):

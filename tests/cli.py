@@ -20,11 +20,12 @@ def gpucompat(*args: str, cwd: str | None = None, timeout: float = 120) -> subpr
 def on_a_terminal(argv: list[str], terminal: str = "stderr", env: dict | None = None) -> tuple[str, str, int]:
     """Run `argv` with one stream (`terminal`: "stdout" or "stderr") on a pseudo-terminal, as when
     a user types the command, and the other on a pipe: (what the terminal got, what the pipe got,
-    exit code)."""
+    exit code). It runs outside the source tree, as `gpucompat` does."""
     master, slave = pty.openpty()
     streams = {"stdout": slave, "stderr": subprocess.PIPE} if terminal == "stdout" else \
         {"stdout": subprocess.PIPE, "stderr": slave}
-    proc = subprocess.Popen(argv, env={"TERM": "xterm", **(env or os.environ)}, **streams)
+    proc = subprocess.Popen(argv, env={"TERM": "xterm", **(env or os.environ)}, cwd=tempfile.gettempdir(),
+                            **streams)
     os.close(slave)
     drawn = b""
     while True:

@@ -97,8 +97,8 @@ def rewritten(raw: bytes, *rewrites, profile: str = "gpu-current"):
     """(model, trace): `raw` loaded and rewritten to a fixpoint with `rewrites` under `profile`."""
     from gpucompat import ir
     from gpucompat.rewrites.engine import RewriteContext, apply
-    from gpucompat.rules import registry
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.profile import Options
 
     model = ir.from_bytes(raw)
     return model, apply(model, list(rewrites), RewriteContext(registry.get(profile), Options()))

@@ -20,6 +20,8 @@ WRONG = {
     "mul_r3_c4": (lambda t: lambda a: a * const([1, 5, 7, 8], 6), [([5, 7, 8], F)]),
     "add_r0_c2": (lambda t: lambda a: a + const([2, 1], 7), [([], F)]),
     "softmax_r1": (lambda t: lambda a: t.nn.softmax(a), [([8], F)]),
+    # the converter writes a FULLY_CONNECTED of the rank-1 input, keeping its rank
+    "fully_connected_r1": (lambda t: lambda a: t.linalg.matvec(const([16, 8], 8).T, a), [([16], F)]),
 }
 RIGHT = {
     "add_r3_bias": (lambda t: lambda a: a + const([8], 1), [([5, 7, 8], F)]),
@@ -28,6 +30,8 @@ RIGHT = {
     "softmax_r2": (lambda t: lambda a: t.nn.softmax(a), [([4, 8], F)]),
     "transpose_r3": (lambda t: lambda a: t.transpose(a, [0, 2, 1]), [([2, 5, 8], F)]),
     "exp_r3": (lambda t: lambda a: t.exp(a), [([2, 5, 8], F)]),
+    "fully_connected_r2": (lambda t: lambda a: t.matmul(a, const([16, 8], 8)) + const([8], 9), [([4, 16], F)]),
+    "fully_connected_r3": (lambda t: lambda a: t.matmul(a, const([16, 8], 8)) + const([8], 9), [([2, 5, 16], F)]),
 }
 # MIRROR_PAD is delegated under litert-mldrift, and the grid has no form of it
 UNMEASURED = {

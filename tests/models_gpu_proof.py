@@ -11,7 +11,7 @@ F = np.float32
 @builder("gpuproof_sub_rank1")
 def _sub_rank1() -> bytes:
     """SUB of a rank-1 tensor and a constant of the same shape: the executor computes it right,
-    LiteRT's accelerator wrongly (rules/calibration/litert_gpu.json)."""
+    LiteRT's accelerator wrongly (rules/support/calibration/litert_gpu.json)."""
     return convert_fn(lambda a: a - const([16], 3), [([16], F)])
 
 
@@ -70,3 +70,13 @@ def _mixed_rank() -> bytes:
     """ADD of a [85, 16] tensor and a constant [1, 85, 16] (known wrong): explicit-rank-4 rewrites
     it, adding RESHAPEs whose forms the calibration never measured."""
     return convert_fn(lambda a: a + const([1, 85, 16], 1), [([85, 16], F)])
+
+
+@builder("gpuproof_gather_step4")
+def _gather_step4() -> bytes:
+    """GATHER of channels 0, 4, 8 by INT64 indices (the delegate refuses them) after a TANH:
+    substitute-gather makes it a STRIDED_SLICE with step 4, a form the numerics grid never
+    measured."""
+    t = tf()
+    return convert_fn(lambda x: t.gather(t.tanh(x), t.constant([0, 4, 8], t.int64), axis=3) * 2.0,
+                      [([1, 4, 4, 12], F)])

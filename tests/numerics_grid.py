@@ -1,4 +1,4 @@
-"""The numerics calibration grid: every op form (rules/forms.py) run on LiteRT's real GPU
+"""The numerics calibration grid: every op form (rules/support/forms.py) run on LiteRT's real GPU
 accelerator, at fp32 and at its default precision (fp16), against the CPU interpreter on the same
 seeded inputs.
 
@@ -15,8 +15,13 @@ and precision, not one per form); each form has inputs of its own. Each form's v
 under its key (form_of of the first op that reads the form's inputs). A batch must run fully
 delegated: forms the litert-mldrift profile says the accelerator does not take are left out
 before the run, and a batch the accelerator refuses is split until the form it refuses is found
-and left out (reported). `python tests/numerics_grid.py` re-records rules/calibration/litert_gpu.json
-(resumable, progress in GRID_PROGRESS); `tests/test_fidelity_numerics.py` re-runs a fixed sample.
+and left out (reported). `python tests/numerics_grid.py` re-records rules/support/calibration/litert_gpu.json
+(resumable, progress in GRID_PROGRESS); `python tests/numerics_grid.py GROUP...` records only those
+groups and adds their keys to it. `tests/test_fidelity_numerics.py` re-runs a fixed sample.
+
+FULLY_CONNECTED and DIV by a constant are written op by op (tests/irbuild.py), not converted: TF's
+converter picks FULLY_CONNECTED's rank, keep_num_dims and weight type itself, and writes a DIV by a
+constant as a MUL by its reciprocal.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import functools
 import itertools
 import json
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -83,6 +89,10 @@ class Form:
     # (the op the converter writes for it, the op it becomes in the file): ops TF's converter never
     # writes; a GATHER becoming EMBEDDING_LOOKUP also reads (ids, table)
     retype: tuple[str, str] | None = None
+    # written op by op (tests/irbuild.py) instead of converted: `fn` takes (IRModel, input
+    # tensors, exact) and returns its output tensor; with `exact` it writes int8 weights as the
+    # float values they stand for (the reference the accelerator is also judged against)
+    written: bool = False
     key: str | None = None  # filled from the converted model
     result: dict = field(default_factory=dict)  # precision -> {"cosine", "max_error", "wrong"}
     refused: str | None = None  # why the form was left out of its batch
@@ -201,6 +211,23 @@ def _reshape_forms() -> list[Form]:
     return forms
 
 
+def _strided_forms(v: int) -> list[Form]:
+    """STRIDED_SLICE as converters write Python slicing: step 1 (`a[:, 1:]`, the commonest) and
+    step 3 per set of axes, and an index dropping one axis (`a[:, 1]`), at ranks 1-4."""
+    sizes, forms = SIZES[v], []
+    for r in range(1, 5):
+        shape = shape_of("n" * r, sizes)
+        for axes, step in itertools.product(_subsets(r), (1, 3)):
+            cut = tuple(slice(1, None, step) if i in axes else slice(None) for i in range(r))
+            forms.append(Form(_name("sslice", str(r), "".join(map(str, axes)), f"s{step}", str(v)),
+                              lambda t, a, s=cut: a[s], [(shape, F)]))
+        for ax in range(r if r > 1 else 0):
+            drop = tuple(1 if i == ax else slice(None) for i in range(r))
+            forms.append(Form(_name("sslice", str(r), "drop", str(ax), str(v)), lambda t, a, s=drop: a[s],
+                              [(shape, F)]))
+    return forms
+
+
 def _relabelled_forms() -> list[Form]:
     """HARD_SWISH and RELU_N1_TO_1, which TF's converter does not write: its RELU relabelled."""
     return [Form(_name(op, p, str(v)), lambda t, a: t.nn.relu(a), [(shape_of(p, SIZES[v]), F)], retype=("RELU", op))
@@ -268,6 +295,71 @@ def _lookup_forms() -> list[Form]:
     ]
 
 
+def _written_div_forms(v: int) -> list[Form]:
+    """DIV of a runtime tensor by a constant, every pair of shapes up to rank 4: TF's converter
+    writes a MUL by the reciprocal instead, other exporters (litert-torch, onnx2tf) write the DIV."""
+    sizes, forms = SIZES[v], []
+    all_patterns = [p for r in range(5) for p in patterns(r)]
+    for pa, pb in itertools.product(all_patterns, all_patterns):
+        sa, sb = shape_of(pa, sizes), shape_of(pb, sizes)
+        out = list(np.broadcast_shapes(tuple(sa), tuple(sb)))
+        forms.append(Form(_name("div", "r" + pa, "c" + pb, "w" + str(v)),
+                          lambda m, ins, exact, s=sb, o=out: m.op("DIV", [ins[0], m.const("c", _operand(s, "DIV"))], o,
+                                                                  options=fb().DivOptionsT()),
+                          [(sa, F)], written=True))
+    return forms
+
+
+FC_IN, FC_UNITS = (8, 7), (5, 6)  # input features and units of FULLY_CONNECTED, per set of sizes
+FC_WEIGHTS = ("float32", "runtime", "float16", "int8")  # constant float32, runtime, fp16 via DEQUANTIZE, int8
+
+
+def _fully_connected_forms(v: int) -> list[Form]:
+    """FULLY_CONNECTED of every input shape of rank 1-4 (the last axis its features), keeping the
+    dims or not, with units n or 1, weights constant float32 / float16 behind a DEQUANTIZE / int8
+    (dynamic range) or runtime, with a bias or not, written op by op (TF's converter decides the
+    rank, keep_num_dims and weight type itself)."""
+    sizes = (FC_IN[v], *SIZES[v][1:])
+    forms = []
+    for r in range(1, 5):
+        for p, keep, units, weights, bias in itertools.product(patterns(r), (False, True), (FC_UNITS[v], 1),
+                                                                 FC_WEIGHTS, (False, True)):
+            x = shape_of(p, sizes)
+            tag = f"{p}{'k' if keep else ''}u{units}{weights[0]}{weights[-1]}{'b' if bias else ''}"
+            forms.append(Form(_name("fc", tag, str(v)), functools.partial(_fully_connected, x=x, units=units, keep=keep,
+                                                                         weights=weights, bias=bias),
+                              [(x, F), ([units, x[-1]], F)] if weights == "runtime" else [(x, F)], written=True))
+    return forms
+
+
+def _fully_connected(m, ins, exact: bool, x, units: int, keep: bool, weights: str, bias: bool):
+    """One FULLY_CONNECTED in the IRModel `m` (see _fully_connected_forms)."""
+    out = [*x[:-1], units] if keep else [int(np.prod(x[:-1])), units]
+    w = const([units, x[-1]], 11)
+    if weights == "runtime":
+        wt = ins[1]
+    elif weights == "float16":
+        wt = m.op("DEQUANTIZE", [m.const("w16", w.astype(np.float16))], w.shape)
+    elif weights == "int8":
+        scale = np.abs(w).max(axis=1) / 127
+        q = np.clip(np.round(w / scale[:, None]), -127, 127).astype(np.int8)
+        wt = m.const("w", (q * scale[:, None]).astype(F)) if exact else \
+            m.graph.tensor("w8", q.shape, fb().TensorType.INT8, q, (scale.astype(F), [0] * units, 0))
+    else:
+        wt = m.const("w", w)
+    options = fb().FullyConnectedOptionsT()
+    options.keepNumDims = keep
+    b = m.const("b", const([units], 12)) if bias else -1
+    return m.op("FULLY_CONNECTED", [ins[0], wt, b], out, options=options)
+
+
+def fb():
+    """The flatbuffer schema's object API (imported when a written form is built)."""
+    from ai_edge_litert import schema_py_generated
+
+    return schema_py_generated
+
+
 def _operand(shape, op: str) -> np.ndarray:
     """A binary op's constant operand: away from 0 for DIV."""
     v = const(shape, 3)
@@ -284,6 +376,10 @@ def groups() -> dict[str, list[Form]]:
         "binary, two runtime operands": _binary_forms("runtime", 0),
         "second sizes, constant second": _binary_forms("const", 1),
         "RESHAPE and relabelled one-operand ops": [*_reshape_forms(), *_relabelled_forms()],
+        "written: DIV by a constant": _written_div_forms(0),
+        "written: FULLY_CONNECTED": _fully_connected_forms(0),
+        "STRIDED_SLICE steps 1 and 3, dropping an axis": [*_strided_forms(0), *_strided_forms(1)],
+        "written, second sizes": [*_written_div_forms(1), *_fully_connected_forms(1)],
         "second sizes, the rest": [*_unary_forms(1), *_layout_forms(1), *_reduction_forms(1),
                                    *_binary_forms("first", 1), *_binary_forms("runtime", 1)],
     }
@@ -304,8 +400,11 @@ def sample() -> list[Form]:
     return [f for i, f in enumerate(forms()) if f.name in hand or i % SAMPLE_EVERY == 0]
 
 
-def convert(batch: list[Form]) -> bytes:
-    """One model computing every form of `batch`, input names `<form>__<j>`."""
+def convert(batch: list[Form], exact: bool = False) -> bytes:
+    """One model computing every form of `batch`, input names `<form>__<j>` (written op by op
+    when the forms are, `exact` as Form.written says)."""
+    if batch[0].written:
+        return _written(batch, exact)
     t = tf()
     specs = [t.TensorSpec(list(s), d, name=f"{f.name}__{j}") for f in batch for j, (s, d) in enumerate(f.inputs)]
 
@@ -321,6 +420,16 @@ def convert(batch: list[Form]) -> bytes:
     module = Module()
     conv = t.lite.TFLiteConverter.from_concrete_functions([module.__call__.get_concrete_function()], module)
     return conv.convert()
+
+
+def _written(batch: list[Form], exact: bool) -> bytes:
+    from irbuild import IRModel
+
+    m = IRModel()
+    for f in batch:
+        ins = [m.input(f"{f.name}__{j}", s, "FLOAT32" if d == F else "INT32") for j, (s, d) in enumerate(f.inputs)]
+        m.output(f.fn(m, ins, exact))
+    return m.bytes()
 
 
 def _retyped(data: bytes, batch: list[Form]) -> bytes:
@@ -396,9 +505,9 @@ def run_batch(batch: list[Form], path: str, seed: int = 0, log=None) -> None:
 def _not_delegated(data: bytes, batch: list[Form]) -> list[Form]:
     """The forms with an op the litert-mldrift profile says the accelerator does not take."""
     from gpucompat import ir
-    from gpucompat.rules import registry
-    from gpucompat.rules.judging import judge_graph
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.judging import judge_graph
+    from gpucompat.rules.support.profile import Options
 
     graph = ir.from_bytes(data).graphs[0]
     verdicts = judge_graph(graph, registry.get("litert-mldrift"), Options()).verdicts
@@ -417,8 +526,8 @@ def _owners(op, by_name: dict[str, Form]) -> list[Form]:
 
 def _run(data: bytes, batch: list[Form], path: str, seed: int) -> None:
     from gpucompat import ir
-    from gpucompat.confirm.infer import run_on_accelerator
-    from gpucompat.rules.forms import form_of
+    from gpucompat.rules.support.forms import form_of
+    from gpucompat.runners.litert_gpu.infer import run_on_accelerator
     from gpucompat.verification.interpreter import reference_interpreter, run_reference
 
     with open(path, "wb") as fh:
@@ -431,7 +540,8 @@ def _run(data: bytes, batch: list[Form], path: str, seed: int) -> None:
         for t in graph.inputs
     ]
     owner = [_owner(t, by_name) for t in graph.outputs]
-    ref = run_reference(reference_interpreter(data, path), feeds)
+    reference = _written(batch, exact=True) if batch[0].written else data  # int8 weights: the values they stand for
+    ref = run_reference(reference_interpreter(reference, path), feeds)
     got = {p: run_on_accelerator(path, [feeds], [t.index for t in graph.inputs], [t.index for t in graph.outputs],
                                  precision=p).outputs[0] for p in NOISE}
     for t in graph.inputs:
@@ -460,15 +570,19 @@ def _owner(out, by_name: dict[str, Form]) -> Form:
 
 
 def run_grid(directory: str, grid: list[Form], seed: int = 0, log=None) -> list[Form]:
-    """Every form of `grid`, run in batches of BATCH (models written into `directory`)."""
-    for i in range(0, len(grid), BATCH):
-        run_batch(grid[i : i + BATCH], os.path.join(directory, f"numerics_grid_{i // BATCH}.tflite"), seed, log)
+    """Every form of `grid`, run in batches of BATCH (models written into `directory`); converted
+    forms and forms written op by op go into models of their own."""
+    for written in (False, True):
+        part = [f for f in grid if f.written == written]
+        for i in range(0, len(part), BATCH):
+            path = os.path.join(directory, f"numerics_grid_{'written_' if written else ''}{i // BATCH}.tflite")
+            run_batch(part[i : i + BATCH], path, seed, log)
     return grid
 
 
-def by_key(grid: list[Form]) -> dict[str, dict]:
-    """The grid's verdicts per form key (gpucompat/calibrate/grid.py by_key)."""
-    return calibrate_grid.by_key([(f.name, f.key, f.result, _example(f)) for f in grid])
+def by_key(grid: list[Form], recorded: dict[str, dict] | None = None) -> dict[str, dict]:
+    """The grid's verdicts per form key, added to the keys of `recorded` (gpucompat/calibrate/grid.py by_key)."""
+    return calibrate_grid.by_key([(f.name, f.key, f.result, _example(f)) for f in grid], recorded)
 
 
 def _example(f: Form) -> str:
@@ -478,18 +592,28 @@ def _example(f: Form) -> str:
 GRID_PROGRESS = os.path.expanduser("~/.cache/gpucompat-grid/progress.json")
 
 
-def _record() -> None:
+def _record(only: list[str]) -> None:
     """Run every group not yet in GRID_PROGRESS, a batch at a time, and re-record the calibration
-    after each batch (an interrupted run resumes where it stopped)."""
+    after each batch (an interrupted run resumes where it stopped). With group names in `only`,
+    run those groups alone (progress in a file of their own) and add their keys to the recorded
+    table, which keeps every other key."""
     import tempfile
 
     from gpucompat.confirm.runner import launcher
 
     os.environ.setdefault("GPUCOMPAT_VULKAN_DIR", os.path.expanduser("~/.cache/gpucompat-oracle"))
-    os.makedirs(os.path.dirname(GRID_PROGRESS), exist_ok=True)
+    from gpucompat.rules.support import calibration
+
+    unknown = sorted(set(only) - set(groups()))
+    if unknown:
+        sys.exit(f"numerics_grid.py: no group {unknown[0]!r}; the groups: {', '.join(groups())}")
+    progress = GRID_PROGRESS.replace(".json", "-" + re.sub(r"\W+", "-", "+".join(only)) + ".json") if only \
+        else GRID_PROGRESS
+    recorded = calibration.load()["forms"] if only else None
+    os.makedirs(os.path.dirname(progress), exist_ok=True)
     done: dict = {}
-    if os.path.exists(GRID_PROGRESS):
-        with open(GRID_PROGRESS) as fh:
+    if os.path.exists(progress):
+        with open(progress) as fh:
             done = json.load(fh)
     driver = launcher().driver
 
@@ -499,32 +623,34 @@ def _record() -> None:
     grid = {f.name: f for f in forms()}
     with tempfile.TemporaryDirectory() as tmp:
         for name, group in groups().items():
+            if only and name not in only:
+                continue
             todo = [f for f in group if f.name not in done]
             log(f"{name}: {len(group)} forms, {len(todo)} to run")
             for i in range(0, len(todo), BATCH):
                 batch = todo[i : i + BATCH]
                 run_batch(batch, os.path.join(tmp, "batch.tflite"), 0, log)
                 done.update({f.name: {"key": f.key, "result": f.result, "refused": f.refused} for f in batch})
-                tmp_progress = GRID_PROGRESS + ".tmp"
-                with open(tmp_progress, "w") as fh:
+                with open(progress + ".tmp", "w") as fh:
                     json.dump(done, fh)
-                os.replace(tmp_progress, GRID_PROGRESS)
-                table = _write_table(done, grid, driver)
+                os.replace(progress + ".tmp", progress)
+                table = _write_table(done, grid, driver, recorded)
                 log(f"{name}: {i + len(batch)}/{len(todo)}; {len(done)} forms, {len(table)} keys, "
                     f"{sum(1 for v in table.values() if v['fp32']['wrong'])} wrong at fp32")
-    _write_table(done, grid, driver)
+    _write_table(done, grid, driver, recorded)
 
 
-def _write_table(done: dict, grid: dict[str, Form], driver: str) -> dict[str, dict]:
-    """Record the verdicts per key of every form in `done` (GRID_PROGRESS's contents)."""
-    from gpucompat.rules import calibration
+def _write_table(done: dict, grid: dict[str, Form], driver: str, recorded: dict | None) -> dict[str, dict]:
+    """Record the verdicts per key of every form in `done` (the progress file's contents), added
+    to `recorded` (the table as it was before a run of some groups only)."""
+    from gpucompat.rules.support import calibration
 
     for name, seen in done.items():
         grid[name].key, grid[name].result = seen["key"], seen["result"]
-    table = by_key([f for f in grid.values() if f.result])
+    table = by_key([f for f in grid.values() if f.result], recorded)
     calibration.write(table, driver)
     return table
 
 
 if __name__ == "__main__":
-    _record()
+    _record(sys.argv[1:])  # group names (groups()): record only those, keeping the rest of the table

@@ -7,8 +7,8 @@ from analysis_helpers import analyses_of
 from gpucompat import ir
 from gpucompat.analyses import analyze
 from gpucompat.placement import check_model
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 
 
 def test_two_gathers(models):

@@ -11,11 +11,11 @@ import pytest
 
 import gpucompat
 from cli import gpucompat as run_cli
+from gpucompat.calibrate import document, measure
 from gpucompat.calibrate import grid as calibrate_grid
-from gpucompat.calibrate import measure, probes, profile_file
 from gpucompat.confirm import runner
-from gpucompat.rules import calibration
-from gpucompat.rules.profiles.litert_mldrift_releases import STABLE
+from gpucompat.rules.support import calibration, probes, profile_file
+from gpucompat.rules.support.profiles.litert_mldrift_releases import STABLE
 from test_confirm import no_device_env
 from test_fidelity import NAMES
 from test_fidelity_releases import OTHER_RELEASES, release_launcher
@@ -112,7 +112,7 @@ def _model(form, tmp_path) -> str:
 
 def _key(form, tmp_path) -> str | None:
     from gpucompat import ir
-    from gpucompat.rules.forms import form_of
+    from gpucompat.rules.support.forms import form_of
 
     return form_of(ir.load(_model(form, tmp_path)).graphs[0].ops[0])
 
@@ -140,7 +140,7 @@ def test_calibrating_another_release_reproduces_its_profile(release, tmp_path):
     assert m.litert == release
     assert any(p.differs for p in m.points), f"the probes do not tell LiteRT {release} from {STABLE}"
     path = str(tmp_path / f"{release}.json")
-    profile_file.write(m, path)
+    document.write(m, path)
     differ = [point for point, f in probe_files(tmp_path).items()
               if verdict(f, path) != verdict(f, f"litert-mldrift@{release}")]
     assert not differ

@@ -13,8 +13,8 @@ from cli import gpucompat
 from gpucompat import ir
 from gpucompat.confirm import compare, logs, runner
 from gpucompat.placement import check_model
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 
 # rw_while: subgraph 0 WHILE | TANH, cond LESS, body ADD, MUL, ADD (the body is prepared again
 # while the loop runs its first iteration at allocation, and logs its line again)

@@ -1,15 +1,14 @@
-"""Device reports (DEV6xx, rules/lint/device_reports.py): raised only for the GPU families the user
+"""Device reports (DEV6xx, rules/lint/device_reports/): raised only for the GPU families the user
 names, each citing its public report and saying it is unverified here, on the forms the reports
-describe and not on their healthy twins. Models written with tests/irbuild.py."""
+describe and not on their healthy twins. Models written with tests/irbuild.py (tests/models_rules.py)."""
 
-import numpy as np
 import pytest
-from ai_edge_litert import schema_py_generated as fb
 
 import gpucompat
 from cli import gpucompat as run_cli
 from gpucompat.errors import GpucompatError
 from irbuild import IRModel
+from models_rules import attention, depth_to_space, residual_linear, summed
 
 
 def dev_findings(m: IRModel, tmp_path, families=("adreno", "mali", "apple", "webgpu"),
@@ -22,34 +21,12 @@ def dev_findings(m: IRModel, tmp_path, families=("adreno", "mali", "apple", "web
     return out
 
 
-def residual_linear(weights: str) -> IRModel:
-    """x + FULLY_CONNECTED(x) on a rank-3 input, with int8 (weight-only quantized) or float weights."""
-    m = IRModel()
-    x = m.input("x", [1, 16, 32])
-    w = np.ones((32, 32), np.int8 if weights == "int8" else np.float32)
-    wq = m.const("w", w, quantization=(0.02, 0) if weights == "int8" else None)
-    fc_options = fb.FullyConnectedOptionsT()
-    fc_options.keepNumDims = True
-    y = m.op("FULLY_CONNECTED", [x, wq, -1], [1, 16, 32], options=fc_options)
-    m.output(m.op("ADD", [x, y], [1, 16, 32], options=fb.AddOptionsT()))
-    return m
-
-
 def test_dev601_weight_only_int8_linear_into_add_on_mali(tmp_path):
-    (f,) = dev_findings(residual_linear("int8"), tmp_path)["DEV601"]
+    (f,) = dev_findings(residual_linear(True), tmp_path)["DEV601"]
     assert f["severity"] == "warning" and "LiteRT#9277" in f["message"] and "unverified here" in f["message"]
     assert f["nodes"] == [[0, 0], [0, 1]]
-    assert "DEV601" not in dev_findings(residual_linear("float"), tmp_path)
-    assert "DEV601" not in dev_findings(residual_linear("int8"), tmp_path, families=("adreno",))
-
-
-def depth_to_space(batch: int) -> IRModel:
-    m = IRModel()
-    x = m.input("x", [batch, 8, 8, 16])
-    options = fb.DepthToSpaceOptionsT()
-    options.blockSize = 2
-    m.output(m.op("DEPTH_TO_SPACE", [x], [batch, 16, 16, 4], options=options))
-    return m
+    assert "DEV601" not in dev_findings(residual_linear(False), tmp_path)
+    assert "DEV601" not in dev_findings(residual_linear(True), tmp_path, families=("adreno",))
 
 
 def test_dev602_batched_depth_to_space_on_adreno(tmp_path):
@@ -57,20 +34,6 @@ def test_dev602_batched_depth_to_space_on_adreno(tmp_path):
     assert "batch 4" in f["message"] and "LiteRT#8459" in f["message"]
     assert "DEV602" not in dev_findings(depth_to_space(1), tmp_path)
     assert "DEV602" not in dev_findings(depth_to_space(4), tmp_path, families=("mali",))
-
-
-def attention(rank: int) -> IRModel:
-    """SOFTMAX(BATCH_MATMUL(q, k) * scale) at rank 3 ([8, 16, 32]) or rank 4 ([1, 8, 16, 32])."""
-    lead = [1] * (rank - 3)
-    m = IRModel()
-    q = m.input("q", [*lead, 8, 16, 32])
-    k = m.input("k", [*lead, 8, 32, 16])
-    s = m.op("BATCH_MATMUL", [q, k], [*lead, 8, 16, 16], options=fb.BatchMatMulOptionsT())
-    s = m.op("MUL", [s, m.const("scale", np.float32(0.18))], [*lead, 8, 16, 16], options=fb.MulOptionsT())
-    options = fb.SoftmaxOptionsT()
-    options.beta = 1.0
-    m.output(m.op("SOFTMAX", [s], [*lead, 8, 16, 16], options=options))
-    return m
 
 
 def test_dev603_rank_3_attention_on_adreno_and_not_at_rank_4(tmp_path):
@@ -86,16 +49,6 @@ def test_dev605_fp16_activations_of_attention(families, raised, tmp_path):
     assert ("DEV605" in found) is raised
     if raised:
         assert "FLOAT32 activations" in found["DEV605"][0]["message"]
-
-
-def summed(height: int) -> IRModel:
-    """SUM over H and W of [1, height, height, 8]."""
-    m = IRModel()
-    x = m.input("x", [1, height, height, 8])
-    options = fb.ReducerOptionsT()
-    options.keepDims = False
-    m.output(m.op("SUM", [x, m.const("axes", np.asarray([1, 2], np.int32))], [1, 8], options=options))
-    return m
 
 
 def test_dev604_a_long_sum_for_every_family(tmp_path):

@@ -2,8 +2,8 @@
 
 from gpucompat import ir
 from gpucompat.placement import check_model
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 
 
 def result(models, name, profile="gpu-current", **options):

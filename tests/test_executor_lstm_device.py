@@ -1,5 +1,5 @@
 """The executor's basic-kernel LSTM against LiteRT's real GPU accelerator (the oracle,
-gpucompat/confirm/infer.py `run_on_accelerator`, fp32): the accelerator reads gate k at slice
+gpucompat/runners/litert_gpu/infer.py `run_on_accelerator`, fp32): the accelerator reads gate k at slice
 Z + k * ceil(U / 4) (tasks/lstm.cc), so activ and state are wrong there whenever U % 4 != 0, and
 the executor must compute the same wrong numbers. Needs a Vulkan device: skipped without one,
 a failure when GPUCOMPAT_REQUIRE_VULKAN is set (as tests/test_fidelity.py)."""
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from gpucompat import ir
-from gpucompat.confirm.infer import run_on_accelerator
 from gpucompat.confirm.runner import NoDevice
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.runtime import Runtime
+from gpucompat.runners.litert_gpu.infer import run_on_accelerator
 from gpucompat.verification.hybrid import HybridRunner
 from gpucompat.verification.inputs import seeded_feeds
 from models_executor_extra import LSTM_BASIC_SHAPES, basic_lstm

@@ -20,8 +20,8 @@ from gpucompat.opencl.device import choose
 from gpucompat.opencl.executor import UnsupportedOp
 from gpucompat.opencl.runtime import Runtime
 from gpucompat.placement import check_model
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 from gpucompat.verification.hybrid import HybridRunner
 from gpucompat.verification.inputs import seeded_feeds
 from gpucompat.verification.interpreter import reference_interpreter, run_reference

@@ -10,7 +10,7 @@ from gpucompat.ir import opcodes
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.ops import LOWERINGS
 from gpucompat.opencl.runtime import Runtime
-from gpucompat.rules import registry
+from gpucompat.rules.support import registry
 from test_executor_kernels import compare_all_gpu
 
 # Delegated by litert-mldrift, no kernel here yet: `verify` stops naming the op. DENSIFY is folded

@@ -1,7 +1,7 @@
 """A fixed sample of the numerics calibration grid (tests/numerics_grid.py sample(): the hand-picked
 forms and one enumerated form in SAMPLE_EVERY) on LiteRT's real GPU accelerator at fp32 and fp16:
-a form the accelerator computes wrongly must have its key (rules/forms.py) recorded wrong in
-rules/calibration/litert_gpu.json, which is what GPU005 / PREC408 report, and the form the record
+a form the accelerator computes wrongly must have its key (rules/support/forms.py) recorded wrong in
+rules/support/calibration/litert_gpu.json, which is what GPU005 / PREC408 report, and the form the record
 names as a key's evidence must still show it. A few minutes: 3 batched models, each compiled
 twice on the software driver. The whole grid (about 31,500 forms) is recorded by
 `python tests/numerics_grid.py`; re-record with it when this fails after a LiteRT upgrade."""
@@ -11,7 +11,7 @@ import pytest
 
 import numerics_grid
 from gpucompat.confirm import runner
-from gpucompat.rules import calibration
+from gpucompat.rules.support import calibration
 from vulkan import without_device
 
 pytestmark = pytest.mark.fidelity

@@ -14,8 +14,8 @@ import os
 import pytest
 
 from gpucompat.confirm import compare, runner
-from gpucompat.rules import registry
-from gpucompat.rules.profiles.litert_mldrift_releases import RELEASES, STABLE
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profiles.litert_mldrift_releases import RELEASES, STABLE
 from test_fidelity import NAMES
 from vulkan import without_device
 
@@ -66,6 +66,6 @@ def test_the_releases_really_differ_where_the_profiles_say(release_confirmed):
 def _check(path, profile):
     from gpucompat import ir
     from gpucompat.placement import check_model
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support.profile import Options
 
     return check_model(ir.load(path), profile, Options(backend="webgpu"))

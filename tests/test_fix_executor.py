@@ -3,25 +3,22 @@ fp32 tolerance, "not run" with the reason where the executor cannot run a model,
 the executor alone sees."""
 
 import json
+import re
 
 import numpy as np
 import pytest
 
 from cli import gpucompat
+from gpucompat import ir
 from gpucompat.fixing import run
 from gpucompat.opencl import device, ops
 from gpucompat.opencl.device import CLError
 from gpucompat.opencl.ops import elementwise
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
-from gpucompat.verification.fix_proof import (
-    ExecutorRun,
-    NotRun,
-    executor_tolerance,
-    tolerance_of,
-    verify,
-    verify_everywhere,
-)
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
+from gpucompat.runners import OPENCL, REFERENCE, Job, NotRun
+from gpucompat.verification.fix_proof import verify, verify_everywhere
+from gpucompat.verification.placements import placements_by_subgraph
 
 pytestmark = pytest.mark.opencl
 
@@ -42,11 +39,11 @@ def test_fix_json_lists_both_backends_and_the_executor_runs_the_fixed_model(mode
 def test_exact_rewrites_are_held_to_the_executor_fp32_tolerance_there():
     # 0 on the reference interpreter; on the executor verify's fp32 default, 1e-5 + 1e-3 x max|ref|:
     # 5.1e-4 for a max of 0.5, 3.01e-3 for a max of 3 (NaN ignored).
-    assert tolerance_of({"exact"}).bound(np.array([3.0])) == 0.0
-    tol = executor_tolerance({"exact"})
+    assert REFERENCE.tolerance({"exact"}).bound(np.array([3.0])) == 0.0
+    tol = OPENCL.tolerance({"exact"})
     assert abs(tol.bound(np.array([0.5, -0.25])) - 5.1e-4) < 1e-15
     assert abs(tol.bound(np.array([-3.0, np.nan])) - 3.01e-3) < 1e-15
-    assert tolerance_of({"exact", "equivalent"}).bound(np.array([-3.0])) == 3.0 * 1e-5
+    assert REFERENCE.tolerance({"exact", "equivalent"}).bound(np.array([-3.0])) == 3.0 * 1e-5
 
 
 def _no_device(spec=None):
@@ -79,14 +76,15 @@ def test_a_fault_only_the_executor_has_fails_the_fix_there(models, monkeypatch):
     assert exe.outputs[0].max_abs_diff > exe.outputs[0].bound
 
 
-def test_shapes_other_than_the_declared_one_are_not_run():
-    class _Runner:  # stands in for a built HybridRunner whose graph declares x as [1, 4]
-        graph = type("G", (), {"inputs": [type("T", (), {"name": "x", "shape": (1, 4)})()]})
-
-    runner = ExecutorRun("gpu-current")
-    runner.runners[b"model"] = _Runner()
-    with pytest.raises(NotRun, match=r"input 'x' runs at \(2, 4\), the executor only at its declared shape \(1, 4\)"):
-        runner(b"model", [np.zeros((2, 4), np.float32)])
+def test_shapes_other_than_the_declared_one_are_not_run(models):
+    data = models.bytes("conv_relu")
+    model = ir.from_bytes(data)
+    x = model.graphs[0].inputs[0]
+    other = (2, *x.shape[1:])
+    opened = OPENCL.open(Job(model, data, placements_by_subgraph(model, "gpu-current"), [], cache_dir=""))
+    declared = r"runs at \(2, .*\), the executor only at its declared shape"
+    with pytest.raises(NotRun, match=rf"input {re.escape(repr(x.name))} {declared}"):
+        opened.run([np.zeros(other, np.float32)])
 
 
 def _all_rewrites():

@@ -11,8 +11,8 @@ import pytest
 
 from gpucompat import ir, rewrites
 from gpucompat.rewrites.engine import RewriteContext, apply
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 from gpucompat.verification.fix_proof import verify
 
 ORACLE = os.environ.get("GPUCOMPAT_ORACLE", "/work/shared/oracle/delegation.py")

@@ -8,8 +8,8 @@ from gpucompat import ir
 from gpucompat.fixing.run import rewrite_model
 from gpucompat.fixing.runtime_version import MINIMUM_RUNTIME
 from gpucompat.rewrites import select
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 
 # The fix test models that some rewrite changes under gpu-current.
 FIX_MODELS = ["stb_same_bias_relu", "stb_valid_odd", "stb_depthwise", "stb_explicit_pad", "stb_pad_cropped",

@@ -1,5 +1,5 @@
 """The law of forms as data (issue 23): `check --profile litert-mldrift` flags every op whose form
-(rules/forms.py) the numerics grid measured wrong on LiteRT's real GPU accelerator, including the
+(rules/support/forms.py) the numerics grid measured wrong on LiteRT's real GPU accelerator, including the
 forms the example-keyed rules missed, leaves right forms alone, and reports a delegated form the
 grid never measured as unmeasured (GPU007) instead of assuming it right. The models are one op
 between a runtime input and a constant, as TensorFlow's converter writes them
@@ -7,12 +7,13 @@ between a runtime input and a constant, as TensorFlow's converter writes them
 
 import json
 
+import numpy as np
 import pytest
 
 import models_formlaw
 from cli import gpucompat
 from gpucompat.ir import from_bytes
-from gpucompat.rules.forms import form_of
+from gpucompat.rules.support.forms import form_of
 
 
 def _check(path, profile="litert-mldrift"):
@@ -78,3 +79,49 @@ def test_the_key_is_the_law_not_the_sizes(models):
     assert _key(models, "add_r3_bias") == "ADD runtime [n,n,n] with constant [n]"
     assert _key(models, "maximum_r2_c3").replace("MAXIMUM", "MINIMUM") == _key(models, "minimum_r2_c3")
     assert _key(models, "softmax_r1") == "SOFTMAX [n]"
+    assert _key(models, "fully_connected_r1") == ("FULLY_CONNECTED [n] to [n], keeping dims with constant float32 "
+                                                  "weights")
+    assert _key(models, "fully_connected_r2") == "FULLY_CONNECTED [n,n] to [n,n] with constant float32 weights, bias"
+
+
+@pytest.mark.parametrize("weights, named", [("float16", "constant float16"), ("int8", "constant int8"),
+                                            ("runtime", "runtime float32")])
+def test_a_fully_connected_key_names_its_weights(weights, named):
+    """fp16 weights behind a DEQUANTIZE are constant float16 weights (the delegate folds the
+    DEQUANTIZE), int8 weights are read by a hybrid kernel, runtime weights are a model input."""
+    from ai_edge_litert import schema_py_generated as fb
+
+    from irbuild import IRModel
+
+    m = IRModel()
+    x = m.input("x", [1, 16])
+    w = np.ones((8, 16), np.float32)
+    if weights == "float16":
+        wt = m.op("DEQUANTIZE", [m.const("w16", w.astype(np.float16))], w.shape)
+    elif weights == "int8":
+        wt = m.tensor("w8", w.shape, "INT8", quantization=(0.1, 0), data=w.astype(np.int8))
+    else:
+        wt = m.input("w", w.shape)
+    m.output(m.op("FULLY_CONNECTED", [x, wt, -1], [1, 8], options=fb.FullyConnectedOptionsT()))
+    ops = from_bytes(m.bytes()).graphs[0].ops
+    assert form_of(ops[-1]) == f"FULLY_CONNECTED [1,n] to [1,n] with {named} weights"
+
+
+@pytest.mark.parametrize("x_shape, c_shape, wrong", [([8], [2, 1, 8], True), ([5, 7, 8], [8], False)])
+def test_a_div_by_a_constant_is_judged_by_its_own_measurement(x_shape, c_shape, wrong, tmp_path):
+    """TF's converter writes a DIV by a constant as a MUL; litert-torch and onnx2tf write the DIV,
+    which the grid measures written op by op: [8] / constant [2,1,8] is wrong on the accelerator,
+    [5,7,8] / constant [8] right."""
+    from ai_edge_litert import schema_py_generated as fb
+
+    from gpucompat import api
+    from irbuild import IRModel
+
+    m = IRModel()
+    x = m.input("x", x_shape)
+    c = m.const("c", np.full(c_shape, 2.0, np.float32))
+    m.output(m.op("DIV", [x, c], list(np.broadcast_shapes(tuple(x_shape), tuple(c_shape))), options=fb.DivOptionsT()))
+    rec = api.check(m.save(tmp_path / "div.tflite"), profile="litert-mldrift")
+    found = [f for f in rec["findings"] if f["code"] in ("GPU005", "GPU007")]
+    assert [f["code"] for f in found] == (["GPU005"] if wrong else []), found
+    assert not wrong or "[DIV runtime [n] with constant [n,1,n]]" in found[0]["message"]

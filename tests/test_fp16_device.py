@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from gpucompat import ir
-from gpucompat.confirm.infer import run_on_accelerator
 from gpucompat.confirm.runner import NoDevice
+from gpucompat.runners.litert_gpu.infer import run_on_accelerator
 from gpucompat.verification.hybrid import HybridRunner, open_runtime
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
 from gpucompat.verification.placements import placements_by_subgraph
@@ -63,7 +63,7 @@ def test_executor_fp16_and_the_accelerator_agree_on_what_breaks(models, name):
 @pytest.mark.parametrize("name", ["fp16_vit_encoder", "fp16_layernorm_torch_form"])
 def test_verify_on_the_accelerator_at_its_default_precision_fails_the_model_and_passes_the_fix(models, tmp_path,
                                                                                                name):
-    """`verify --backend litert-gpu --precision fp16 --inputs`: the ViT-like encoder and the
+    """`verify --runner litert-gpu --precision fp16 --inputs`: the ViT-like encoder and the
     LayerNorm in litert-torch's form at |x| ~ 1000 break on the accelerator as on the executor;
     after fp16-safe-layernorm they pass."""
     import json
@@ -77,7 +77,7 @@ def test_verify_on_the_accelerator_at_its_default_precision_fails_the_model_and_
     assert gpucompat("fix", path, "-o", fixed, "--rewrite", "fp16-safe-layernorm", timeout=600).returncode == 0
     verdicts = {}
     for name, model in (("original", path), ("fixed", fixed)):
-        r = gpucompat("verify", model, "--backend", "litert-gpu", "--precision", "fp16", "--inputs", str(npz),
+        r = gpucompat("verify", model, "--runner", "litert-gpu", "--precision", "fp16", "--inputs", str(npz),
                       "--format", "json", timeout=900)
         gate(r)
         assert r.returncode in (0, 1), r.stderr

@@ -62,8 +62,8 @@ def test_the_refused_cleanup_really_is_wrong_on_the_accelerator(models, tmp_path
     from gpucompat import ir
     from gpucompat.fixing.run import rewrite_model
     from gpucompat.rewrites.cleanup import Cleanup
-    from gpucompat.rules import registry
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.profile import Options
 
     path = models.path("gpuproof_squeeze_then_sub")
     model = ir.from_bytes(open(path, "rb").read(), path)
@@ -72,7 +72,7 @@ def test_the_refused_cleanup_really_is_wrong_on_the_accelerator(models, tmp_path
     cleaned.write_bytes(ir.to_bytes(model))
     runs = {}
     for p in (path, str(cleaned)):
-        r = gpucompat("verify", p, "--backend", "litert-gpu", "--runs", "1", "--format", "json", timeout=600)
+        r = gpucompat("verify", p, "--runner", "litert-gpu", "--runs", "1", "--format", "json", timeout=600)
         gate(r)
         runs[p] = json.loads(r.stdout)["outputs"][0]
     assert runs[path]["max_abs_error"] <= 1e-3 * runs[path]["max_ref_abs"]
@@ -160,3 +160,76 @@ def test_verify_names_the_op_known_wrong_on_the_real_gpu(models):
     doc = json.loads(gpucompat("verify", path, "--runs", "2", "--format", "json").stdout)
     assert doc["passed"] and doc["verdict"].startswith("passed on the executor; 1 op is known wrong")
     assert [(u["index"], u["op"], u["status"]) for u in doc["real_gpu"]["ops"]] == [(0, "SUB", "wrong")]
+
+
+def _refused_unmeasured(doc) -> list[dict]:
+    return [e for e in doc["not_applied"] if e["rewrite"] == "substitute-gather" and "never measured" in e["reason"]]
+
+
+def _precondition_unmeasured(form: str) -> None:
+    from gpucompat.rules.support import calibration
+
+    assert calibration.status(form, "fp32") == "unmeasured", f"the grid now measures {form}: pick another form"
+
+
+@pytest.mark.opencl
+def test_without_vulkan_fix_refuses_a_rewrite_that_introduces_a_form_never_measured(models, tmp_path, no_vulkan):
+    """substitute-gather would put a STRIDED_SLICE with step 4 on the GPU, a form the grid never
+    measured; with no device to check it in this run, the step is refused with its reason and the
+    output delegates no form the fix brought in unproven."""
+    _precondition_unmeasured("STRIDED_SLICE rank 4 step 4 on axes 3")
+    out = tmp_path / "fixed.tflite"
+    code, doc = _fix(models.path("gpuproof_gather_step4"), "-o", str(out), "--profile", "litert-mldrift")
+    assert code == 0 and out.exists() and not doc["applied"], doc
+    (refused,) = _refused_unmeasured(doc)
+    assert "[STRIDED_SLICE rank 4 step 4 on axes 3]" in refused["reason"], refused
+    assert "does not check this run's output (no Vulkan device" in refused["reason"], refused
+    assert not [u for u in doc["real_gpu"]["ops"] if u.get("introduced")], doc["real_gpu"]
+
+
+def test_no_verify_refuses_a_rewrite_that_introduces_a_form_never_measured(models, tmp_path):
+    """--no-verify: the accelerator is not asked to check, whatever device there is."""
+    code, doc = _fix(models.path("gpuproof_gather_step4"), "-o", str(tmp_path / "fixed.tflite"),
+                     "--profile", "litert-mldrift", "--no-verify")
+    assert code == 0 and not doc["applied"], doc
+    (refused,) = _refused_unmeasured(doc)
+    assert "the real-GPU check is not asked" in refused["reason"], refused
+
+
+@pytest.mark.fidelity
+def test_a_form_never_measured_is_introduced_when_the_accelerator_checks_it(models, tmp_path):
+    """With a Vulkan device the accelerator checks the output in this run: the rewrite applies,
+    the check passes, and the new STRIDED_SLICE is listed as never measured and introduced."""
+    out = tmp_path / "fixed.tflite"
+    code, doc = _fix(models.path("gpuproof_gather_step4"), "-o", str(out), "--profile", "litert-mldrift")
+    if doc["real_gpu"]["check"].startswith("not run: no Vulkan device"):
+        without_device(doc["real_gpu"]["check"])
+    assert code == 0 and out.exists() and [e["rewrite"] for e in doc["applied"]] == ["substitute-gather"], doc
+    assert doc["real_gpu"]["check"] == "passed" and not _refused_unmeasured(doc), doc
+    introduced = {(u["op"], u["form"], u["introduced"]) for u in doc["real_gpu"]["ops"]}
+    assert introduced == {("STRIDED_SLICE", "STRIDED_SLICE rank 4 step 4 on axes 3", True)}, doc["real_gpu"]
+
+
+def test_fix_runs_a_rank_1_fully_connected_as_a_batch_of_one(models, tmp_path):
+    """A FULLY_CONNECTED of a rank-1 input (the converter's tf.linalg.matvec) is computed wrongly
+    on the accelerator; batched-vector runs it on [1, 16] between RESHAPEs, a form measured right:
+    check on the output flags nothing wrong."""
+    out = tmp_path / "fixed.tflite"
+    code, doc = _fix(models.path("formlaw_fully_connected_r1"), "-o", str(out), "--profile", "litert-mldrift",
+                     "--no-verify")
+    assert code == 0 and [e["rewrite"] for e in doc["applied"]] == ["batched-vector"], doc
+    assert not [u for u in doc["real_gpu"]["ops"] if u["status"] == "wrong"], doc["real_gpu"]
+    r = gpucompat("check", str(out), "--profile", "litert-mldrift", "--format", "json")
+    rec = json.loads(r.stdout)
+    rec = rec["models"][0] if "models" in rec else rec
+    assert rec["summary"]["ops_wrong"] == 0 and rec["summary"]["ops_gpu"] == rec["summary"]["ops_total"], rec
+
+
+@pytest.mark.fidelity
+def test_the_batched_vector_fix_is_right_on_the_accelerator(models, tmp_path):
+    """The premise, in the same run: the accelerator checks the fixed model and it passes."""
+    code, doc = _fix(models.path("formlaw_fully_connected_r1"), "-o", str(tmp_path / "fixed.tflite"),
+                     "--profile", "litert-mldrift")
+    if doc["real_gpu"]["check"].startswith("not run: no Vulkan device"):
+        without_device(doc["real_gpu"]["check"])
+    assert code == 0 and doc["real_gpu"]["check"] == "passed" and doc["verification"]["ok"], doc

@@ -11,8 +11,8 @@ import pytest
 import models_realworld  # noqa: F401  (registers the builders)
 from gpucompat import ir
 from gpucompat.placement import check_model
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 
 
 def summary(models, name: str, profile: str) -> dict:

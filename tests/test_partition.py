@@ -4,8 +4,8 @@ no profile supports."""
 
 from gpucompat import ir
 from gpucompat.placement import check_model
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 
 
 def run(models, name, profile="gpu-current", n=1):

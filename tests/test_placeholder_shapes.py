@@ -12,7 +12,7 @@ from cli import gpucompat
 from gpucompat import ir
 from gpucompat.errors import GpucompatError
 from gpucompat.npz_inputs import load_samples
-from gpucompat.verification.fix_proof import run_reference
+from reference_runs import reference_outputs
 
 MODEL = "freeze_placeholder_audio"
 LENGTH = 1760
@@ -29,7 +29,7 @@ def _audio(count: int, shape) -> np.ndarray:
 def test_the_placeholder_cannot_prepare_but_the_signature_allows_real_lengths(models):
     inputs = ir.load(models.path(MODEL)).graphs[0].inputs
     assert inputs[0].shape == (1, 1) and inputs[0].signature == (-1, -1)
-    a, b = (run_reference(models.bytes(MODEL), [x])[1][0] for x in _audio(2, (1, LENGTH)))
+    a, b = (reference_outputs(models.bytes(MODEL), [x])[0] for x in _audio(2, (1, LENGTH)))
     assert np.abs(a - b).max() > 1e-3 * np.abs(a).max()  # the outputs depend on the audio
     r = gpucompat("verify", models.path(MODEL), "--runs", "1")
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
@@ -49,8 +49,8 @@ def test_fix_freezes_at_the_named_length_and_proves_it_there(models, tmp_path):
     fixed = ir.load(str(out)).graphs[0]
     assert fixed.inputs[0].shape == (1, LENGTH) and fixed.inputs[0].signature == (1, LENGTH)
     x = _audio(1, (1, LENGTH))[0]
-    np.testing.assert_array_equal(run_reference(out.read_bytes(), [x])[1][0],
-                                  run_reference(models.bytes(MODEL), [x])[1][0])
+    np.testing.assert_array_equal(reference_outputs(out.read_bytes(), [x])[0],
+                                  reference_outputs(models.bytes(MODEL), [x])[0])
 
 
 @pytest.mark.opencl

@@ -7,8 +7,8 @@ import pytest
 import roundtrip
 from gpucompat import ir
 from gpucompat.placement import check_model
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 from modelgen import BUILDERS
 
 CURRENT = registry.get("gpu-current")

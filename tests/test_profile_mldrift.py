@@ -1,5 +1,5 @@
 """litert-mldrift on one-op models (tests/models_mldrift_ops.py), without a device: GPU ops and
-rejected op types worked out by hand from the profile's rules (rules/profiles/litert_mldrift.py,
+rejected op types worked out by hand from the profile's rules (rules/support/profiles/litert_mldrift.py,
 each fact observed on LiteRT 2.3.0); tests/test_fidelity.py confirms every row on the real
 accelerator."""
 
@@ -9,8 +9,8 @@ import models_mldrift_ops  # noqa: F401  (registers the builders)
 from gpucompat import ir
 from gpucompat.confirm.compare import predicted
 from gpucompat.placement import check_model
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 
 # name: (GPU ops in subgraph 0, rejected op types, compiles)
 EXPECTED = {

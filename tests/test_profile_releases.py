@@ -10,8 +10,8 @@ from ai_edge_litert import schema_py_generated as fb
 import gpucompat
 from cli import gpucompat as run_cli
 from gpucompat.errors import GpucompatError
-from gpucompat.rules import registry
-from gpucompat.rules.profiles.litert_mldrift_releases import RELEASES, STABLE
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profiles.litert_mldrift_releases import RELEASES, STABLE
 from irbuild import IRModel
 
 

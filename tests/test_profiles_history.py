@@ -1,11 +1,11 @@
-"""The delegate generations side by side on models where they differ (rules/profiles/*.py)."""
+"""The delegate generations side by side on models where they differ (rules/support/profiles/*.py)."""
 
 import pytest
 
 from gpucompat import ir
 from gpucompat.placement import check_model
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 
 
 def verdicts(models, name, profile):

@@ -27,6 +27,7 @@ def test_a_terminal_sees_what_runs_and_the_line_is_erased(models, tmp_path):
 
 
 def test_a_pipe_gets_nothing_extra(models, tmp_path):
-    r = subprocess.run(verify_args(models, tmp_path / "cold"), capture_output=True, text=True, timeout=300)
+    r = subprocess.run(verify_args(models, tmp_path / "cold"), capture_output=True, text=True, timeout=300,
+                       cwd=tmp_path)
     assert r.returncode == 0 and r.stderr == ""
     assert '"passed": true' in r.stdout

@@ -1,7 +1,8 @@
-"""The README a new user meets: its rule list is generated from the rule registry, its links and
-picture exist, and its first command works as written.
+"""The README a new user meets: its rule list is generated from the rule registry and its table of
+output formats from the commands' --format choices, its links and picture exist, and its first
+command works as written.
 
-Regenerate the rule list with `python tests/test_readme.py`."""
+Regenerate both with `python tests/test_readme.py`."""
 
 import os
 import re
@@ -11,7 +12,11 @@ from cli import gpucompat
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
-BLOCK = re.compile(r"(<!-- rules:start[^\n]*-->\n)(.*?)(<!-- rules:end -->)", re.S)
+
+
+def block(name: str) -> re.Pattern:
+    """A generated part of the README, between `<!-- NAME:start ... -->` and `<!-- NAME:end -->`."""
+    return re.compile(rf"(<!-- {name}:start[^\n]*-->\n)(.*?)(<!-- {name}:end -->)", re.S)
 
 
 def rules_table() -> str:
@@ -22,15 +27,34 @@ def rules_table() -> str:
     return "| code | name | severity | what it finds |\n|---|---|---|---|\n" + "\n".join(rows) + "\n"
 
 
+def formats_table() -> str:
+    """Each command's --format choices (gpucompat/output/renderers.py) as a markdown table."""
+    import typer
+
+    from gpucompat.cli import app
+
+    rows = []
+    for name, command in typer.main.get_command(app).commands.items():
+        for param in command.params:
+            if param.name == "output_format":
+                choices = param.metavar.strip("<>").split("|")
+                rows.append(f"| `gpucompat {name}` | {', '.join(f'`{c}`' for c in choices)} |")
+    return "| command | `--format` |\n|---|---|\n" + "\n".join(rows) + "\n"
+
+
+GENERATED = {"rules": rules_table, "formats": formats_table}
+
+
 def readme() -> str:
     with open(README, encoding="utf-8") as f:
         return f.read()
 
 
-def test_rule_list_is_generated_from_the_registry():
-    block = BLOCK.search(readme())
-    assert block, "README lost its rules:start / rules:end markers"
-    assert block.group(2) == rules_table(), "run `python tests/test_readme.py` to regenerate the rule list"
+def test_rule_list_and_formats_are_generated():
+    for name, table in GENERATED.items():
+        found = block(name).search(readme())
+        assert found, f"README lost its {name}:start / {name}:end markers"
+        assert found.group(2) == table(), f"run `python tests/test_readme.py` to regenerate the {name} table"
 
 
 def test_links_and_picture_exist():
@@ -51,8 +75,10 @@ def test_setup_commands_are_there_and_the_check_works():
 
 if __name__ == "__main__":
     text = readme()
+    for name, table in GENERATED.items():
+        text = block(name).sub(lambda m, table=table: m.group(1) + table() + m.group(3), text)
     with open(README, "w", encoding="utf-8") as f:
-        f.write(BLOCK.sub(lambda m: m.group(1) + rules_table() + m.group(3), text))
+        f.write(text)
     sys.exit(0)
 
 

@@ -13,8 +13,8 @@ from gpucompat.rewrites.cleanup import Cleanup
 from gpucompat.rewrites.engine import RewriteContext, apply
 from gpucompat.rewrites.fold_constants import FoldConstants
 from gpucompat.rewrites.rgb_to_rgba import RgbToRgba
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 from gpucompat.verification.fix_proof import verify
 from models_fix import rewritten
 

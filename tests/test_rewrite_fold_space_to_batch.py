@@ -7,8 +7,8 @@ from ai_edge_litert import schema_py_generated as fb
 from gpucompat import ir
 from gpucompat.placement import check_model
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 from gpucompat.verification.fix_proof import verify
 from models_fix import rewritten
 

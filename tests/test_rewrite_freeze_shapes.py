@@ -12,8 +12,9 @@ from gpucompat import ir
 from gpucompat.dynamic import first_dynamic_tensor
 from gpucompat.rewrites.fold_constants import FoldConstants
 from gpucompat.rewrites.freeze_shapes import FreezeShapes
-from gpucompat.verification.fix_proof import run_reference, verify
+from gpucompat.verification.fix_proof import verify
 from models_fix import rewritten
+from reference_runs import reference_outputs
 from vulkan import every_backend_ran
 
 
@@ -33,7 +34,7 @@ def test_keras_models_with_a_dynamic_batch_end_up_whole_on_the_gpu(models, tmp_p
     raw = models.bytes(name)
     shape = (1, *ir.from_bytes(raw).graphs[0].inputs[0].shape[1:])
     x = [np.random.default_rng(s).standard_normal(shape).astype(np.float32) for s in (0, 1)]
-    a, b = (run_reference(raw, [v])[1][0] for v in x)
+    a, b = (reference_outputs(raw, [v])[0] for v in x)
     assert np.abs(a - b).max() > 1e-3 * np.abs(a).max()  # the outputs depend on the input
     r, doc = _fix(models.path(name), tmp_path / "fixed.tflite", "--unsafe-fixes")
     assert r.returncode == 0, r.stderr
@@ -68,8 +69,8 @@ def test_input_shape_freezes_the_batch_it_names_and_verifies_at_that_batch(model
     fixed = ir.load(str(tmp_path / "fixed.tflite"))
     assert fixed.graphs[0].inputs[0].shape == (3, 6, 6, 3) and fixed.graphs[0].outputs[0].shape == (3, 5)
     x = np.random.default_rng(0).standard_normal((3, 6, 6, 3)).astype(np.float32)
-    want = run_reference(models.bytes("freeze_flatten"), [x])[1][0]
-    got = run_reference((tmp_path / "fixed.tflite").read_bytes(), [x])[1][0]
+    want = reference_outputs(models.bytes("freeze_flatten"), [x])[0]
+    got = reference_outputs((tmp_path / "fixed.tflite").read_bytes(), [x])[0]
     np.testing.assert_array_equal(got, want)
 
 
@@ -138,5 +139,5 @@ def test_audio_shape_arithmetic_folds_once_the_length_is_frozen(models, tmp_path
     fixed = ir.load(str(tmp_path / "fixed.tflite"))
     assert _static(fixed) and "SHAPE" not in {op.name for op in fixed.graphs[0].ops}
     x = np.random.default_rng(3).standard_normal((1, 16000)).astype(np.float32)
-    want = run_reference(models.bytes(name), [x])[1][0]
-    np.testing.assert_array_equal(run_reference((tmp_path / "fixed.tflite").read_bytes(), [x])[1][0], want)
+    want = reference_outputs(models.bytes(name), [x])[0]
+    np.testing.assert_array_equal(reference_outputs((tmp_path / "fixed.tflite").read_bytes(), [x])[0], want)

@@ -12,8 +12,8 @@ from gpucompat import ir, rewrites
 from gpucompat.placement import check_model
 from gpucompat.rewrites.engine import RewriteContext, apply
 from gpucompat.rewrites.substitute_gather import index_box
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 from gpucompat.verification.fix_proof import input_specs, verify
 from gpucompat.verification.inputs import seeded
 

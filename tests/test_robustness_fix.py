@@ -13,8 +13,8 @@ from gpucompat import ir
 from gpucompat.rewrites.cleanup import Cleanup
 from gpucompat.rewrites.engine import RewriteContext
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
-from gpucompat.rules import registry
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import registry
+from gpucompat.rules.support.profile import Options
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -1,96 +1,130 @@
-"""Each rule code that no other test names, raised on the smallest model that shows it and not
-raised on its healthy twin (models written with tests/irbuild.py, no converter)."""
+"""Every rule code, raised on the smallest model that shows it and not raised on its healthy twin
+(tests/models_rules.py: written with tests/irbuild.py, no converter). A registered code without a
+pair here fails `test_every_registered_code_has_a_pair`.
+
+The family tests (test_device_reports.py, test_fp16_precision.py, test_wrong_forms.py, ...) check
+the messages and the rewrites on more realistic models; this one checks that each rule fires where
+it should and stays quiet on the twin."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 import pytest
-from ai_edge_litert import schema_py_generated as fb
 
-import gpucompat
+import models_rules as mr
+from gpucompat.pipeline import Task, check_one
+from gpucompat.rules.lint import all_rules
 from irbuild import IRModel
 
-SHAPE = [1, 4, 4, 8]
+
+@dataclass(frozen=True)
+class Case:
+    """A code's pair: `build(True)` raises it, `build(False)` does not; checked under `profile`,
+    with `inputs(raises)` as `--inputs` when given and `families` as `--device-family`; `about`
+    checks what the positive finding says."""
+
+    build: Callable[[bool], IRModel]
+    profile: str = "gpu-current"
+    inputs: Callable[[bool], dict] | None = None
+    families: tuple[str, ...] = ()
+    about: Callable[[list[dict]], bool] = field(default=lambda found: True)
 
 
-def codes(m: IRModel, tmp_path, profile: str = "gpu-current") -> dict[str, list[dict]]:
-    """The findings of checking the model, by code."""
-    rec = gpucompat.check(m.save(tmp_path / "m.tflite"), profile=profile)
+def filled(shape, value: Callable[[bool], float]) -> Callable[[bool], dict]:
+    """Inputs of one input `x` of `shape`, every element `value(raises)`."""
+    return lambda raises: {"x": np.full(shape, value(raises), np.float32)}
+
+
+def says(*parts: str) -> Callable[[list[dict]], bool]:
+    """True when the first finding's message has every part."""
+    return lambda found: all(p in found[0]["message"] for p in parts)
+
+
+ALL = ("adreno", "mali", "apple", "webgpu")
+MLDRIFT = "litert-mldrift"
+
+CASES: dict[str, Case] = {
+    "GPU001": Case(mr.unsupported_between, about=says("GATHER_ND", "run on the CPU")),
+    "GPU002": Case(lambda raises: mr.binary("SUB", same_input=raises), about=says("whole delegation fails")),
+    "GPU003": Case(mr.reshape_by, about=says("nothing in this subgraph is delegated")),
+    "GPU004": Case(mr.fp16_weights, about=says("1 constant fp16 DEQUANTIZE node(s)", "delegated with the graph")),
+    "GPU005": Case(lambda raises: mr.with_constant("ADD", [4, 8] if raises else mr.SHAPE,
+                                                   np.ones((1, 4, 8) if raises else 8, np.float32),
+                                                   [1, 4, 8] if raises else mr.SHAPE),
+                   MLDRIFT, about=says("[ADD runtime [n,n] with constant [1,n,n]]", "computes wrong values at fp32")),
+    "GPU006": Case(lambda raises: mr.with_constant("ADD", mr.SHAPE, np.ones(3 if raises else 8, np.float32),
+                                                   mr.SHAPE),
+                   about=says("cannot be prepared at the stored input shapes")),
+    "GPU007": Case(lambda raises: mr.with_constant("MIRROR_PAD", mr.SHAPE,
+                                                   np.asarray([[0, 0], [1, 1], [1, 1], [0, 0]], np.int32),
+                                                   [1, 6, 6, 8]) if raises else mr.unary("TANH"),
+                   MLDRIFT, about=says("MIRROR_PAD", "never measured")),
+    "PRT101": Case(mr.unsupported_between, about=says("a GPU-capable partition of 1 op(s) stays on the CPU")),
+    # the first TANH alone is delegated (the largest GPU island, first of two of one op); GATHER_ND and
+    # the second TANH make the CPU partition after it
+    "PRT102": Case(mr.unsupported_between, about=says("1 of 3 ops delegated, yielding 2 partitions")),
+    "PERF201": Case(lambda raises: mr.with_constant("TRANSPOSE", mr.SHAPE, np.asarray([0, 2, 1, 3], np.int32),
+                                                    mr.SHAPE) if raises else mr.unary("TANH"),
+                    about=says("TRANSPOSE", "bytes per inference")),
+    # C = 5 is stored as 8: 3 of 8 elements are padding
+    "PERF202": Case(lambda raises: mr.unary("TANH", [1, 4, 4, 5 if raises else 8]), about=says("38%", "(C=5)")),
+    "IO301": Case(lambda raises: mr.unary("TANH", [1, 4, 4, 3 if raises else 4]), about=says("has 3 channels")),
+    "IO302": Case(mr.quantized_add,
+                  about=lambda found: {("into" in f["message"], "out of" in f["message"]) for f in found}
+                  == {(True, False), (False, True)}),
+    "PREC401": Case(mr.quantized_add, about=says("run as float emulation")),
+    "PREC402": Case(lambda raises: mr.basic_lstm(3 if raises else 4), about=says("has 3 units, not a multiple of 4")),
+    "PREC403": Case(lambda raises: mr.squared(True), inputs=filled(mr.SHAPE, lambda raises: 1000.0 if raises else 1.0),
+                    about=says("reaches 1e+06", "a square of values up to 1e+03")),
+    # MEAN over 32 x 32 values of 100: partial sums reach 102400
+    "PREC404": Case(lambda raises: mr.summed(32, "MEAN"),
+                    inputs=filled([1, 32, 32, 8], lambda raises: 100.0 if raises else 1.0),
+                    about=says("adds up to 1.02e+05")),
+    "PREC405": Case(lambda raises: mr.scaled(1e-9 if raises else 1e-3), inputs=filled(mr.SHAPE, lambda raises: 1.0),
+                    about=says("never above 1e-09")),
+    "PREC406": Case(mr.sum_of_squares, about=says("sums the squares of op#0 MUL")),
+    "PREC407": Case(mr.exp_of_logits, about=says("EXP", "without max-subtraction")),
+    "PREC408": Case(lambda raises: mr.unary("ELU", [8] if raises else mr.SHAPE), MLDRIFT,
+                    about=says("[ELU rank 1]", "at its fp16 default")),
+    "PREC409": Case(mr.two_class_classifier, inputs=filled([1, 1], lambda raises: 1.0),
+                    about=says("class 1 becomes 0")),
+    "HYG501": Case(mr.dead_branch, about=says("LOGISTIC")),
+    "DEV601": Case(mr.residual_linear, MLDRIFT, families=("mali",), about=says("LiteRT#9277", "unverified here")),
+    "DEV602": Case(lambda raises: mr.depth_to_space(4 if raises else 1), MLDRIFT, families=("adreno",),
+                   about=says("batch 4", "LiteRT#8459")),
+    "DEV603": Case(lambda raises: mr.attention(3 if raises else 4), MLDRIFT, families=("adreno",),
+                   about=says("LiteRT#8619")),
+    "DEV604": Case(lambda raises: mr.summed(32 if raises else 8), MLDRIFT, families=ALL,
+                   about=says("1024 elements", "LiteRT#9249")),
+    "DEV605": Case(lambda raises: mr.attention(4) if raises else mr.unary("SOFTMAX", [1, 8], mr.softmax_options()),
+                   MLDRIFT, families=("apple",), about=says("FLOAT32 activations")),
+}
+
+
+def findings(code: str, raises: bool, tmp_path) -> list[dict]:
+    """The findings of `code` when checking the case's model (and inputs)."""
+    case = CASES[code]
+    path = case.build(raises).save(tmp_path / f"{code}_{raises}.tflite")
+    inputs = None
+    if case.inputs is not None:
+        inputs = str(tmp_path / f"{code}_{raises}.npz")
+        np.savez(inputs, **case.inputs(raises))
+    rec = check_one(Task(path, case.profile, "cl", True, 1, inputs=inputs, device_families=case.families))
     assert rec["error"] is None, rec["error"]
-    out: dict[str, list[dict]] = {}
-    for f in rec["findings"]:
-        out.setdefault(f["code"], []).append(f)
-    return out
+    return [f for f in rec["findings"] if f["code"] == code]
 
 
-def binary(name: str, same_input: bool) -> IRModel:
-    """`name`(x, x) or `name`(x, y) of two model inputs."""
-    m = IRModel()
-    x = m.input("x", SHAPE)
-    y = x if same_input else m.input("y", SHAPE)
-    m.output(m.op(name, [x, y], SHAPE))
-    return m
+def test_every_registered_code_has_a_pair():
+    assert sorted(CASES) == sorted(r.code for r in all_rules())
 
 
-def test_gpu002_an_op_that_fails_when_the_gpu_graph_is_built(tmp_path):
-    """SUB of a tensor with itself passes partitioning and is refused at Parse: the whole
-    delegation fails (model_builder.cc: no identical inputs but for ADD and MUL)."""
-    found = codes(binary("SUB", same_input=True), tmp_path)
-    (f,) = found["GPU002"]
-    assert f["severity"] == "error" and "whole delegation fails" in f["message"] and f["nodes"] == [[0, 0]]
-    assert "GPU002" not in codes(binary("SUB", same_input=False), tmp_path)
-
-
-def reshape_by(shape_from_add: bool) -> IRModel:
-    """x reshaped to its own shape: computed at run time by SHAPE -> ADD (ADD does not fold at
-    prepare, so the RESHAPE's output is dynamic), or given as a constant."""
-    m = IRModel()
-    x = m.input("x", SHAPE)
-    if shape_from_add:
-        s = m.op("SHAPE", [x], [4], "INT32", options=fb.ShapeOptionsT())
-        s = m.op("ADD", [s, m.const("zero", np.zeros(4, np.int32))], [4], "INT32")
-    else:
-        s = m.const("shape", np.asarray(SHAPE, np.int32))
-    m.output(m.op("TANH", [m.op("RESHAPE", [x, s], SHAPE)], SHAPE))
-    return m
-
-
-def test_gpu003_a_dynamic_tensor_stops_delegation(tmp_path):
-    found = codes(reshape_by(shape_from_add=True), tmp_path)
-    (f,) = found["GPU003"]
-    assert "nothing in this subgraph is delegated" in f["message"]
-    assert "GPU003" not in codes(reshape_by(shape_from_add=False), tmp_path)
-
-
-def test_hyg501_an_op_nothing_reads(tmp_path):
-    m = IRModel()
-    x = m.input("x", SHAPE)
-    m.op("LOGISTIC", [x], SHAPE)  # read by nothing
-    m.output(m.op("TANH", [x], SHAPE))
-    (f,) = codes(m, tmp_path)["HYG501"]
-    assert "LOGISTIC" in f["message"] and f["nodes"] == [[0, 0]]
-
-    healthy = IRModel()
-    x = healthy.input("x", SHAPE)
-    healthy.output(healthy.op("TANH", [healthy.op("LOGISTIC", [x], SHAPE)], SHAPE))
-    assert "HYG501" not in codes(healthy, tmp_path)
-
-
-def quantized_add(int8: bool) -> IRModel:
-    """An ADD of an input and a constant, int8 with quantization parameters or float."""
-    m = IRModel()
-    dtype, q = ("INT8", (0.05, 0)) if int8 else ("FLOAT32", None)
-    x = m.input("x", SHAPE, dtype, quantization=q)
-    c = m.const("c", np.ones(8, np.int8 if int8 else np.float32), quantization=q)
-    m.output(m.op("ADD", [x, c], SHAPE, dtype, quantization=q, options=fb.AddOptionsT()))
-    return m
-
-
-@pytest.mark.parametrize("code", ["IO302", "PREC401"])
-def test_quantized_tensors_on_the_gpu(code, tmp_path):
-    """IO302: the int8 input and output cross the GPU boundary and are converted on the CPU on
-    every invoke; PREC401: the int8 ADD runs on the GPU in float emulation."""
-    found = codes(quantized_add(int8=True), tmp_path)
-    assert found.get(code), sorted(found)
-    if code == "IO302":
-        assert {("into" in f["message"], "out of" in f["message"]) for f in found[code]} == {(True, False),
-                                                                                           (False, True)}
-    assert code not in codes(quantized_add(int8=False), tmp_path)
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_the_code_is_raised_on_its_model_and_not_on_the_twin(code, tmp_path):
+    found = findings(code, True, tmp_path)
+    severity = {r.code: r.severity for r in all_rules()}[code]
+    assert found and {f["severity"] for f in found} == {severity}, code
+    assert CASES[code].about(found), found
+    assert findings(code, False, tmp_path) == []

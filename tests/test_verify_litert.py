@@ -1,4 +1,4 @@
-"""`gpucompat verify --backend litert-gpu`: LiteRT's real GPU accelerator (fp32, or fp16: its default)
+"""`gpucompat verify --runner litert-gpu`: LiteRT's real GPU accelerator (fp32, or fp16: its default)
 as the test side, whole or partly delegated, with --localize.
 Runs on the real device are fidelity-marked (they need a Vulkan device; `.ci/run` installs the
 software driver); without a device the command says so in one line."""
@@ -13,7 +13,7 @@ from vulkan import gate
 
 
 def _verify(*args):
-    r = gpucompat("verify", *args, "--backend", "litert-gpu", "--cache-dir", "", timeout=600)
+    r = gpucompat("verify", *args, "--runner", "litert-gpu", "--cache-dir", "", timeout=600)
     gate(r)
     return r
 
@@ -32,7 +32,7 @@ def test_no_vulkan_device_is_one_line_and_exit_2(models, tmp_path, monkeypatch):
     none = f"{tmp_path}/none.json"
     (tmp_path / "env.sh").write_text(f"export VK_ICD_FILENAMES={none} VK_DRIVER_FILES={none}\n")
     monkeypatch.setenv("GPUCOMPAT_VULKAN_DIR", str(tmp_path))
-    r = gpucompat("verify", models.path("conv_relu"), "--backend", "litert-gpu", "--cache-dir", "", timeout=300)
+    r = gpucompat("verify", models.path("conv_relu"), "--runner", "litert-gpu", "--cache-dir", "", timeout=300)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "no Vulkan device" in r.stderr and "Traceback" not in r.stderr
 
@@ -67,6 +67,7 @@ def test_a_partly_delegated_model(models):
     assert "partly delegated" in doc["device"] and doc["first_divergent_op"]["op"] == "PAD"
 
 
-def test_an_unknown_backend_is_refused(models):
+def test_an_unknown_runner_in_the_old_spelling_is_refused(models):
     r = gpucompat("verify", models.path("conv_relu"), "--backend", "metal")
-    assert r.returncode == 2 and "--backend must be one of opencl, litert-gpu" in r.stderr
+    assert r.returncode == 2 and "must be one of opencl, litert-gpu, got 'metal'" in r.stderr
+    assert "--backend is deprecated here, use --runner" in r.stderr and "Traceback" not in r.stderr

@@ -36,7 +36,7 @@ def test_verify_says_what_to_install_in_one_line_and_exits_2(models, without_pyo
 
 
 def test_verify_on_the_real_accelerator_needs_no_extra(models, without_pyopencl):
-    r = without_pyopencl("verify", models.path("conv_relu"), "--backend", "litert-gpu", "--runs", "1")
+    r = without_pyopencl("verify", models.path("conv_relu"), "--runner", "litert-gpu", "--runs", "1")
     gate(r)
     assert r.returncode == 0 and "PASSED" in r.stdout, r.stderr
 

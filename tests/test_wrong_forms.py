@@ -91,7 +91,7 @@ def test_the_fixed_model_is_right_on_the_accelerator(models, tmp_path, name):
     assert gpucompat("fix", models.path(name), "--profile", "litert-mldrift", "-o", str(out)).returncode == 0
     runs = {}
     for p in (models.path(name), str(out)):
-        r = gpucompat("verify", p, "--backend", "litert-gpu", "--runs", "1", "--format", "json", timeout=600)
+        r = gpucompat("verify", p, "--runner", "litert-gpu", "--runs", "1", "--format", "json", timeout=600)
         gate(r)
         runs[p] = json.loads(r.stdout)["outputs"][0]
     before, after = runs[models.path(name)], runs[str(out)]
@@ -99,19 +99,20 @@ def test_the_fixed_model_is_right_on_the_accelerator(models, tmp_path, name):
     assert after["max_abs_error"] <= 1e-3 * after["max_ref_abs"]
 
 
-def test_verify_on_names_its_backend(models, tmp_path):
+def test_verify_on_names_its_runners(models, tmp_path):
     r = gpucompat("fix", models.path("wrongform_pad3_mid"), "-o", str(tmp_path / "f.tflite"), "--verify-on", "metal")
-    assert r.returncode == 2 and "--verify-on must be litert-gpu" in r.stderr and not (tmp_path / "f.tflite").exists()
+    assert r.returncode == 2 and "--verify-on must be one of litert-gpu, got 'metal'" in r.stderr
+    assert not (tmp_path / "f.tflite").exists()
 
 
 @pytest.mark.fidelity
 def test_the_accelerator_backend_fails_a_wrong_model(models):
     """The fix's litert-gpu verification is a real check: the unfixed model fails it."""
-    from gpucompat.fixing import on_accelerator
+    from gpucompat.runners import REAL_GPU
     from gpucompat.verification.fix_proof import verify
 
     data = models.bytes("wrongform_add_mixed_rank")
-    result = verify(data, data, {"exact"}, on_accelerator.backend())
+    result = verify(data, data, {"exact"}, REAL_GPU)
     if result.not_run:
         without_device(result.not_run)
     assert result.error is None and not result.ok

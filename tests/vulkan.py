@@ -15,7 +15,7 @@ def without_device(why: str):
 
 
 def gate(run) -> None:
-    """After a `gpucompat ... --backend litert-gpu` run: none of it happened for want of a device."""
+    """After a `gpucompat ... --runner litert-gpu` run: none of it happened for want of a device."""
     if run.returncode == 2 and "no Vulkan device" in run.stderr:
         without_device(run.stderr.strip())
 

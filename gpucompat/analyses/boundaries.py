@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from gpucompat.ir import dtypes
 from gpucompat.layout import bhwc
-from gpucompat.rules.judging import is_fp16_constant_dequantize
+from gpucompat.rules.support.judging import is_fp16_constant_dequantize
 
 QUANTIZED = {dtypes.INT8, dtypes.UINT8}
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from gpucompat.ir import Op, Tensor, opcodes
 from gpucompat.layout import align4, bhwc, padded_elements
-from gpucompat.rules.judging import is_fp16_constant_dequantize
+from gpucompat.rules.support.judging import is_fp16_constant_dequantize
 
 # Bytes per stored element at the precision the C++ API defaults to (MAX_PRECISION -> F32,
 # tflite/delegates/gpu/cl/api.cc GetPrecision); FP16 inference halves every byte figure.

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from gpucompat.partition import node_subsets
 from gpucompat.placement import SubgraphResult, after_replace, choose_nodes
-from gpucompat.rules.judging import partition_supported
+from gpucompat.rules.support.judging import partition_supported
 
 DELEGATION_BREAKING = ("parse", "backend")
 MAX_SINGLE_NODES = 40  # single-node counterfactuals beyond this many add time, not insight

@@ -1,9 +1,9 @@
-"""The numerics grid of `gpucompat calibrate`: op forms (rules/forms.py) run on the installed
+"""The numerics grid of `gpucompat calibrate`: op forms (rules/support/forms.py) run on the installed
 LiteRT's GPU accelerator at fp32 and at its default precision (fp16) against the CPU
 interpreter on the same seeded inputs, written without TensorFlow.
 
 The forms are the enumerated families of the suite's grid (tests/numerics_grid.py, which the
-shipped table rules/calibration/litert_gpu.json was recorded with): every binary elementwise op
+shipped table rules/support/calibration/litert_gpu.json was recorded with): every binary elementwise op
 with every pair of operand shapes in `n`/`1` up to rank 4 (a constant second operand, a constant
 first for SUB and DIV, two runtime operands), every one-operand op at ranks 1-4, SOFTMAX,
 TRANSPOSE per permutation, SLICE / STRIDED_SLICE per set of axes, PAD / PADV2 per set of axes,
@@ -20,16 +20,17 @@ import os
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 from ai_edge_litert import schema_py_generated as fb
 
 from gpucompat.ir.build import Sketch
-from gpucompat.rules import forms as keys
+from gpucompat.rules.support import forms as keys
 from gpucompat.verification.tolerance import magnitude, max_abs_error
 
 # A form's outputs are right when within this of the CPU's (cosine, max error / largest output);
-# rules/calibration THRESHOLDS says it in words.
+# rules/support/calibration THRESHOLDS says it in words.
 NOISE = {"fp32": (0.9999, 1e-3), "fp16": (0.999, 1e-2)}
 BATCH = 300  # forms per model: one shader compilation per model and precision
 SAMPLE_EVERY = 40
@@ -44,8 +45,9 @@ class Form:
     inputs are drawn ("normal" N(0, 1), "away" |N| + 0.5, "big" U(5, 7): fp16 sums pass 65504)."""
 
     name: str
-    write: Callable[[Sketch, str], object]
+    write: Callable[[Sketch, str, bool], object]  # (sketch, prefix, exact): exact writes int8 weights as floats
     draw: str = "normal"
+    quantized: bool = False  # int8 weights: the CPU reference runs the float values they stand for
     key: str | None = None
     result: dict = field(default_factory=dict)  # precision -> {"cosine", "max_error", "wrong"}
     refused: str | None = None
@@ -78,7 +80,7 @@ def _shape(pattern: str, sizes: tuple[int, ...]) -> tuple[int, ...]:
 def _one(name: str, op: str, inputs: list[tuple], consts: list[np.ndarray], out: tuple, options=None,
          draw: str = "normal", const_first: bool = False) -> Form:
     """A form of one op reading runtime `inputs` (shapes) and constants `consts`."""
-    def write(s: Sketch, prefix: str):
+    def write(s: Sketch, prefix: str, exact: bool = False):
         runtime = [s.input(f"{prefix}__{j}", shape) for j, shape in enumerate(inputs)]
         fixed = [s.const(f"{prefix}_c{j}", v) for j, v in enumerate(consts)]
         return s.op(op, [*fixed, *runtime] if const_first else [*runtime, *fixed], out, options=options)
@@ -190,9 +192,69 @@ def _reduced(shape: tuple, axes: tuple, keep: bool) -> tuple:
     return tuple(1 if i in axes else d for i, d in enumerate(shape) if keep or i not in axes)
 
 
+def _strided(v: int) -> list[Form]:
+    """STRIDED_SLICE as Python slicing writes it: step 1 (`a[:, 1:]`) and step 3 per set of axes,
+    and an index dropping one axis (`a[:, 1]`), at ranks 1-4."""
+    sizes, found = SIZES[v], []
+    for r in range(1, 5):
+        shape = _shape("n" * r, sizes)
+        for axes, step in itertools.product(_subsets(r), (1, 3)):
+            begin = [1 if i in axes else 0 for i in range(r)]
+            out = tuple(len(range(1, d, step)) if i in axes else d for i, d in enumerate(shape))
+            found.append(_one(f"STRIDED_SLICE_{r}_{''.join(map(str, axes))}_s{step}_{v}", "STRIDED_SLICE", [shape],
+                              [_ints(*begin), _ints(*shape), _ints(*(step if i in axes else 1 for i in range(r)))],
+                              out, _options("StridedSlice")))
+        for ax in range(r if r > 1 else 0):
+            begin, end = [1 if i == ax else 0 for i in range(r)], [2 if i == ax else d for i, d in enumerate(shape)]
+            found.append(_one(f"STRIDED_SLICE_{r}_drop{ax}_{v}", "STRIDED_SLICE", [shape],
+                              [_ints(*begin), _ints(*end), _ints(*([1] * r))],
+                              tuple(d for i, d in enumerate(shape) if i != ax),
+                              _options("StridedSlice", shrinkAxisMask=1 << ax)))
+    return found
+
+
+FC_IN, FC_UNITS = (8, 7), (5, 6)  # input features and units of FULLY_CONNECTED, per set of sizes
+FC_WEIGHTS = ("float32", "runtime", "float16", "int8")  # constant float32, runtime, fp16 via DEQUANTIZE, int8
+
+
+def _fully_connected(v: int) -> list[Form]:
+    """FULLY_CONNECTED of every input shape of rank 1-4 (the last axis its features), keeping the
+    dims or not, with units n or 1, weights constant float32 / float16 behind a DEQUANTIZE / int8
+    per channel (a hybrid kernel) or runtime, with a bias or not."""
+    sizes, found = (FC_IN[v], *SIZES[v][1:]), []
+    for r in range(1, 5):
+        for p, keep, units, weights, bias in itertools.product(_patterns(r), (False, True), (FC_UNITS[v], 1),
+                                                                 FC_WEIGHTS, (False, True)):
+            tag = f"{p}{'k' if keep else ''}u{units}{weights[0]}{weights[-1]}{'b' if bias else ''}"
+            found.append(Form(f"FC_{tag}_{v}", partial(_fc, x=_shape(p, sizes), units=units, keep=keep,
+                                                       weights=weights, bias=bias), quantized=weights == "int8"))
+    return found
+
+
+def _fc(s: Sketch, prefix: str, exact: bool = False, *, x: tuple, units: int, keep: bool, weights: str, bias: bool):
+    """One FULLY_CONNECTED form (see _fully_connected); `exact` writes int8 weights as the floats
+    they stand for."""
+    out = (*x[:-1], units) if keep else (int(np.prod(x[:-1])), units)
+    inp, w = s.input(f"{prefix}__0", x), _const((units, x[-1]), 11)
+    if weights == "runtime":
+        wt = s.input(f"{prefix}__1", w.shape)
+    elif weights == "float16":
+        wt = s.op("DEQUANTIZE", [s.const(f"{prefix}_w16", w.astype(np.float16))], w.shape)
+    elif weights == "int8":
+        scale = np.abs(w).max(axis=1) / 127
+        q = np.clip(np.round(w / scale[:, None]), -127, 127)
+        wt = s.const(f"{prefix}_w", (q * scale[:, None]).astype(np.float32)) if exact else \
+            s.const(f"{prefix}_w8", q.astype(np.int8), (scale, 0))
+    else:
+        wt = s.const(f"{prefix}_w", w)
+    b = s.const(f"{prefix}_b", _const((units,), 12)) if bias else None
+    return s.op("FULLY_CONNECTED", [inp, wt, b], out, options=_options("FullyConnected", keepNumDims=keep))
+
+
 def forms() -> list[Form]:
     """Every form of the grid, at both sets of sizes."""
-    return [f for v in (0, 1) for f in (*_binary(v), *_unary(v), *_layout(v), *_reductions(v))]
+    return [f for v in (0, 1) for f in (*_binary(v), *_unary(v), *_layout(v), *_reductions(v), *_strided(v),
+                                         *_fully_connected(v))]
 
 
 def chosen(grid: str) -> list[Form]:
@@ -217,20 +279,17 @@ def _batch(batch: list[Form], path: str, launch, log) -> None:
     from gpucompat import ir
     from gpucompat.confirm.runner import NoDevice
     from gpucompat.errors import GpucompatError
-    from gpucompat.rules.forms import form_of
+    from gpucompat.rules.support.forms import form_of
 
     kept = [f for f in batch if f.refused is None]
     if not kept:
         return
     batch = kept
-    s = Sketch()
-    outs = [f.write(s, f"f{i}") for i, f in enumerate(batch)]
-    s.output(*outs)
     with open(path, "wb") as fh:
-        fh.write(s.to_bytes())
+        fh.write(_model(batch))
     graph = ir.load(path).graphs[0]
-    for f, op in zip(batch, graph.ops):
-        f.key = form_of(op)
+    for f, out in zip(batch, graph.outputs):
+        f.key = form_of(out.producer)
     declined = _not_delegated(graph, batch)
     if declined:
         for f in declined:
@@ -255,28 +314,48 @@ def _batch(batch: list[Form], path: str, launch, log) -> None:
             f.result[precision] = judge(g, w, precision)
 
 
+def _model(batch: list[Form], exact: bool = False) -> bytes:
+    """One model of every form of `batch`, each output in the batch's order (`exact`: int8
+    weights written as the floats they stand for)."""
+    s = Sketch()
+    s.output(*(f.write(s, f"f{i}", exact) for i, f in enumerate(batch)))
+    return s.to_bytes()
+
+
 def _not_delegated(graph, batch: list[Form]) -> list[Form]:
-    """The forms whose op the base profile says the accelerator does not take (left out before
+    """The forms with an op the base profile says the accelerator does not take (left out before
     the run: a batch must be fully delegated)."""
-    from gpucompat.calibrate.measure import BASE
-    from gpucompat.rules import registry
-    from gpucompat.rules.judging import judge_graph
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.judging import judge_graph
+    from gpucompat.rules.support.profile import Options
+    from gpucompat.rules.support.profile_file import BASE
 
     verdicts = judge_graph(graph, registry.get(BASE), Options(backend="webgpu")).verdicts
-    return [f for f, v in zip(batch, verdicts) if not v.ok]
+    refused = {id(op) for op, v in zip(graph.ops, verdicts) if not v.ok}
+    return [f for f, out in zip(batch, graph.outputs) if refused & _writers(out)]
+
+
+def _writers(t) -> set[int]:
+    """The ops (their ids) that write `t` and what it is computed from."""
+    op = t.producer
+    return set() if op is None else {id(op)}.union(*(_writers(i) for i in op.present_inputs))
 
 
 def _outputs(path: str, batch: list[Form], graph, launch) -> tuple[dict, list]:
-    """The accelerator's outputs at each precision and the CPU interpreter's, on seeded inputs."""
-    from gpucompat.confirm.infer import run_on_accelerator
+    """The accelerator's outputs at each precision and the CPU interpreter's (int8 weights as the
+    floats they stand for), on seeded inputs."""
+    from gpucompat.runners.litert_gpu.infer import run_on_accelerator
     from gpucompat.verification.interpreter import reference_interpreter, run_reference
 
     gen = np.random.default_rng(0)
     draws = {f"f{i}": f.draw for i, f in enumerate(batch)}
     feeds = [_draw(draws[t.name.rsplit("__", 1)[0]], t.shape, gen) for t in graph.inputs]
-    with open(path, "rb") as fh:
-        want = run_reference(reference_interpreter(fh.read(), path), feeds)
+    if any(f.quantized for f in batch):
+        reference = _model(batch, exact=True)
+    else:
+        with open(path, "rb") as fh:
+            reference = fh.read()
+    want = run_reference(reference_interpreter(reference, path), feeds)
     inputs, outputs = [t.index for t in graph.inputs], [t.index for t in graph.outputs]
     got = {p: run_on_accelerator(path, [feeds], inputs, outputs, precision=p, launch=launch).outputs[0]
            for p in NOISE}
@@ -302,11 +381,12 @@ def judge(got: np.ndarray, want: np.ndarray, precision: str) -> dict:
             "wrong": cosine < min_cos or error > max_err}
 
 
-def by_key(measured: list[tuple[str, str | None, dict, str]]) -> dict[str, dict]:
+def by_key(measured: list[tuple[str, str | None, dict, str]], recorded: dict[str, dict] | None = None
+           ) -> dict[str, dict]:
     """Verdicts per form key from (name, key, {precision: result}, example) of each form run:
     wrong at a precision when any form of the key is, with the worst form (the first by name of
-    equals) as the evidence."""
-    out: dict[str, dict] = {}
+    equals) as the evidence; added to the keys of `recorded` (a table recorded before)."""
+    out: dict[str, dict] = dict(recorded or {})
     for _, key, result, example in sorted(measured, key=lambda m: m[0]):
         if key is None:
             continue
@@ -347,7 +427,7 @@ def across_binary_ops(table: dict[str, dict]) -> dict[str, dict]:
 def record(which: str, grid: list[Form], seconds: float) -> dict:
     """A profile file's "grid": which grid ran, its forms, the ones left out and why, the time it
     took and the verdicts per form key (forms left out count nowhere)."""
-    from gpucompat.rules.calibration import THRESHOLDS
+    from gpucompat.rules.support.calibration import THRESHOLDS
 
     return {"run": which, "forms": len(grid), "seconds": round(seconds), "thresholds": THRESHOLDS,
             "left_out": {f.name: f.refused for f in grid if f.refused},

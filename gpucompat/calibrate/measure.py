@@ -11,11 +11,11 @@ import os
 import tempfile
 from dataclasses import dataclass
 
-from gpucompat.calibrate.probes import Probe, corpus
 from gpucompat.confirm import compare
 from gpucompat.confirm.runner import Launcher, RuntimeReport, compile_models
+from gpucompat.rules.support.probes import Probe, corpus
+from gpucompat.rules.support.profile_file import BASE
 
-BASE = "litert-mldrift"  # the profile every calibration is measured against
 NOT_LOADABLE = ("Didn't find op for builtin opcode", "Encountered unresolved custom op")
 
 
@@ -56,8 +56,8 @@ def measure(launch: Launcher, timeout: float = 120.0, probes: tuple[Probe, ...] 
     from gpucompat import ir
     from gpucompat.placement import check_model
     from gpucompat.progress import status
-    from gpucompat.rules import registry
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.profile import Options
 
     chosen = probes if probes is not None else corpus()
     base = registry.get(BASE)
@@ -77,12 +77,6 @@ def measure(launch: Launcher, timeout: float = 120.0, probes: tuple[Probe, ...] 
         points.append(_point(probe, _outcome(predicted), report, _foreign_types(model, base)))
     device = next((r.facts.adapter for r in reports if r.facts.adapter), None)
     return Measurement(points, next((r.litert for r in reports if r.litert), None), device, launch.driver)
-
-
-def device_name(adapter: str | None) -> str:
-    """The device of the runtime's adapter line, without its details ("llvmpipe (LLVM 15.0.6,
-    256 bits)" of "llvmpipe (LLVM 15.0.6, 256 bits), arch=software, vendor=mesa, ...")."""
-    return (adapter or "an unnamed device").split(", arch=")[0]
 
 
 def _outcome(d: compare.Delegation) -> str:

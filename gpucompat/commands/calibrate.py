@@ -32,7 +32,7 @@ def calibrate(
     the delegation depends on) with the installed LiteRT's GPU accelerator, run the numerics grid
     (--grid), and write what it does differently from litert-mldrift, with the grid's table, as a
     profile file for `--profile PATH`."""
-    from gpucompat.calibrate import measure, profile_file
+    from gpucompat.calibrate import document, measure
     from gpucompat.confirm import runner
     from gpucompat.errors import GpucompatError
 
@@ -43,7 +43,7 @@ def calibrate(
     forms = _grid(grid.value, launch)
     path = output or f"litert-mldrift-{m.litert or 'unknown'}-calibrated.json"
     try:
-        profile_file.write(m, path, forms)
+        document.write(m, path, forms)
     except OSError as e:
         raise GpucompatError(f"{path}: cannot write the profile file ({e.strerror})") from None
     typer.echo(summary(m, forms, path, seconds), nl=False)
@@ -67,7 +67,7 @@ def _grid(which: str, launch) -> dict | None:
 def summary(m, forms: dict | None, path: str, seconds: float) -> str:
     """What was measured (the probes took `seconds`), every difference from litert-mldrift, the
     grid's counts, and the file written."""
-    from gpucompat.calibrate.measure import BASE, device_name
+    from gpucompat.rules.support.profile_file import BASE, device_name
 
     differs = [p for p in m.points if p.differs]
     unmeasured = [p for p in m.points if p.observed is None]

@@ -17,14 +17,15 @@ from gpucompat.commands.common import (
     BackendChoice,
     ConfigFile,
     FailOn,
-    Format,
     InputMean,
     InputRange,
     InputStd,
+    format_option,
 )
 from gpucompat.errors import GpucompatError
-from gpucompat.output.destination import write_json, write_text
-from gpucompat.output.text import printable
+from gpucompat.output.destination import write_text
+from gpucompat.output.renderers import TERMINAL, Kind, emit
+from gpucompat.text import printable
 
 
 def check(
@@ -33,7 +34,7 @@ def check(
     backend: Annotated[BackendChoice | None, typer.Option(help="GPU backend the delegate ends up on (default cl).")] = None,
     max_delegated_partitions: Annotated[int | None, typer.Option(help="Partitions delegated (the runtime default is 1; <= 0 means 1).")] = None,
     no_quant: Annotated[bool | None, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = None,
-    output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.terminal,
+    output_format: Annotated[str, format_option(Kind.check_report)] = TERMINAL,
     output: Annotated[str | None, typer.Option(help="Write the output to this file (atomically) instead of stdout.")] = None,
     html: Annotated[str | None, typer.Option(help="Also write the self-contained HTML report to this file.")] = None,
     fail_on: Annotated[FailOn | None, typer.Option(help="Lowest finding severity that makes the exit code 1 (default error).")] = None,
@@ -57,17 +58,18 @@ def check(
     from gpucompat import config as configs
     from gpucompat.discover import model_paths
     from gpucompat.image_inputs import normalization_from_flags
+    from gpucompat.output import records
     from gpucompat.pipeline import Task, check_many
-    from gpucompat.rules import registry
     from gpucompat.rules.lint import SEVERITIES
-    from gpucompat.rules.lint.device_reports import parse_families
+    from gpucompat.rules.lint.device_reports.families import parse_families
+    from gpucompat.rules.support import registry
 
     # a command-line run ends with this command: the cyclic collector stays off, so that no full
     # collection walks the models' objects (pipeline.check_many collects between models itself)
     gc.disable()
     files = model_paths(paths)
     normalization = normalization_from_flags(input_mean, input_std, input_range, inputs)
-    if confirm and (output_format is not Format.terminal or output):
+    if confirm and (output_format != TERMINAL or output):
         raise GpucompatError("--confirm prints to the terminal; for JSON or a file run gpucompat confirm --format json")
     cfg = configs.settings("check", files[0] if files else ".", config)
     profiles = _split(cfg.pick("profile", profile, registry.DEFAULT))
@@ -93,15 +95,14 @@ def check(
     if status == EXIT_CLEAN and threshold is not None and any(
             SEVERITIES.index(f["severity"]) <= threshold and not f["baselined"] for r in recs for f in r["findings"]):
         status = EXIT_FINDINGS
-    _emit(recs, output_format, output, protect=tuple(files), compare=len(profiles) > 1)
+    doc = records.document(recs, compare=len(profiles) > 1)
+    emit(Kind.check_report, output_format, doc, output, protect=tuple(files))
     # whatever the format, a model that could not be checked is one line on stderr (once, whatever
     # the number of profiles)
     for path, error in dict.fromkeys((r["path"], r["error"]) for r in recs if r["error"]):
         typer.echo(printable(f"gpucompat: {path}: {error}"), err=True)
     if html:
-        from gpucompat.output.html import write_report
-
-        write_report(recs, html, protect=tuple(files))
+        emit(Kind.check_report, "html", doc, html, protect=tuple(files))
     if confirm:
         from gpucompat.commands.confirm import after_check
 
@@ -122,30 +123,3 @@ def _codes(value: str, option: str) -> tuple[str, ...]:
     except GpucompatError as e:
         raise typer.BadParameter(str(e).removeprefix(f"{option}: "), param_hint=option) from None
 
-
-def _emit(recs: list[dict], output_format: Format, output: str | None, protect: tuple[str, ...],
-          compare: bool) -> None:
-    """Render the records in the chosen format, to stdout or atomically to `output`."""
-    from gpucompat.output import records
-
-    doc = records.document(recs, compare=compare)
-    if output_format is Format.json:
-        write_json(doc, output, protect)
-    elif output_format is Format.sarif:
-        from gpucompat.output.sarif import sarif
-
-        write_json(sarif(doc), output, protect)
-    elif output_format is Format.github:
-        from gpucompat.output.github import annotations
-
-        write_text(annotations(doc), output, protect)
-    elif output_format is Format.model_explorer:
-        from gpucompat.output.model_explorer import write_node_data
-
-        write_node_data(doc, output, protect)
-    else:
-        from gpucompat.output.destination import write_rich
-        from gpucompat.output.terminal import render_document
-
-        # on the terminal a model that could not be checked is left to the stderr line check prints
-        write_rich(lambda console: render_document(console, doc, skip_errors=not output), output, protect)

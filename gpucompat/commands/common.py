@@ -7,6 +7,9 @@ from typing import Annotated
 
 import typer
 
+from gpucompat.errors import GpucompatError
+from gpucompat.output.renderers import Kind, formats
+
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 # Every command's --config: settings come from [tool.gpucompat] (gpucompat/config.py)
@@ -14,21 +17,26 @@ ConfigFile = Annotated[str | None, typer.Option(
     "--config", help="Read [tool.gpucompat] from this pyproject.toml instead of the nearest one above the model.")]
 
 
-class Format(str, enum.Enum):
-    terminal = "terminal"
-    json = "json"
-    sarif = "sarif"
-    github = "github"
-    model_explorer = "model-explorer"
+def format_option(kind: Kind, help_text: str = "Output format."):
+    """The --format option of a command that writes documents of `kind`: its choices, in --help
+    too, are the formats the renderer table has for that kind. Any other format is a usage error
+    in one line (exit 2) naming it, and saying where to get it when check writes it."""
+    choices = formats(kind)
+
+    def known(ctx, param, value: str) -> str:
+        if value in choices:
+            return value
+        hint = ""
+        if kind is not Kind.check_report and value in formats(Kind.check_report):
+            hint = f"; check writes {value} (gpucompat check MODEL --format {value})"
+        raise GpucompatError(f"--format {value}: {ctx.info_name} writes {_alternatives(choices)}{hint}")
+
+    return typer.Option("--format", metavar=f"<{'|'.join(choices)}>", callback=known, help=help_text)
 
 
-class DocumentFormat(str, enum.Enum):
-    """The formats of a command whose output is one document, not per-finding results (fix,
-    verify, diff): SARIF, GitHub annotations and Model Explorer data are check's alone, and
-    asking another command for them is a usage error."""
-
-    terminal = "terminal"
-    json = "json"
+def _alternatives(names: tuple[str, ...]) -> str:
+    """"a, b or c"."""
+    return " or ".join(filter(None, (", ".join(names[:-1]), names[-1])))
 
 
 class FailOn(str, enum.Enum):

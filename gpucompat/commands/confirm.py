@@ -5,25 +5,17 @@ device, a bad model file or another error."""
 
 from __future__ import annotations
 
-import enum
-import json
 from typing import Annotated
 
 import typer
 
-from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, ConfigFile
-from gpucompat.output import confirm_view
-from gpucompat.output.destination import write_text
-
-
-class ConfirmFormat(str, enum.Enum):
-    terminal = "terminal"
-    json = "json"
+from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, ConfigFile, format_option
+from gpucompat.output.renderers import TERMINAL, Kind, emit
 
 
 def confirm(
     paths: Annotated[list[str], typer.Argument(help="Model files, directories (searched for *.tflite) or glob patterns.")],
-    output_format: Annotated[ConfirmFormat, typer.Option("--format", help="Output format.")] = ConfirmFormat.terminal,
+    output_format: Annotated[str, format_option(Kind.confirm)] = TERMINAL,
     output: Annotated[str | None, typer.Option(help="Write the output to this file (atomically) instead of stdout.")] = None,
     vulkan_dir: Annotated[str | None, typer.Option(help="Directory whose env.sh ('export K=V' lines) names the Vulkan driver (default $GPUCOMPAT_VULKAN_DIR or ~/.cache/gpucompat-oracle when present).")] = None,
     timeout: Annotated[float | None, typer.Option(help="Seconds one model may take to compile before it is given up (default 120).")] = None,
@@ -38,10 +30,7 @@ def confirm(
     files = model_paths(paths)
     cfg = configs.settings("confirm", files[0] if files else ".", config)
     results = run(files, cfg.pick("vulkan_dir", vulkan_dir), cfg.pick("timeout", timeout, 120.0))
-    if output_format is ConfirmFormat.json:
-        write_text(json.dumps(confirm_view.document(results), indent=2) + "\n", output, protect=tuple(files))
-    else:
-        write_text(confirm_view.terminal(results), output, protect=tuple(files))
+    emit(Kind.confirm, output_format, results, output, protect=tuple(files))
     raise typer.Exit(EXIT_FINDINGS if any(c.disagreements for c in results) else EXIT_CLEAN)
 
 
@@ -52,7 +41,7 @@ def after_check(files: list[str], status: int, config: str | None = None) -> int
 
     cfg = configs.settings("confirm", files[0] if files else ".", config)
     results = run(files, cfg.pick("vulkan_dir"), cfg.pick("timeout", None, 120.0))
-    typer.echo(confirm_view.terminal(results), nl=False)
+    emit(Kind.confirm, TERMINAL, results)
     if status == EXIT_CLEAN and any(c.disagreements for c in results):
         return EXIT_FINDINGS
     return status

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from typing import Annotated
 
 import typer
 
-from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, DocumentFormat, FailOn
+from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, FailOn, format_option
 from gpucompat.errors import GpucompatError
+from gpucompat.output.renderers import TERMINAL, Kind, emit
 
 
 def diff(
@@ -19,7 +19,7 @@ def diff(
     backend: Annotated[BackendChoice | None, typer.Option(help="GPU backend (default cl).")] = None,
     max_delegated_partitions: Annotated[int | None, typer.Option(help="Partitions delegated (default 1).")] = None,
     no_quant: Annotated[bool | None, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = None,
-    output_format: Annotated[DocumentFormat, typer.Option("--format", help="terminal or json.")] = DocumentFormat.terminal,
+    output_format: Annotated[str, format_option(Kind.diff)] = TERMINAL,
     fail_on: Annotated[FailOn, typer.Option(help="Lowest severity of a new finding that is a regression.")] = FailOn.error,
     cost_threshold: Annotated[float | None, typer.Option(
         min=0.0, help="Relative growth of a cost (padding waste, bytes moved) that is a regression, "
@@ -31,8 +31,9 @@ def diff(
     above --fail-on, or a cost growing past --cost-threshold. Other changes are printed."""
     from gpucompat import config as configs
     from gpucompat.analyses.model_diff import diff_records, failing_findings, new_findings
+    from gpucompat.output import diff_view
     from gpucompat.pipeline import Task, check_one
-    from gpucompat.rules import registry
+    from gpucompat.rules.support import registry
 
     cfg = configs.settings("diff", new, config)
     profile = cfg.profile(profile, registry.DEFAULT)
@@ -44,22 +45,6 @@ def diff(
             raise GpucompatError(f"{rec['path']}: {rec['error']}")
     changes = diff_records(*recs, cost_threshold=cost_threshold)
     added = new_findings(*recs)
-    failing = failing_findings(added, fail_on.value)
-    regression = any(c.regression for c in changes) or bool(failing)
-    if output_format is DocumentFormat.json:
-        typer.echo(json.dumps({"old": old, "new": new, "profile": profile, "regression": regression,
-                               "changes": [{"measure": c.measure, "old": c.old, "new": c.new, "worse": c.worse,
-                                            "regression": c.regression}
-                                           for c in changes],
-                               "new_findings": [{**f, "regression": f in failing} for f in added]}, indent=2))
-    else:
-        typer.echo(f"{old} -> {new}  [{profile}]")
-        for c in changes:
-            typer.echo(f"  {c.describe()}")
-        for f in added:
-            mark = " (regression)" if f in failing else ""
-            typer.echo(f"  new finding {f['code']} {f['severity']}{mark}: {f['message']}")
-        if not changes and not added:
-            typer.echo("  no change")
-    raise typer.Exit(EXIT_FINDINGS if regression else EXIT_CLEAN)
-
+    doc = diff_view.document(old, new, profile, changes, added, failing_findings(added, fail_on.value))
+    emit(Kind.diff, output_format, doc)
+    raise typer.Exit(EXIT_FINDINGS if doc["regression"] else EXIT_CLEAN)

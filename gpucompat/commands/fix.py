@@ -7,9 +7,13 @@ from typing import Annotated
 import typer
 
 from gpucompat.commands import common
-from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, DocumentFormat, FailOn
+from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, FailOn, format_option
 from gpucompat.errors import GpucompatError
-from gpucompat.output.destination import write_json
+from gpucompat.output.renderers import TERMINAL, Kind, emit
+from gpucompat.runners import RUNNERS, named, on_request
+
+VERIFY_ON_HELP = ("Also verify on this runner: " + "; ".join(f"{name} ({RUNNERS[name].about})" for name in on_request())
+                  + " (automatic with --profile litert-mldrift; 'not run' without its device).")
 
 
 def _names(value: str | None) -> list[str] | None:
@@ -50,10 +54,10 @@ def fix(
     input_mean: common.InputMean = None,
     input_std: common.InputStd = None,
     no_verify: Annotated[bool | None, typer.Option("--no-verify", help="Skip the numerical verification.")] = None,
-    verify_on: Annotated[str | None, typer.Option(help="Also verify on litert-gpu: LiteRT's real GPU accelerator (automatic with --profile litert-mldrift; 'not run' without a Vulkan device).")] = None,
+    verify_on: Annotated[str | None, typer.Option(help=VERIFY_ON_HELP)] = None,
     require_gpu_proof: Annotated[bool | None, typer.Option("--require-gpu-proof", help="Exit 1 and write nothing when the real GPU did not check the output in this run (it runs there when a Vulkan device is present) and some op it delegates has a form known wrong or never measured there.")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Allow writing over the input model.")] = False,
-    output_format: Annotated[DocumentFormat, typer.Option("--format", help="Output format.")] = DocumentFormat.terminal,
+    output_format: Annotated[str, format_option(Kind.fix_result, "What fix prints (the fixed model goes to --output).")] = TERMINAL,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list every candidate a rewrite left alone, and why.")] = False,
     fail_on: Annotated[FailOn | None, typer.Option(help="Exit 1 when findings of this severity remain after the fix (default never).")] = None,
     config: ConfigFile = None,
@@ -65,12 +69,11 @@ def fix(
     from gpucompat.fixing import run
     from gpucompat.image_inputs import normalization_from_flags
     from gpucompat.output import fix_view
-    from gpucompat.rules import registry
     from gpucompat.rules.lint import SEVERITIES, run_all
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.profile import Options
 
-    if verify_on not in (None, "litert-gpu"):
-        raise GpucompatError("--verify-on must be litert-gpu")
+    asked = (named(verify_on, "--verify-on", on_request()),) if verify_on else ()
     if output is None and not dry_run:
         if not in_place:
             raise GpucompatError("fix needs --output/-o (or --in-place to overwrite the model, or --dry-run)")
@@ -85,26 +88,22 @@ def fix(
                               cfg.pick("unsafe_fixes", unsafe_fixes, False), _input_shapes(input_shape))
     level = cfg.pick("fail_on", fail_on.value if fail_on else None, "never")
     normalization = normalization_from_flags(input_mean, input_std, input_range, inputs)
-    result = run.fix_file(path, chosen, prof, options)
+    verify = not dry_run and not cfg.pick("no_verify", no_verify, False)
+    require_gpu_proof = cfg.pick("require_gpu_proof", require_gpu_proof, False)
+    result = run.fix_file(path, chosen, prof, options,
+                          verify and run.accelerator_asked(prof, asked, require_gpu_proof))
     if inputs:
         from gpucompat.sample_inputs import load
 
         samples = load(inputs, ir.from_bytes(result.original, path), normalization)
         result.samples, result.inputs_described = samples.values, samples.description
     status = EXIT_CLEAN
-    if not dry_run and not run.prove_and_write(result, chosen, output, in_place, not cfg.pick("no_verify", no_verify, False),
-                                               on_accelerator=verify_on == "litert-gpu",
-                                               require_gpu_proof=cfg.pick("require_gpu_proof", require_gpu_proof, False)):
+    if not dry_run and not run.prove_and_write(result, chosen, output, in_place, verify, asked=asked,
+                                               require_gpu_proof=require_gpu_proof):
         status = EXIT_FINDINGS
     if status == EXIT_CLEAN and level != "never":
         threshold = SEVERITIES.index(level)
         if any(SEVERITIES.index(f.severity) <= threshold for f in run_all(result.after)):
             status = EXIT_FINDINGS
-    doc = fix_view.document(result)
-    if output_format is DocumentFormat.json:
-        write_json(doc, None)
-    else:
-        from gpucompat.output.console import console_for
-
-        fix_view.render(console_for(), doc, verbose=verbose)
+    emit(Kind.fix_result, output_format, fix_view.document(result), verbose=verbose)
     raise typer.Exit(status)

@@ -13,7 +13,7 @@ from gpucompat.errors import GpucompatError
 def opcode(code: Annotated[str, typer.Argument(help="A builtin op code number (42) or name (CONV_2D).")]) -> None:
     """Name an op code and print its support in every delegate profile."""
     from gpucompat.ir import opcodes
-    from gpucompat.rules import registry
+    from gpucompat.rules.support import registry
 
     number = int(code) if code.strip().isdigit() else opcodes.BUILTIN.get(code.strip().upper())
     if number is None or number not in opcodes.NAMES:

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from gpucompat.commands.common import EXIT_ERROR, BackendChoice, ConfigFile
-from gpucompat.output.text import printable
+from gpucompat.text import printable
 
 
 def report(
@@ -28,9 +28,10 @@ def report(
     the findings."""
     from gpucompat import config as configs
     from gpucompat.discover import model_paths
-    from gpucompat.output.html import write_report
+    from gpucompat.output import records as documents
+    from gpucompat.output.renderers import Kind, emit
     from gpucompat.pipeline import Task, check_many
-    from gpucompat.rules import registry
+    from gpucompat.rules.support import registry
 
     files = model_paths(paths)
     cfg = configs.settings("report", files[0] if files else ".", config)
@@ -53,7 +54,8 @@ def report(
         typer.echo(printable(f"gpucompat: {rec['path']}: {rec['error']}"), err=True)
     if len(errors) == len(recs):  # a page of errors only: nothing worth writing (and no "wrote" line)
         raise typer.Exit(EXIT_ERROR)
-    write_report(recs, output, protect=tuple(files) + ((after,) if after else ()), after=later)
+    emit(Kind.check_report, "html", documents.document(recs), output, tuple(files) + ((after,) if after else ()),
+         after=documents.document(later) if later else None)
     # the page shows the models that could not be checked too, each under its name
     typer.echo(f"wrote {output}" + (f" ({len(errors)} of {len(recs)} models could not be checked)" if errors else ""))
     if errors:

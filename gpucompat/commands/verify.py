@@ -3,6 +3,7 @@ with the reference interpreter, like TFLite's inference_diff, with pass/fail thr
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -12,17 +13,19 @@ from gpucompat.commands.common import (
     EXIT_FINDINGS,
     INPUTS_HELP,
     ConfigFile,
-    DocumentFormat,
     InputMean,
     InputRange,
     InputStd,
+    format_option,
 )
 from gpucompat.errors import GpucompatError
-from gpucompat.output.destination import write_json, write_rich
+from gpucompat.output.renderers import TERMINAL, Kind, emit
+from gpucompat.runners import OPENCL, RUNNERS, named, verify_choices
 
-# Test backends and their default number of runs: the accelerator's first inference compiles
-# shaders for 10-40 s on the software Vulkan driver, so it runs few by default.
-BACKENDS = {"opencl": 50, "litert-gpu": 3}
+RUNNER_HELP = (f"Who runs MODEL against the reference interpreter (default {OPENCL.name}): " + "; ".join(
+    f"{name} ({RUNNERS[name].about}; {RUNNERS[name].default_runs} runs by default)" for name in verify_choices()) + ".")
+DEPRECATED_BACKEND = ("gpucompat verify: --backend is deprecated here, use --runner (--backend names the "
+                      "delegate's API, cl|gl|metal, in the other commands)")
 
 
 def _overrides(specs: list[str]) -> dict:
@@ -41,15 +44,27 @@ def _overrides(specs: list[str]) -> dict:
     return out
 
 
+def _runner_name(cfg, runner: str | None, backend: str | None) -> str:
+    """--runner, else the config file's runner, else opencl; the old spelling `backend` (flag or
+    file key) still counts, with a one-line note on stderr."""
+    if runner is None and backend is None:  # the file's runner, or its old key
+        runner = cfg.pick("runner")
+        backend = None if runner else cfg.pick("backend")
+    if backend is not None:
+        print(DEPRECATED_BACKEND, file=sys.stderr)
+    return runner or backend or OPENCL.name
+
+
 def verify(
     model: Annotated[str, typer.Argument(help="The .tflite model to run.")],
-    runs: Annotated[int | None, typer.Option(help="Number of runs with seeded random inputs (default 50; 3 on litert-gpu).")] = None,
+    runs: Annotated[int | None, typer.Option(help="Number of runs with seeded random inputs (the runner's default: see --runner).")] = None,
     inputs: Annotated[str | None, typer.Option(help="Run on these inputs instead of random ones, one run per sample: " + INPUTS_HELP + ".")] = None,
     input_range: InputRange = None,
     input_mean: InputMean = None,
     input_std: InputStd = None,
-    backend: Annotated[str | None, typer.Option(help="Test backend: opencl (hybrid execution on the included executor; the default) or litert-gpu (LiteRT's real GPU accelerator; ops it does not take run on LiteRT's CPU).")] = None,
-    precision: Annotated[str | None, typer.Option(help="Precision: fp32 (default), or fp16 (executor: half storage, float arithmetic; litert-gpu: the accelerator's default).")] = None,
+    runner: Annotated[str | None, typer.Option(help=RUNNER_HELP)] = None,
+    backend: Annotated[str | None, typer.Option(help="Deprecated spelling of --runner.", hidden=True)] = None,
+    precision: Annotated[str | None, typer.Option(help="Precision: fp32 (default), or fp16 (executor: half storage, float arithmetic; the real accelerator: its default).")] = None,
     device: Annotated[str | None, typer.Option(help="OpenCL device: index or part of its name (default: a GPU, else PoCL).")] = None,
     cache_dir: Annotated[str | None, typer.Option(help="Compiled-program cache directory (default: the user cache directory; '' disables).")] = None,
     profile: Annotated[str | None, typer.Option(help="Delegate profile deciding which ops run on the GPU (default gpu-current).")] = None,
@@ -61,7 +76,7 @@ def verify(
     against: Annotated[str | None, typer.Option(help="Compare with this original model instead of MODEL on the reference interpreter.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the random inputs (default 0).")] = None,
     max_memory: Annotated[str | None, typer.Option(help="Refuse a model whose tensors would need more than this (reference interpreter + executor storage, worked out from the shapes), e.g. 512M (default 2G).")] = None,
-    output_format: Annotated[DocumentFormat, typer.Option("--format", help="Output format.")] = DocumentFormat.terminal,
+    output_format: Annotated[str, format_option(Kind.verify_result)] = TERMINAL,
     output: Annotated[str | None, typer.Option(help="Write the output to this file (atomically) instead of stdout.")] = None,
     config: ConfigFile = None,
 ) -> None:
@@ -70,21 +85,20 @@ def verify(
     from gpucompat import config as configs
     from gpucompat.image_inputs import normalization_from_flags
     from gpucompat.opencl.runtime import PRECISIONS
-    from gpucompat.rules import registry
+    from gpucompat.rules.support import registry
     from gpucompat.verification.budget import parse_size
     from gpucompat.verification.session import Settings, verify_model
     from gpucompat.verification.tolerance import Tolerance
 
     cfg = configs.settings("verify", model, config)
-    backend, precision = cfg.pick("backend", backend, "opencl"), cfg.pick("precision", precision, "fp32")
+    chosen = named(_runner_name(cfg, runner, backend), "--runner", verify_choices())
+    precision = cfg.pick("precision", precision, "fp32")
     overrides = (_overrides(output_tolerance) if output_tolerance
                  else {k: Tolerance(*v) for k, v in cfg.pick("output_tolerance", None, {}).items()})
     max_memory = cfg.pick("max_memory", max_memory)
     if precision not in PRECISIONS:
         raise GpucompatError(f"--precision must be one of {', '.join(PRECISIONS)}")
-    if backend not in BACKENDS:
-        raise GpucompatError(f"--backend must be one of {', '.join(BACKENDS)}")
-    settings = Settings(runs=cfg.pick("runs", runs, BACKENDS[backend]), backend=backend, precision=precision,
+    settings = Settings(runs=cfg.pick("runs", runs, chosen.default_runs), runner=chosen.name, precision=precision,
                         device=cfg.pick("device", device), cache_dir=cfg.pick("cache_dir", cache_dir),
                         profile=cfg.profile(profile, registry.DEFAULT), atol=cfg.pick("atol", atol),
                         rtol=cfg.pick("rtol", rtol), overrides=overrides, localize=cfg.pick("localize", localize, False),
@@ -94,12 +108,6 @@ def verify(
     if max_memory is not None:
         settings.max_memory = parse_size(max_memory)
     result = verify_model(model, settings)
-    doc = result.record()
-    protect = tuple(p for p in (model, against) if p)
-    if output_format is DocumentFormat.json:
-        write_json(doc, output, protect)
-    else:
-        from gpucompat.output.verify_view import render
-
-        write_rich(lambda console: render(console, doc, result.ops_gpu, result.ops_total), output, protect)
+    emit(Kind.verify_result, output_format, result.record(), output, tuple(p for p in (model, against) if p),
+         ops_gpu=result.ops_gpu, ops_total=result.ops_total)
     raise typer.Exit(EXIT_CLEAN if result.passed else EXIT_FINDINGS)

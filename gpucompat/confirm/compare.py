@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from gpucompat.confirm.runner import Launcher, RuntimeReport, compile_models
-from gpucompat.output.records import unsupported_groups
 from gpucompat.placement import ModelResult
 from gpucompat.progress import status
+from gpucompat.unsupported import unsupported_groups
 
 PROFILE = "litert-mldrift"
 
@@ -47,7 +47,7 @@ class Confirmation:
 
 def predicted(result: ModelResult) -> Delegation:
     """The prediction in the runtime's terms. Listed as unsupported are the op types `check`
-    lists at the partitioning layer (gpucompat/output/records.py unsupported_groups: the ops
+    lists at the partitioning layer (gpucompat/unsupported.py unsupported_groups: the ops
     refused by IsSupported and, with an empty reason, the FP16 helper's constant DEQUANTIZE
     nodes of a subgraph it does not take whole), with the runtime's message where known."""
     gpu: dict[int, int] = {}
@@ -169,8 +169,8 @@ def confirm(paths: list[str], launch: Launcher, per_model_timeout: float = 120.0
     from gpucompat import ir
     from gpucompat.ir.litertlm import as_files
     from gpucompat.placement import check_model
-    from gpucompat.rules import registry
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.profile import Options
 
     models = [ir.load(p) for p in paths]
     with as_files(paths) as files:  # the runtime opens files: bundle sections get one each

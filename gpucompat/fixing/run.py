@@ -22,17 +22,16 @@ from gpucompat.progress import status
 from gpucompat.rewrites import engine
 from gpucompat.rewrites.engine import Rewrite, RewriteContext, Trace
 from gpucompat.rewrites.freeze_shapes import FreezeShapes
-from gpucompat.rules.profile import Options, Profile
+from gpucompat.rules.support.profile import Options, Profile
+from gpucompat.runners import REAL_GPU, Runner
 from gpucompat.verification.fix_proof import Verification, Verifications, verify, verify_everywhere
 from gpucompat.verification.real_gpu_forms import (
     UnprovenOp,
     identity,
-    introduced_wrong,
+    introduced_unsafe,
     mark_introduced,
     unproven_ops,
 )
-
-ACCELERATOR = "litert-gpu"  # the verification backend that is LiteRT's real GPU accelerator
 
 
 @dataclass
@@ -70,7 +69,7 @@ class Fix:
         """The verification on LiteRT's real GPU accelerator, when one was asked for."""
         if self.verification is None:
             return None
-        return next((r for r in self.verification.results if r.backend == ACCELERATOR), None)
+        return next((r for r in self.verification.results if r.backend == REAL_GPU.title), None)
 
     @property
     def proven_on_gpu(self) -> bool:
@@ -92,16 +91,19 @@ def rewrite_model(model: ir.Model, rewrites: list[Rewrite], profile: Profile, op
     return trace
 
 
-def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Options) -> Fix:
+def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Options,
+             accelerator_checks: bool = False) -> Fix:
     """Load `path`, check it, rewrite it and check the result (nothing verified or written). The
     model is mapped, not read, and the rewritten one is streamed to a temporary file, untouched
-    weights copied file to file: memory follows the graph and the buffers a rewrite makes."""
+    weights copied file to file: memory follows the graph and the buffers a rewrite makes.
+    `accelerator_checks`: the caller will verify the output on LiteRT's real accelerator in this
+    run (prove_and_write asked so), which lets a rewrite introduce a form never measured."""
     original = map_model(path)
     model = ir.from_bytes(original, path)
     model.refuse_blockwise_quantization("gpucompat fix")
     with status(f"rewriting {path}"):
         before, waste_before = _checked(model, profile, options)  # read only: the same model is rewritten next
-        model, trace, unproven = rewrite_guarded(original, model, rewrites, profile, options)
+        model, trace, unproven = rewrite_guarded(original, model, rewrites, profile, options, accelerator_checks)
         if not trace.applied:  # the same bytes: the same result
             return Fix(path, original, original, trace, before, before, (waste_before, waste_before),
                        unproven=unproven, advice=shape_advice(model, before, rewrites))
@@ -113,43 +115,68 @@ def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Opti
 
 
 def rewrite_guarded(original: FileMap | bytes, model: ir.Model, rewrites: list[Rewrite], profile: Profile,
-                    options: Options) -> tuple[ir.Model, Trace, list[UnprovenOp]]:
+                    options: Options, accelerator_checks: bool = False) -> tuple[ir.Model, Trace, list[UnprovenOp]]:
     """Rewrite `model` (read from `original`) so that no rewrite step makes an op delegated in a
-    form LiteRT's GPU accelerator is known to compute wrongly that the input did not delegate so
-    (rules/calibration/, at fp32, under the profiles it was measured for). When the result has
-    one, the rewriting is replayed on a fresh copy, auditing after every step, and the step that
-    last brought each such op in is refused (that rewrite at that candidate, traced with the
-    reason); then the rest is applied again. Returns the rewritten model, the trace and the
-    output's delegated ops not known right (marked introduced or not)."""
+    form LiteRT's GPU accelerator is known to compute wrongly that the input did not delegate so,
+    nor in a form never measured that the input delegated nowhere unless the accelerator checks
+    the output in this run (`accelerator_checks`, and a device answers the probe): the table
+    (rules/support/calibration/, at fp32, under the profiles it was measured for) or this run's check must
+    vouch for every form a rewrite brings in. When the result has such an op, the rewriting is
+    replayed on a fresh copy, auditing after every step, and the step that last brought each one
+    in is refused (that rewrite at that candidate, traced with the reason); then the rest is
+    applied again. Returns the rewritten model, the trace and the output's delegated ops not known
+    right (marked introduced or not)."""
     before = unproven_ops(model)
     refused: dict[tuple[str, str], str] = {}
+    unchecked: list[str | None] = []  # why the accelerator does not check this run (None: it does), asked once
     for _ in range(MAX_REFUSALS):
         trace = rewrite_model(model, rewrites, profile, options, refused)
         after = unproven_ops(model) if trace.applied else before
-        wrong = introduced_wrong(before, after)
-        if not wrong:
+        unsafe = introduced_unsafe(before, after, unmeasured=True)
+        if any(u.status == "unmeasured" for u in unsafe) and not unchecked:
+            unchecked.append(accelerator_unchecked(accelerator_checks))
+        if unchecked and unchecked[0] is None:
+            unsafe = [u for u in unsafe if u.status == "wrong"]
+        if not unsafe:
             return model, trace, mark_introduced(before, after)
         model = ir.from_bytes(original, model.path)
-        refused.update(_steps_to_refuse(model, rewrites, profile, options, refused, before, wrong))
+        refused.update(_steps_to_refuse(model, rewrites, profile, options, refused, before, unsafe,
+                                        unchecked[0] if unchecked else None))
         model = ir.from_bytes(original, model.path)
     raise GpucompatError(f"{model.path}: the rewrites keep delegating forms LiteRT's GPU accelerator computes "
-                         f"wrongly after {MAX_REFUSALS} refusals; nothing was written")
+                         f"wrongly or was never measured on after {MAX_REFUSALS} refusals; nothing was written")
 
 
 MAX_REFUSALS = 100
 
 
+def accelerator_unchecked(asked: bool) -> str | None:
+    """Why LiteRT's real accelerator will not check the fix's output in this run, None when it
+    will: it is `asked` and a device compiles the probe model (confirm/probe.py, about 2 s)."""
+    if not asked:
+        return ("the real-GPU check is not asked: --no-verify, --dry-run, or a profile other than "
+                "litert-mldrift without --verify-on litert-gpu")
+    from gpucompat.confirm import probe, runner
+
+    try:
+        found = probe.probe(runner.launcher())
+    except GpucompatError as e:
+        return str(e)
+    return None if found.works else found.why.split(" (", 1)[0].split(":", 1)[0]
+
+
 def _steps_to_refuse(model: ir.Model, rewrites: list[Rewrite], profile: Profile, options: Options,
                      refused: dict[tuple[str, str], str], before: list[UnprovenOp],
-                     wrong: list[UnprovenOp]) -> dict[tuple[str, str], str]:
+                     unsafe: list[UnprovenOp], unchecked: str | None) -> dict[tuple[str, str], str]:
     """Replay the rewriting on `model` (a fresh copy), auditing after each step: the steps after
-    which one of the known-wrong ops of the result (`wrong`) appeared last, with the reason."""
-    target = {identity(u): u for u in wrong}
+    which one of the ops of the result a rewrite must not bring in (`unsafe`) appeared last, with
+    the reason (`unchecked`: why the accelerator does not check a form never measured)."""
+    target = {identity(u): u for u in unsafe}
     present: set = set()
     blamed: dict[tuple, tuple[str, str]] = {}
 
     def audit(entry, key) -> None:
-        now = {identity(u) for u in introduced_wrong(before, unproven_ops(model))} & target.keys()
+        now = {identity(u) for u in introduced_unsafe(before, unproven_ops(model), True)} & target.keys()
         for ident in now - present:
             blamed[ident] = key
         present.clear()
@@ -157,10 +184,18 @@ def _steps_to_refuse(model: ir.Model, rewrites: list[Rewrite], profile: Profile,
 
     rewrite_model(model, rewrites, profile, options, refused, audit)
     if not blamed:  # the replay is deterministic: the result's ops appear at some step
-        raise GpucompatError(f"{model.path}: internal error: no rewrite step to blame for {wrong[0].where}")
-    return {key: (f"refused: it makes {target[ident].where} delegated under {target[ident].profile}, a form "
-                  f"LiteRT's GPU accelerator computes wrongly at fp32 (rules/calibration/litert_gpu.json)")
-            for ident, key in blamed.items()}
+        raise GpucompatError(f"{model.path}: internal error: no rewrite step to blame for {unsafe[0].where}")
+    return {key: _refusal(target[ident], unchecked) for ident, key in blamed.items()}
+
+
+def _refusal(u: UnprovenOp, unchecked: str | None) -> str:
+    """Why a rewrite step is refused: the op it delegates, and what is known of its form."""
+    if u.status == "wrong":
+        return (f"refused: it makes {u.where} delegated under {u.profile}, a form LiteRT's GPU accelerator "
+                "computes wrongly at fp32 (rules/support/calibration/litert_gpu.json)")
+    return (f"refused: it makes {u.where} delegated under {u.profile}, a form never measured on LiteRT's GPU "
+            f"accelerator (rules/support/calibration/litert_gpu.json), and the accelerator does not check this run's "
+            f"output ({unchecked})")
 
 
 def shape_advice(model: ir.Model, result: ModelResult, rewrites: list[Rewrite]) -> list[str]:
@@ -202,27 +237,30 @@ def _staged(model: ir.Model) -> FileMap | bytes:
     return map_open(f)
 
 
-def verify_fix(fix: Fix, on_accelerator: bool = False, require_gpu_proof: bool = False) -> Verifications | None:
-    """Run the numerical comparison on every backend when something changed, the executor placing
-    ops as the fix's profile and options do; also on LiteRT's real GPU accelerator when asked, or
-    when the fix aims at it (profile litert-mldrift). With `require_gpu_proof`, an unchanged model
-    with delegated ops not known right runs on the accelerator against itself on the reference
-    interpreter. The result is kept on `fix`."""
+def verify_fix(fix: Fix, asked: tuple[Runner, ...] = (), require_gpu_proof: bool = False) -> Verifications | None:
+    """Run the numerical comparison on every runner that proves every fix when something changed,
+    the executor placing ops as the fix's profile and options do; also on the `asked` runners, and
+    on LiteRT's real GPU accelerator when the fix aims at it (a profile of a LiteRT release). With
+    `require_gpu_proof`, an unchanged model with delegated ops not known right runs on the
+    accelerator against itself on the reference interpreter. The result is kept on `fix`."""
     if not fix.changed and require_gpu_proof and fix.unproven:
-        from gpucompat.fixing import on_accelerator as litert
-
         model = bytes(fix.original)
-        fix.verification = Verifications([verify(model, model, {"exact"}, litert.backend(), fix.samples)])
+        fix.verification = Verifications([verify(model, model, {"exact"}, REAL_GPU, fix.samples)])
     if fix.changed:
         original, fixed, safeties = bytes(fix.original), bytes(fix.fixed), fix.trace.safeties()
-        with status("verifying the fix"):  # one spinner line; each backend's step names itself on it
+        if fix.after.profile.release is not None:  # a profile of LiteRT's accelerator
+            asked = (*asked, REAL_GPU)
+        with status("verifying the fix"):  # one spinner line; each runner's step names itself on it
             fix.verification = verify_everywhere(original, fixed, safeties, fix.after.profile.name,
-                                                 fix.after.options, fix.samples)
-            if on_accelerator or fix.after.profile.release is not None:  # a profile of LiteRT's accelerator
-                from gpucompat.fixing import on_accelerator as litert
-
-                fix.verification.results.append(verify(original, fixed, safeties, litert.backend(), fix.samples))
+                                                 fix.after.options, fix.samples, asked)
     return fix.verification
+
+
+def accelerator_asked(profile: Profile, asked: tuple[Runner, ...] = (), require_gpu_proof: bool = False) -> bool:
+    """Whether verifying a fix runs it on LiteRT's real accelerator too: when it is among the
+    `asked` runners (--verify-on), with `require_gpu_proof`, or when the profile is one of that
+    accelerator's releases (litert-mldrift)."""
+    return REAL_GPU in asked or require_gpu_proof or profile.release is not None
 
 
 def write_fix(fix: Fix, output: str, in_place: bool) -> None:
@@ -234,13 +272,15 @@ def write_fix(fix: Fix, output: str, in_place: bool) -> None:
 
 
 def prove_and_write(fix: Fix, rewrites: list[Rewrite], output: str | None, in_place: bool,
-                    verify: bool = True, on_accelerator: bool = False, require_gpu_proof: bool = False) -> bool:
-    """Verify the fix (unless `verify` is False; also on LiteRT's GPU accelerator when
-    `on_accelerator` or `require_gpu_proof`) and write it to `output` when it holds; after a failed
+                    verify: bool = True, asked: tuple[Runner, ...] = (), require_gpu_proof: bool = False) -> bool:
+    """Verify the fix (unless `verify` is False; also on the `asked` runners, and on LiteRT's GPU
+    accelerator with `require_gpu_proof`) and write it to `output` when it holds; after a failed
     verification name the rewrites to blame and write nothing. With `require_gpu_proof`, an output
     that delegates an op not known right on the real GPU (fix.unproven) is not written either
     unless the accelerator checked it in this run (fix.refusal says why). True when the fix holds."""
-    if verify and verify_fix(fix, on_accelerator or require_gpu_proof, require_gpu_proof) is not None \
+    if require_gpu_proof:
+        asked = (*asked, REAL_GPU)
+    if verify and verify_fix(fix, asked, require_gpu_proof) is not None \
             and not fix.verification.ok:
         fix.failing_rewrites = blame(fix, rewrites, fix.after.profile, fix.after.options)
         return False
@@ -255,7 +295,7 @@ def prove_and_write(fix: Fix, rewrites: list[Rewrite], output: str | None, in_pl
 
 def gpu_check_status(fix: Fix) -> str:
     """Whether the real accelerator checked the output in this run: "passed", "failed", "not run:
-    <why>" (no Vulkan device), or "not asked" (no --verify-on litert-gpu, another profile than
+    <why>" (no Vulkan device), or "not asked" (no --verify-on naming it, another profile than
     litert-mldrift, --no-verify, or nothing to verify)."""
     check = fix.accelerator_check
     if check is None:

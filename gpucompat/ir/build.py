@@ -85,7 +85,7 @@ def retype(op: Op, op_name: str, options=None, version: int = 1) -> None:
 
 class Sketch:
     """A one-subgraph model written op by op, without a converter: the calibration probes
-    (gpucompat/calibrate/probes.py) and `confirm`'s device probe.
+    (rules/support/probes.py) and `confirm`'s device probe.
 
         s = Sketch()
         x = s.input("x", (1, 8, 8, 4))
@@ -102,14 +102,17 @@ class Sketch:
         self.graph.inputs.append(t)
         return t
 
-    def const(self, name: str, value: np.ndarray, quantization: tuple[float, int] | None = None) -> Tensor:
-        """A new constant holding `value`; `quantization` (scale, zero point) marks it quantized."""
+    def const(self, name: str, value: np.ndarray, quantization: tuple | None = None) -> Tensor:
+        """A new constant holding `value`; `quantization` (scale, zero point) marks it quantized,
+        per channel of its first axis when the scale is a sequence."""
         value = np.asarray(value)
         t = constant(self.graph, name, value)
         t.fb.shape = np.asarray(value.shape, dtype=np.int32)  # a scalar stays rank 0 (constant() makes it [1])
         if quantization is not None:
+            scales = np.atleast_1d(np.asarray(quantization[0], np.float32))
             q = fb.QuantizationParametersT()
-            q.scale, q.zeroPoint = [float(quantization[0])], [int(quantization[1])]
+            q.scale, q.zeroPoint = [float(v) for v in scales], [int(quantization[1])] * len(scales)
+            q.quantizedDimension = 0
             t.fb.quantization = q
         return t
 

@@ -3,7 +3,7 @@ with their probes, the program cache, the Vulkan drivers and whether confirm can
 
 from __future__ import annotations
 
-from gpucompat.output.text import printable
+from gpucompat.text import printable
 
 
 def terminal(report: dict) -> str:

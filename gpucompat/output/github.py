@@ -4,7 +4,7 @@ that is not in the baseline, and one per model that could not be checked."""
 from __future__ import annotations
 
 from gpucompat.output.records import shown
-from gpucompat.output.text import printable
+from gpucompat.text import printable
 
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 

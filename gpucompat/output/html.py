@@ -69,10 +69,3 @@ def render(doc: dict, after: dict | None = None) -> str:
     return _environment().get_template("report.html.j2").render(
         tool=doc["tool"], pages=pages, after=after["models"] if after else None)
 
-
-def write_report(recs: list[dict], output: str, protect: tuple[str, ...] = (), after: list[dict] | None = None) -> None:
-    """Render the records of a check into `output` (atomically)."""
-    from gpucompat.output import records
-    from gpucompat.output.destination import write_text
-
-    write_text(render(records.document(recs), records.document(after) if after else None), output, protect)

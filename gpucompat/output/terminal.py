@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpucompat.output import records
-from gpucompat.output.text import printable_record
+from gpucompat.text import printable_record
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _TOP = 5  # entries shown per ranked list (the JSON has them all)

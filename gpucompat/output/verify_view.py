@@ -9,7 +9,7 @@ def render(console, doc: dict, ops_gpu: int, ops_total: int) -> None:
     (never as rich markup or terminal control codes)."""
     from rich.markup import escape
 
-    from gpucompat.output.text import printable_record
+    from gpucompat.text import printable_record
 
     doc = printable_record(doc)
     doc = {**doc, "model": escape(doc["model"]), "outputs": [{**o, "name": escape(o["name"])} for o in doc["outputs"]]}

@@ -26,8 +26,8 @@ def frozen_at_feeds(model: ir.Model, feeds: list[np.ndarray], profile: str) -> i
     saying why when freeze-shapes refuses (an output shape that depends on the data)."""
     from gpucompat.rewrites.engine import RewriteContext, apply
     from gpucompat.rewrites.freeze_shapes import FreezeShapes
-    from gpucompat.rules import registry
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.profile import Options
 
     copy = ir.from_bytes(ir.to_bytes(model), model.path)
     graph = copy.graphs[0]

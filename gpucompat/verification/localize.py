@@ -13,15 +13,15 @@ import numpy as np
 from gpucompat import ir
 from gpucompat.opencl.executor import dequantize
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
-from gpucompat.verification.tolerance import max_abs_error
+from gpucompat.verification.tolerance import Tolerance, max_abs_error
 
 
 def first_divergent_op(model: ir.Model, data: bytes, where: dict[int, list[str]], runtime,
-                       feeds: list[np.ndarray], settings) -> dict | None:
+                       feeds: list[np.ndarray], tol: Tolerance) -> dict | None:
     """{"index", "op", "tensor", "placement", "max_abs_error"} of the first divergent op, or None
     when every recorded tensor is within tolerance (the error appeared only in an output). `data`:
     the reference's model bytes (the float reference of a hybrid-quantized model), whose tensor
-    indices are `model`'s."""
+    indices are `model`'s; `tol`: the tolerance an intermediate is held to."""
     from gpucompat.verification.hybrid import HybridRunner
 
     runner = HybridRunner(model, where[0], runtime, record=True, called=where)
@@ -29,7 +29,6 @@ def first_divergent_op(model: ir.Model, data: bytes, where: dict[int, list[str]]
     reference = reference_interpreter(data, model.path or "the model", preserve=True, xnnpack=False,
                                       input_shapes=[np.shape(f) for f in feeds])
     run_reference(reference, feeds)
-    tol = settings.tolerance(-1, "")
     for op, placement in zip(runner.model.graphs[0].ops, where[0]):
         for t in op.outputs:
             if id(t) not in runner.recorded:

@@ -10,8 +10,8 @@ def placements_by_subgraph(model: ir.Model, profile_name: str, options=None) -> 
     """"gpu" / "cpu" per op, per subgraph index, under the profile and check options (the defaults
     when None)."""
     from gpucompat.placement import check_model
-    from gpucompat.rules import registry
-    from gpucompat.rules.profile import Options
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.profile import Options
 
     result = check_model(model, registry.get(profile_name), options or Options())
     where: dict[int, list[str]] = {i: [] for i in range(len(model.graphs))}

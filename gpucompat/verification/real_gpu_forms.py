@@ -2,11 +2,12 @@
 not known to compute right.
 
 The executor computes every op's math right, whatever its form; the real accelerator computes some
-forms wrongly (rules/forms.py, measured in rules/calibration/). Under each profile the calibration
+forms wrongly (rules/support/forms.py, measured in rules/support/calibration/). Under each profile the calibration
 stands for, every op that profile delegates is looked up by its form: "wrong" (measured wrong),
 "unmeasured" (never measured, or an op with no form key: unknown is not right) or right (not
 listed). `fix` lists them for its output, marks those it introduced and refuses a rewrite that
-introduces a known-wrong one; `verify` names them beside its executor verdict.
+introduces a known-wrong one, or one never measured unless the accelerator checks the output in
+the same run; `verify` names them beside its executor verdict.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from dataclasses import dataclass, replace
 
 from gpucompat import ir
 from gpucompat.placement import check_model
-from gpucompat.rules import calibration, registry
-from gpucompat.rules.forms import KEYED, form_of, is_constant
-from gpucompat.rules.profile import Options
+from gpucompat.rules.support import calibration, registry
+from gpucompat.rules.support.forms import KEYED, form_of, is_constant
+from gpucompat.rules.support.profile import Options
 
 NO_FORM = "no form recorded"
 
@@ -58,7 +59,7 @@ def measured_profiles() -> list[str]:
 
 def unproven_ops(model: ir.Model, precision: str = "fp32", options: Options | None = None) -> list[UnprovenOp]:
     """Every op delegated under a measured profile whose form the calibration records wrong at
-    `precision`, or never measured, among the op types the grid keys (rules/forms.py KEYED, as
+    `precision`, or never measured, among the op types the grid keys (rules/support/forms.py KEYED, as
     check's GPU005 / GPU007 judge them). A DEQUANTIZE of a constant (fp16 weights) is not one: the
     delegate folds it into the constant its reader's form names."""
     out = []
@@ -93,9 +94,13 @@ def mark_introduced(before: list[UnprovenOp], after: list[UnprovenOp]) -> list[U
     return [replace(u, introduced=identity(u) not in seen) for u in after]
 
 
-def introduced_wrong(before: list[UnprovenOp], after: list[UnprovenOp]) -> list[UnprovenOp]:
-    """The known-wrong ops of `after` the input (`before`) did not have."""
-    return [u for u in mark_introduced(before, after) if u.introduced and u.status == "wrong"]
+def introduced_unsafe(before: list[UnprovenOp], after: list[UnprovenOp], unmeasured: bool) -> list[UnprovenOp]:
+    """The ops of `after` (a rewritten model's list) a rewrite must not bring in: the known-wrong
+    ones the input (`before`) did not have, and with `unmeasured` those in a form never measured
+    that the input delegated nowhere (an unknown the input already had is no new risk)."""
+    known = {(u.profile, u.op, u.form) for u in before if u.status == "unmeasured"}
+    return [u for u in mark_introduced(before, after) if u.introduced and (
+        u.status == "wrong" or (unmeasured and (u.profile, u.op, u.form) not in known))]
 
 
 def summary(ops: list[UnprovenOp], limit: int = 6) -> str:

@@ -17,6 +17,7 @@ from gpucompat import ir
 from gpucompat.errors import GpucompatError
 from gpucompat.npz_inputs import fits
 from gpucompat.progress import status
+from gpucompat.runners import REAL_GPU, Job, Runner, named, verify_choices
 from gpucompat.verification import at_input_shape, budget, inputs, sensitivity, tolerance
 from gpucompat.verification.comparison import OutputStats, ShapeMismatch
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
@@ -45,7 +46,7 @@ class Settings:
     localize: bool = False
     against: str | None = None
     seed: int = 0
-    backend: str = "opencl"  # or "litert-gpu": LiteRT's real GPU accelerator (fp32, or its default fp16)
+    runner: str = "opencl"  # the test side: a name in gpucompat/runners' table
     inputs: str | None = None  # a .npz or an image directory (gpucompat/sample_inputs.py): its samples are the runs
     normalization: object = None  # image_inputs.Normalization from the flags, for a directory of images
     inputs_described: str | None = None  # what the samples of `inputs` are, once read
@@ -115,8 +116,7 @@ def _latency(ms: list[float]) -> dict:
 
 def verify_model(path: str, settings: Settings) -> VerifyResult:
     """Run the comparison; GpucompatError (exit 2) for anything that cannot be run."""
-    from gpucompat.opencl.executor import UnsupportedOp
-    from gpucompat.verification.hybrid import HybridRunner, open_runtime, refuse_invalid_order
+    from gpucompat.verification.hybrid import refuse_invalid_order
 
     if settings.runs is not None and settings.runs < 1:
         raise GpucompatError("--runs must be at least 1")
@@ -143,22 +143,15 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     graph = model.graphs[0]
     where = [p for ps in by_subgraph.values() for p in ps]
     _refuse_other_signature(all_feeds[0], original or model)
-    ref_bytes, changes = reference_model(ref_bytes, _gpu_side(settings, original or model, by_subgraph, original))
+    runner = named(settings.runner, "--runner", verify_choices())
+    ref_bytes, changes = reference_model(ref_bytes, _gpu_side(runner, original or model, by_subgraph, original,
+                                                              settings.profile))
     reference = _reference(ref_bytes, ref_path, all_feeds[0])
-    runtime = None
-    if settings.backend == "litert-gpu":
-        device, init_s, run_test, timed, whole = _on_accelerator(path, frozen, graph, all_feeds, settings.precision)
-        if whole:
-            where = ["gpu"] * len(where)  # the accelerator took every op
-    else:
-        with status("opening the OpenCL device and building the executor's programs"):
-            runtime = open_runtime(settings, data) if "gpu" in where else None
-            try:
-                runner = HybridRunner(model, by_subgraph[0], runtime, called=by_subgraph)
-            except UnsupportedOp as e:
-                raise GpucompatError(f"{path}: the executor cannot run it: {e}") from None
-        device = runtime.device.name if runtime else "none (every op runs on the CPU)"
-        init_s, run_test, timed = runner.init_s, runner.run, True
+    job = Job(model, data, by_subgraph, all_feeds, settings.precision, settings.device, settings.cache_dir,
+              path=None if frozen else path, what=path)
+    opened = runner.open(job)
+    if opened.whole_on_gpu:
+        where = ["gpu"] * len(where)  # the accelerator took every op
     forbid_flips = settings.precision == "fp16" and not settings.allow_class_flips
     outputs = [OutputStats(i, t.name, settings.tolerance(i, t.name), task=TaskStats(classifier_like(t)),
                            forbid_flips=forbid_flips) for i, t in enumerate(graph.outputs)]
@@ -169,11 +162,11 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
             t0 = time.perf_counter()
             ref = run_reference(reference, feeds)
             t1 = time.perf_counter()
-            got = run_test(feeds)
+            got = opened.run(feeds)
             t2 = time.perf_counter()
             ref_ms.append((t1 - t0) * 1e3)
             first_ref = ref if first_ref is None else first_ref
-            if timed:
+            if opened.timed:
                 test_ms.append((t2 - t1) * 1e3)
             over = []
             for stats, g, r in zip(outputs, got, ref):
@@ -191,33 +184,24 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
         noise = _noise_floor(builtin, graph, outputs, all_feeds[0], first_ref)
         first_bad = _judge_builtin(builtin, graph, all_feeds, pending)
         del builtin
-    result = VerifyResult(path, settings, device, outputs, ref_ms, test_ms, init_s * 1e3, where.count("gpu"),
-                          len(where), runs=len(all_feeds), noise_kernels=noise,
+    result = VerifyResult(path, settings, opened.device, outputs, ref_ms, test_ms, opened.init_s * 1e3,
+                          where.count("gpu"), len(where), runs=len(all_feeds), noise_kernels=noise,
                           reference_kind="; ".join(changes) or "as stored",
-                          unproven=None if settings.backend == "litert-gpu"
-                          else unproven_ops(model, settings.precision))
-    if settings.localize and first_bad is not None and runtime is not None and not settings.against:
-        from gpucompat.verification.localize import first_divergent_op
-
+                          unproven=None if runner is REAL_GPU else unproven_ops(model, settings.precision))
+    if settings.localize and first_bad is not None and runner.localize is not None and not settings.against:
         with status("looking for the first op whose output diverges"):
-            result.first_divergent_op = first_divergent_op(model, ref_bytes, by_subgraph, runtime,
-                                                           all_feeds[first_bad], settings)
-    elif settings.localize and first_bad is not None and settings.backend == "litert-gpu" and not settings.against:
-        from gpucompat.confirm.accelerator_localize import first_divergent_op as on_accelerator
-
-        with status("looking for the first op whose output diverges on LiteRT's GPU accelerator"):
-            result.first_divergent_op = on_accelerator(data, all_feeds[first_bad], settings)
+            result.first_divergent_op = runner.localize(job, opened, ref_bytes, all_feeds[first_bad],
+                                                        settings.tolerance(-1, ""))
     return result
 
 
-def _gpu_side(settings: Settings, reference: ir.Model, by_subgraph: dict[int, list[str]],
-              original: ir.Model | None) -> dict[int, list[str]]:
-    """Where the ops of the reference's model run on the test side: every op on the accelerator
-    (it takes the whole model or refuses it), else the simulated delegate's placements (of the
-    --against original when there is one)."""
-    if settings.backend == "litert-gpu":
-        return {i: ["gpu"] * len(g.ops) for i, g in enumerate(reference.graphs)}
-    return placements_by_subgraph(original, settings.profile) if original is not None else by_subgraph
+def _gpu_side(runner: Runner, reference: ir.Model, by_subgraph: dict[int, list[str]], original: ir.Model | None,
+              profile: str) -> dict[int, list[str]]:
+    """Where the reference computes the ops of its model as the test side's GPU does: as the
+    runner says, from the simulated delegate's placements (of the --against original when there
+    is one)."""
+    return runner.reference_where(reference, placements_by_subgraph(original, profile) if original is not None
+                                  else by_subgraph)
 
 
 def _feeds(model: ir.Model, settings: Settings) -> list[list[np.ndarray]]:
@@ -304,37 +288,6 @@ def _reference(ref_bytes: bytes, ref_path: str, feeds: list[np.ndarray]):
         names = ", ".join(f"{t.name!r} {list(t.signature)}" for t in inputs)
         hint = "run it on --inputs of such a shape, or freeze it first (gpucompat fix --input-shape NAME=d0,d1,...)"
         raise GpucompatError(f"{str(e).rstrip('.')}; its inputs take other shapes ({names}): {hint}") from None
-
-
-def _on_accelerator(path: str, frozen: bytes | None, graph: ir.Graph, all_feeds: list[list[np.ndarray]],
-                    precision: str):
-    """Every run on LiteRT's GPU accelerator in one child process, up front: (device, seconds the
-    child took, a function handing out each run's outputs in turn, False: no per-run latency,
-    whether it took every op). The model run is the one at `path`, or `frozen` when given (a copy
-    frozen at the inputs' shape, written to a temporary file).
-    A model the accelerator does not take whole runs its other ops on LiteRT's CPU."""
-    import os
-    import tempfile
-
-    from gpucompat.confirm.infer import run_on_accelerator
-    from gpucompat.confirm.runner import launcher
-
-    t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="gpucompat-verify-") as tmp:
-        model_path = path
-        if frozen is not None:
-            model_path = os.path.join(tmp, "frozen.tflite")
-            with open(model_path, "wb") as f:
-                f.write(frozen)
-        with status(f"running {len(all_feeds)} input sets on LiteRT's GPU accelerator (the first compiles its "
-                    f"shaders)"):
-            run = run_on_accelerator(model_path, all_feeds, [t.index for t in graph.inputs],
-                                     [t.index for t in graph.outputs], precision=precision, partly=True)
-    results = iter(run.outputs)
-    kind = "fp32" if precision == "fp32" else "fp16 (its default precision)"
-    whole = "" if run.fully_accelerated else ", partly delegated: the other ops on LiteRT's CPU"
-    device = f"LiteRT GPU accelerator, {kind}{whole} ({launcher().driver})"
-    return device, time.perf_counter() - t0, lambda feeds: next(results), False, run.fully_accelerated
 
 
 def _refuse_other_signature(feeds: list[np.ndarray], reference: ir.Model) -> None:

@@ -1,15 +1,27 @@
 """Lint rules: stable codes over a check result and its analyses, ruff style.
 
-Families, one module each: GPU0xx support (support.py), PRT1xx partitioning (partitioning.py),
-PERF2xx cost (cost.py), IO3xx inputs and outputs (io.py), PREC4xx precision (precision.py; the
-delegated-but-wrong forms the real accelerator was measured on: wrong_forms.py), HYG5xx model
-hygiene (hygiene.py), DEV6xx device reports (device_reports.py: public reports of what one GPU
-family's runtime mishandles, raised only for the families named). Each rule's docs live in its
-module with the same headings: What it finds, Why it matters on the GPU, Example, How to fix, Fix
-safety, References. Codes never change meaning; a retired code is never reused."""
+One module per rule, in its family's package: rules/lint/<family>/<code>_<name>.py. Families:
+GPU0xx delegation/ (ops the delegate does not take, failures that stop the whole delegation,
+delegated forms the real accelerator computes wrongly or was never measured on), PRT1xx
+partitioning/, PERF2xx cost/, IO3xx io/, PREC4xx precision/, HYG5xx hygiene/, DEV6xx
+device_reports/ (public reports of what one GPU family's runtime mishandles, raised only for the
+families named). A family's other modules are its shared helpers; calibrated_forms.py is shared by
+GPU005, GPU007 and PREC408.
+
+A rule module's docstring is the rule's documentation, printed by `gpucompat explain`, the SARIF
+and HTML reports: its first paragraph is the one-line summary (`gpucompat rules`, the README's
+table), then the headings What it finds, Why it matters on the GPU, Example, How to fix, Fix
+safety, References. One function, decorated with `@rule(CODE, name=..., severity=...)`, returns
+the findings.
+
+The registry is discovered: the first all_rules() imports every `<code>_<name>` module of every
+family package once, and lists the rules in code order, the order findings are reported in. Codes
+never change meaning; a retired code is never reused."""
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -17,7 +29,7 @@ SEVERITIES = ("error", "warning", "info")
 DOC_HEADINGS = ("What it finds", "Why it matters on the GPU", "Example", "How to fix", "Fix safety", "References")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Rule:
     """A rule: stable code, short name, default severity, its documentation, the `gpucompat fix`
     rewrite that removes what it finds (None when there is none) and `run(result, analyses)`
@@ -48,21 +60,54 @@ class Finding:
     nodes: tuple[tuple[int, int], ...] = ()
 
 
-def all_rules() -> list[Rule]:
-    """Every rule, by code."""
-    from gpucompat.rules.lint import (
-        cost,
-        device_reports,
-        hygiene,
-        io,
-        partitioning,
-        precision,
-        support,
-        wrong_forms,
-    )
+_REGISTERED: dict[str, Rule] = {}
 
-    return sorted([*support.RULES, *partitioning.RULES, *cost.RULES, *io.RULES, *precision.RULES,
-                   *wrong_forms.RULES, *hygiene.RULES, *device_reports.RULES], key=lambda r: r.code)
+
+def rule(code: str, *, name: str, severity: str, fix: str | None = None, uses_analyses: bool = False):
+    """Register the decorated function as the rule `code`: `run(result, analyses)` returning its
+    findings. The summary and documentation are its module's docstring (first paragraph, then the
+    headings), so a rule is read in one file."""
+
+    def register(run: Callable) -> Callable:
+        summary, _, doc = sys.modules[run.__module__].__doc__.partition("\n\n")
+        found = Rule(code=code, name=name, severity=severity, summary=" ".join(summary.split()), doc=doc, run=run,
+                     fix=fix, uses_analyses=uses_analyses)
+        if _REGISTERED.setdefault(code, found) is not found:
+            raise ValueError(f"rule code {code} is registered twice ({run.__module__})")
+        return run
+
+    return register
+
+
+def is_rule_module(filename: str) -> bool:
+    """True for a rule module's file name, `<code>_<name>.py` (prec403_fp16_overflow.py)."""
+    code, _, rest = filename.partition("_")
+    letters = code.rstrip("0123456789")
+    return filename.endswith(".py") and bool(rest) and letters.isalpha() and len(code) - len(letters) == 3
+
+
+def _discover() -> None:
+    """Import every rule module of every family package (a folder of this package with an
+    __init__.py): their @rule decorators register them."""
+    for root in __path__:
+        for family in sorted(os.listdir(root)):
+            folder = os.path.join(root, family)
+            if not os.path.isfile(os.path.join(folder, "__init__.py")):
+                continue
+            for filename in sorted(os.listdir(folder)):
+                if is_rule_module(filename):
+                    __import__(f"{__name__}.{family}.{filename[:-3]}")  # seen by -X importtime
+
+
+_ALL: list[Rule] = []
+
+
+def all_rules() -> list[Rule]:
+    """Every rule, by code (discovered on the first call)."""
+    if not _ALL:
+        _discover()
+        _ALL.extend(sorted(_REGISTERED.values(), key=lambda r: r.code))
+    return list(_ALL)
 
 
 def find_rule(code_or_name: str) -> Rule | None:

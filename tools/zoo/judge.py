@@ -45,11 +45,13 @@ def confirm(paths: list[Path]) -> list[dict]:
 
 
 def _gpucompat(*args: str) -> dict:
-    """Run the CLI as a user does: exit code, seconds, an internal error's line, the last lines."""
+    """Run the CLI as a user does, outside the source tree (the installed package): exit code,
+    seconds, an internal error's line, the last lines."""
     start = time.monotonic()
     try:
         proc = subprocess.run([sys.executable, "-m", "gpucompat", *args], capture_output=True, text=True,
-                              timeout=COMMAND_TIMEOUT, env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"})
+                              timeout=COMMAND_TIMEOUT, env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"},
+                              cwd=tempfile.gettempdir())
     except subprocess.TimeoutExpired:
         return {"exit": None, "seconds": round(time.monotonic() - start, 1), "internal_error": None,
                 "timed_out": True, "tail": []}
@@ -61,10 +63,10 @@ def _gpucompat(*args: str) -> dict:
 
 def verify(path: Path, runs: int = 1) -> dict:
     """`gpucompat verify MODEL --runs N` on the included executor."""
-    return _gpucompat("verify", str(path), "--runs", str(runs))
+    return _gpucompat("verify", os.path.abspath(path), "--runs", str(runs))
 
 
 def fix(path: Path) -> dict:
     """`gpucompat fix MODEL -o TEMP` (the fixed model is thrown away)."""
     with tempfile.TemporaryDirectory() as tmp:
-        return _gpucompat("fix", str(path), "-o", os.path.join(tmp, "fixed.tflite"))
+        return _gpucompat("fix", os.path.abspath(path), "-o", os.path.join(tmp, "fixed.tflite"))

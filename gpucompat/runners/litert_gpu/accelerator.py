@@ -1,0 +1,81 @@
+"""The runner on LiteRT's real GPU accelerator: every input set in one child process, in fp32 or
+at the accelerator's default precision (fp16); ops it does not take run on LiteRT's CPU. No Vulkan
+device: NotRun, with what to install."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from typing import TYPE_CHECKING
+
+from gpucompat.progress import status
+from gpucompat.runners.base import Job, NotRun, Opened
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from gpucompat import ir
+    from gpucompat.verification.tolerance import Tolerance
+
+NOISE_RTOL = 1e-3  # fp32 noise: of the output's largest magnitude
+
+
+class LiteRTGPURunner:
+    """The accelerator; a fix's proof holds it to fp32 noise (1e-3 of the output's largest
+    magnitude): it shows that a rewrite aimed at a form the accelerator computes wrongly gives the
+    right numbers there."""
+
+    name = title = "litert-gpu"
+    about = "LiteRT's real GPU accelerator; ops it does not take run on LiteRT's CPU"
+    default_runs = 3  # the first inference compiles shaders for 10-40 s on the software Vulkan driver
+    dynamic_dim = 1
+    placed = False
+    proves_every_fix = False
+
+    def open(self, job: Job) -> Opened:
+        """Run every input set of `job` up front; `run` then hands out each set's outputs in turn."""
+        from gpucompat.confirm.runner import NoDevice, launcher
+        from gpucompat.runners.litert_gpu.infer import run_on_accelerator
+
+        t0 = time.perf_counter()
+        graph = job.model.graphs[0]
+        with tempfile.TemporaryDirectory(prefix="gpucompat-accelerator-") as tmp:
+            path = job.path
+            if path is None:
+                path = os.path.join(tmp, "model.tflite")
+                with open(path, "wb") as f:
+                    f.write(job.data)
+            with status(f"running {len(job.feeds)} input sets on LiteRT's GPU accelerator (the first compiles "
+                        f"its shaders)"):
+                try:
+                    run = run_on_accelerator(path, job.feeds, [t.index for t in graph.inputs],
+                                             [t.index for t in graph.outputs], precision=job.precision, partly=True)
+                except NoDevice as e:
+                    raise NotRun(str(e)) from None
+        results = iter(run.outputs)
+        kind = "fp32" if job.precision == "fp32" else "fp16 (its default precision)"
+        whole = "" if run.fully_accelerated else ", partly delegated: the other ops on LiteRT's CPU"
+        device = f"LiteRT GPU accelerator, {kind}{whole} ({launcher().driver})"
+        return Opened(device, time.perf_counter() - t0, lambda feeds: next(results), timed=False,
+                      whole_on_gpu=run.fully_accelerated)
+
+    def tolerance(self, safeties: set[str]) -> Tolerance:
+        """fp32 noise for every safety class."""
+        from gpucompat.verification.tolerance import Tolerance
+
+        return Tolerance(0.0, NOISE_RTOL, f"fp32 noise: {NOISE_RTOL:g} of the largest output")
+
+    def reference_where(self, model: ir.Model, where: dict[int, list[str]]) -> dict[int, list[str]]:
+        """Every op: the accelerator takes the whole model (what it leaves runs on LiteRT's CPU in float)."""
+        return {i: ["gpu"] * len(g.ops) for i, g in enumerate(model.graphs)}
+
+    def localize(self, job: Job, opened: Opened, reference: bytes, feeds: list[np.ndarray],
+                 tol: Tolerance) -> dict | None:
+        """Every float intermediate of the main subgraph probed as an extra output (localize.py)."""
+        from gpucompat.runners.litert_gpu.localize import first_divergent_op
+
+        return first_divergent_op(job.data, feeds, job.precision, tol)
+
+
+LITERT_GPU = LiteRTGPURunner()

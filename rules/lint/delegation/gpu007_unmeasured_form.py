@@ -1,0 +1,55 @@
+"""A delegated op in a form the real accelerator was never measured on.
+
+## What it finds
+An op that LiteRT's GPU accelerator delegates, of an op type whose forms the numerics calibration
+grid measures (binary and one-operand elementwise ops, SOFTMAX, TRANSPOSE, SLICE, STRIDED_SLICE,
+CONCATENATION, RESHAPE, PAD, reductions, EMBEDDING_LOOKUP, FULLY_CONNECTED), in a form
+(rules/support/forms.py) the grid never measured: a CONCATENATION of runtime, constant and runtime
+operands, a STRIDED_SLICE with a step of 4, a MIRROR_PAD, a long REDUCE_PROD, a FULLY_CONNECTED
+of an int8 input. Nothing is known about what the accelerator
+computes for it; unknown is not right. Raised under the profiles the calibration stands for
+(litert-mldrift).
+
+## Why it matters on the GPU
+The accelerator computes some forms of these ops wrongly with no error (GPU005); this one was
+never compared with the CPU, so the model's outputs are unproven on the GPU.
+
+## Example
+MIRROR_PAD of a [1, 16, 16, 8] tensor: "MIRROR_PAD rank 4 on axes 1,2" was never measured.
+
+## How to fix
+Check the model on the real accelerator: `gpucompat verify MODEL --runner litert-gpu` (fp32
+and `--precision fp16`). To add the form to the table, add it to tests/numerics_grid.py and
+re-record with `python tests/numerics_grid.py`.
+
+## Fix safety
+Not applicable.
+
+## References
+rules/support/calibration/litert_gpu.json; tests/numerics_grid.py; rules/support/forms.py.
+"""
+
+from __future__ import annotations
+
+from gpucompat.rules.lint import Finding, rule
+from gpucompat.rules.lint.calibrated_forms import delegated_keyed
+from gpucompat.rules.support import calibration
+
+
+@rule("GPU007", name="unmeasured-form", severity="warning", uses_analyses=True)
+def unmeasured(result, analyses) -> list[Finding]:
+    """GPU007 on the ops the profile delegates whose op type has form keys and whose form the
+    calibration never measured (or whose form cannot be read from the file)."""
+    table = calibration.for_profile(result.profile)
+    if table is None:
+        return []
+    out = []
+    for o, key in delegated_keyed(result, analyses):
+        if table.status(key, "fp32") == "unmeasured":
+            what = f"form [{key}]" if key else "form (its axes or shape are not in the file)"
+            out.append(Finding(
+                "GPU007", "warning",
+                f"subgraph {o.subgraph} op#{o.index} {o.op} is delegated in a {what} that was never measured on "
+                f"LiteRT {table.record['litert']}'s accelerator: no measurement exists, so its values on the GPU are "
+                "unproven", ((o.subgraph, o.index),)))
+    return out

@@ -1,0 +1,1 @@
+"""HYG family: model-file hygiene that costs time on every device."""

@@ -1,0 +1,1 @@
+"""IO family: what every inference pays at the CPU<->GPU boundary."""

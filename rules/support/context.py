@@ -1,0 +1,34 @@
+"""What a predicate may ask besides the op: the app's options and which tensors the delegate
+sees as constants (the FP16 helper makes fp16-DEQUANTIZE outputs count as their constant)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpucompat.ir import Tensor
+from gpucompat.rules.support.profile import Options
+
+
+@dataclass(frozen=True)
+class Context:
+    """Options plus the constant view of tensors used while judging one op."""
+
+    options: Options
+    folded: dict[int, Tensor] = field(default_factory=dict)
+    # is_const answers by tensor id, shared by the ops of one judged graph (each tensor is asked
+    # about several times per op, by every op that reads it)
+    known: dict[int, bool] = field(default_factory=dict)
+
+    def source(self, t: Tensor) -> Tensor:
+        """The tensor the delegate reads in place of `t` (the FP16 constant for a folded one)."""
+        return self.folded.get(id(t), t)
+
+    def is_const(self, t: Tensor | None) -> bool:
+        """True when the delegate sees `t` as a constant."""
+        if t is None:
+            return False
+        key = id(t)
+        answer = self.known.get(key)
+        if answer is None:
+            answer = self.known[key] = t.is_constant or key in self.folded
+        return answer

@@ -1,0 +1,329 @@
+"""litert-mldrift: LiteRT's next-generation GPU accelerator (ML Drift), as ai-edge-litert 2.3.0 ships it.
+
+Sources: google-ai-edge/LiteRT @ f67457790c9c2ab67347d6fe53270e8d3df20868
+ml_drift_delegate/tflite/model_builder.cc for the op set, and, for every entry, the real
+accelerator: each fact marked "observed" was seen with ai-edge-litert 2.3.0
+(WebGPU backend on lavapipe, /work/shared/oracle) on one-op and small multi-op models; the
+comparison is recorded in docs/fidelity.md. Where the two disagree the observation wins.
+
+What differs from the classic delegate (gpu-current), all observed:
+- runtime INT32 and BOOL tensors are accepted by every op (INT64 is not), scalars too;
+- numpy-style broadcasting for every binary op (kEnhancedBroadcast);
+- identical inputs (SUB(x, x), DIV(x, x), MAXIMUM(x, x)) are refused at partitioning, not at Parse;
+- comparison ops need no CAST/SELECT consumer; STRIDED_SLICE is capped at version 2;
+- a dynamic tensor in any subgraph, a delegate failure, or a custom op the runtime does not
+  register makes the whole model fail to compile (CompiledModel: "Failed to modify graph with
+  delegate") instead of leaving it on the CPU.
+"""
+
+from dataclasses import replace
+
+from gpucompat.ir import dtypes
+from gpucompat.ir.opcodes import BUILTIN as B
+from gpucompat.layout import bhwc
+from gpucompat.rules.support import predicates as p
+from gpucompat.rules.support.context import Context
+from gpucompat.rules.support.profile import Check, OpSupport, Profile
+from gpucompat.rules.support.profiles.gpu_current import MAX_POOL_ARGMAX, MAX_UNPOOLING, TRANSPOSE_CONV_BIAS
+from gpucompat.rules.support.verdict import ACCEPT, Verdict, reject
+
+
+def _restated(check: Check, message: str | None = None, layer: str = "partition") -> Check:
+    """`check` with its rejection moved to `layer` and, when given, the runtime's own text
+    (ML Drift runs several of the classic Parse-time checks at partitioning, with other words)."""
+
+    def restated(op, ctx: Context) -> Verdict:
+        v = check(op, ctx)
+        if v.ok:
+            return v
+        return reject(v.reason, layer, message if message is not None else v.runtime_message)
+
+    return restated
+
+
+def _not_from_densify(op, ctx: Context) -> Verdict:
+    """DEQUANTIZE of a DENSIFY output (sparse fp16/int8 weights) is refused; observed:
+    "Dequantize for Densify is not supported"."""
+    src = op.input(0)
+    if src is not None and src.producer is not None and src.producer.builtin == B["DENSIFY"]:
+        return reject("dequantizes the output of DENSIFY (sparse weights)",
+                      runtime_message="Dequantize for Densify is not supported")
+    return ACCEPT
+
+
+def _int8_weights_flattening(op, ctx: Context) -> Verdict:
+    """Dynamic-range quantized (int8 constant weights, float input) FULLY_CONNECTED on a rank-3
+    input that flattens it (keep_num_dims false: a [1, T, C] input, a [T, N] output): taken at
+    partitioning, then its kernel cannot be created and the whole compile fails; observed on an
+    ai-edge-quantizer transformer encoder and on one-op models with and without an activation or
+    a consumer ("Shape mismatch ... output of convolution1x1", "Unable to parse bc coord for BATCH
+    axis"). The same FC keeping its rank, at rank 2, or with float weights is built. At rank 4 the
+    numerics grid (tests/numerics_grid.py) found the same for a [1, H, W, C] input with H and W
+    above 1 ("Failed to modify graph with delegate"); other rank-4 inputs are built."""
+    x, w = op.input(0), op.input(1)
+    if (x is not None and w is not None and x.dtype in (dtypes.FLOAT32, dtypes.FLOAT16) and w.dtype == dtypes.INT8
+            and ctx.is_const(w) and op.outputs and op.outputs[0].rank != x.rank and _flattening_fails(x.shape)):
+        return reject(f"an int8-weight FULLY_CONNECTED flattening a rank-{x.rank} float input "
+                      f"{list(x.shape)} fails to build", "parse", "Unable to parse bc coord for BATCH axis.")
+    return ACCEPT
+
+
+def _flattening_fails(shape) -> bool:
+    """The float input shapes an int8-weight FULLY_CONNECTED cannot flatten on the accelerator."""
+    return len(shape) == 3 or (len(shape) == 4 and shape[0] == 1 and shape[1] > 1 and shape[2] > 1)
+
+
+def _blockwise_weights(op, ctx: Context) -> Verdict:
+    """Blockwise-quantized weights (INT4, ai-edge-quantizer's dynamic_wi4b32_afp32) crash the
+    accelerator while it compiles the model (abort "munmap_chunk(): invalid pointer", "free():
+    invalid next size", or SIGSEGV); observed on 4 litert-torch exports (zoo, docs/zoo.md)."""
+    w = op.input(1)
+    if w is not None and w.is_blockwise_quantized:
+        return reject(f"weights {w.name!r} are blockwise quantized ({w.dtype_name}): the accelerator crashes compiling",
+                      "parse", "the accelerator crashed while compiling the model")
+    return ACCEPT
+
+
+def _no_runtime_per_channel(op, ctx: Context) -> Verdict:
+    """A non-constant per-channel quantized input (int8 weights read through DENSIFY in a sparse
+    dynamic-range model) passes partitioning, then the kernel build aborts the process; observed:
+    "model_builder_helper.cc:155] Check failed: params->scale->size == 1"."""
+    for t in op.present_inputs:
+        if t.is_per_channel and not ctx.is_const(t):
+            return reject(f"input {t.name!r} is a per-channel quantized runtime tensor", "parse",
+                          "Check failed: params->scale->size == 1")
+    return ACCEPT
+
+
+def _condition_batch_fits_output(op, ctx: Context) -> Verdict:
+    """A SELECT_V2 whose condition the GPU lays out with a batch above 1 (gpucompat/layout.py:
+    a rank-2 [A, B] condition is {A, 1, 1, B}, a rank-1 [N] one {N, 1, 1, 1}) while its output has
+    batch 1 is taken at partitioning, and then the kernel cannot be built: the generated code has
+    no batch coordinate to read the condition with, and the whole compile fails ("Unable to parse
+    bc coord for BATCH axis", merge_nodes.cc). The causal mask of a litert-torch decoder
+    (`masked_fill` with a constant BOOL [32, 32] against [1, 4, 32, 32]) is this form. Observed with
+    ai-edge-litert 2.3.0, constant and runtime conditions alike: [32, 32], [16, 32], [4, 32] and
+    [32] against [1, 4, H, W] fail; [1, 32], [1, 32, 32], [1, 1, 32, 32] against [1, 4, 32, 32] and
+    [32, 32] against [4, 32, 32], [32, 32] or [2, 4, 32, 32] compile."""
+    cond, out = op.input(0), (op.outputs or [None])[0]
+    if cond is None or out is None:
+        return ACCEPT
+    cond_layout, out_layout = bhwc(cond.shape), bhwc(out.shape)
+    if cond_layout is None or out_layout is None or out_layout[0] != 1 or cond_layout[0] <= 1:
+        return ACCEPT
+    return reject(f"the condition {cond.name!r} {list(cond.shape)} has batch {cond_layout[0]} on the GPU "
+                  f"({{bhwc, {list(cond_layout)}}}) and the output {list(out.shape)} batch 1: the kernel cannot "
+                  f"read it", "parse", "Unable to parse bc coord for BATCH axis")
+
+
+def _runtime_lhs(op, ctx: Context) -> Verdict:
+    """A constant left operand (a baked matrix times runtime values) is refused at partitioning;
+    observed with ai-edge-litert 2.3.0 (constant [1,32,16] x runtime [1,16,64]): "Not supported
+    batched mat mul case: non-constant tensor", the op stays on the CPU. edge-compat's measured
+    matrix (gpu_mldrift, LiteRT 2.2.0, Galaxy S26 / Pixel 8a) records the whole compile failing
+    instead on Android OpenCL."""
+    lhs = op.input(0)
+    if lhs is not None and ctx.is_const(lhs):
+        return reject(f"the left operand {lhs.name!r} is a constant (gpucompat fix: substitute-batch-matmul)",
+                      runtime_message="Not supported batched mat mul case: non-constant tensor")
+    return ACCEPT
+
+
+def _not_quantized_weights_of_fully_connected(op, ctx: Context) -> Verdict:
+    """int8 / uint8 weights read through DEQUANTIZE into FULLY_CONNECTED make the whole compile
+    fail; observed with ai-edge-litert 2.3.0 on a converter-written weight-only Dense(576)
+    ("Failed to modify graph with delegate"), LiteRT issue 9523 on Android ("Shape mismatch:
+    {bhwc, {576, 1, 1, 576}} vs {bhwc, {1, 1, 576, 576}}"). fp16 weights through DEQUANTIZE and
+    hybrid FULLY_CONNECTED (int8 weights read directly) compile."""
+    src, out = op.input(0), op.outputs[0] if op.outputs else None
+    if src is None or src.dtype == dtypes.FLOAT16 or out is None:
+        return ACCEPT
+    if any(c.builtin == B["FULLY_CONNECTED"] and c.input(1) is out for c in out.consumers):
+        return reject("dequantizes int8 weights of a FULLY_CONNECTED (gpucompat fix: fold-quantized-weights)", "parse",
+                      "Failed to modify graph with delegate")
+    return ACCEPT
+
+
+def _unclamped_slice(op, ctx: Context) -> Verdict:
+    """STRIDED_SLICE reads begin and end literally (a negative index counts from the end once, a
+    mask takes the whole axis) and does not clamp them to the axis: a slice whose bounds lie
+    outside the tensor, which the CPU kernel clamps, no longer matches its output shape; observed
+    "Output shape mismatch" for begin -99 / end 99 on a 5x7 input."""
+    x, out = op.input(0), (op.outputs or [None])[0]
+    begin, end, strides = (op.input(i) for i in (1, 2, 3))
+    if x is None or out is None or not all(t is not None and ctx.is_const(t) for t in (begin, end, strides)):
+        return ACCEPT
+    values = [ctx.source(t).data() for t in (begin, end, strides)]
+    if any(v is None for v in values):  # a buffer of the wrong size: other checks speak of it
+        return ACCEPT
+    b, e, st = (v.astype(int).ravel() for v in values)
+    begin_mask, end_mask = int(getattr(op.options, "beginMask", 0) or 0), int(getattr(op.options, "endMask", 0) or 0)
+    if not len(x.shape) == len(out.shape) == len(b) == len(e) == len(st) or (st <= 0).any():
+        return ACCEPT
+    for axis, dim in enumerate(x.shape):
+        start = 0 if begin_mask >> axis & 1 else b[axis] + (dim if b[axis] < 0 else 0)
+        stop = dim if end_mask >> axis & 1 else e[axis] + (dim if e[axis] < 0 else 0)
+        if -(-(stop - start) // st[axis]) != out.shape[axis]:
+            return reject(f"axis {axis}: the slice [{start}, {stop}) is not clamped to the input's {dim} and does not "
+                          f"give the output's {out.shape[axis]}", runtime_message="Output shape mismatch")
+    return ACCEPT
+
+
+def _lookup_table_rank_2(op, ctx: Context) -> Verdict:
+    """EMBEDDING_LOOKUP is taken with a rank-2 table (observed, and computed right: the numerics
+    calibration grid); with a rank-3 table it passes partitioning and the model builder aborts
+    the process: "model_builder_helper.cc:329] Check failed: dims->size == 2 (3 vs. 2)"."""
+    table = op.input(1)
+    if table is None or table.rank == 2:
+        return ACCEPT
+    return reject(f"the table has rank {table.rank}, not 2", "parse", "Check failed: dims->size == 2")
+
+
+def _one_hot_last_axis(op, ctx: Context) -> Verdict:
+    """ONE_HOT only along the last output axis; observed: axis 0 on [1, 4] indices is refused
+    with "OneHot axis must be -1 or the last dimension." (tests/models_ops.py ops_one_hot_axis0),
+    axis -1 is taken (md_one_hot)."""
+    axis = p._opt(op, "axis", -1)
+    out = op.outputs[0] if op.outputs else None
+    if axis == -1 or (out is not None and axis == len(out.shape) - 1):
+        return ACCEPT
+    return reject(f"axis {axis} is not the last output axis",
+                  runtime_message="OneHot axis must be -1 or the last dimension.")
+
+
+def entry(max_version: int | None = None, *checks: Check, quant_only: bool = False) -> OpSupport:
+    """An op entry; `max_version` only where a cap was observed below the CPU runtime's own
+    highest registered version (no cap seen otherwise)."""
+    return OpSupport(max_version, checks, quant_only=quant_only)
+
+
+# observed: ADD(x, x) and MUL(x, x) are taken; SUB/DIV/MAXIMUM(x, x) go to the CPU with the
+# classic Parse message (ML Drift moved the check into IsSupported, ml_drift_delegate/tflite/model_builder.cc).
+_IDENTICAL = _restated(p.identical_inputs)
+# observed: SIGN_BIT on ADD prints "Unsupported fused activation: 5", on SUB and CONV_2D the enum name.
+_ACT_ADD = _restated(p.fused_activation(), "Unsupported fused activation: 5")
+_ACT = _restated(p.fused_activation(), "TfLiteFusedActivation.kTfLiteActSignBit")
+
+
+def _no_runtime_scalar_with_tensor(op, ctx: Context) -> Verdict:
+    """observed (numerics calibration grid, docs/fidelity.md): a runtime rank-0 operand with a
+    runtime operand of higher rank is refused at partitioning; with a constant, or with another
+    rank-0 runtime operand, it is taken."""
+    runtime = p.runtime_inputs(op, ctx)
+    if len(runtime) == 2 and min(t.rank for t in runtime) == 0 and max(t.rank for t in runtime) > 0:
+        scalar = next(t for t in runtime if t.rank == 0)
+        return reject("a runtime rank-0 operand with a runtime tensor of higher rank", "partition",
+                      f'Tensor "{scalar.name}" has bad input dims size: 0.')
+    return ACCEPT
+
+
+_TWO_ARG = entry(None, p.operands(), _ACT, _IDENTICAL, _no_runtime_scalar_with_tensor)
+_ONE_ARG = entry(None, p.io_counts(1, const=0))
+_ONE_ARG_V2 = entry(2, p.io_counts(1, const=0))  # observed cap 2
+
+OPS: dict[int, OpSupport] = {
+    # elementwise, one argument (observed accepted; caps observed for RSQRT/TANH/LOGISTIC/RELU*)
+    **{B[n]: _ONE_ARG for n in ("ABS", "CEIL", "COS", "EXP", "FLOOR", "LOG", "NEG", "ROUND", "SIN", "SQRT",
+                                "SQUARE", "ELU", "HARD_SWISH", "GELU", "SIGN", "LOGICAL_NOT", "LEAKY_RELU",
+                                "RELU_N1_TO_1")},
+    **{B[n]: _ONE_ARG_V2 for n in ("RSQRT", "TANH", "LOGISTIC")},
+    B["RELU"]: entry(2), B["RELU6"]: entry(2),
+    # elementwise, two arguments, numpy broadcasting (observed [2,1,3]*[1,4,1], [2,4,4,8]-[1,4,1,8])
+    B["ADD"]: entry(None, p.operands(), _ACT_ADD, _no_runtime_scalar_with_tensor),
+    B["MUL"]: entry(None, p.operands(), _ACT, _no_runtime_scalar_with_tensor),
+    B["SUB"]: entry(2, *_TWO_ARG.checks),
+    **{B[n]: _TWO_ARG for n in ("DIV", "POW", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "FLOOR_DIV",
+                                "FLOOR_MOD", "ATAN2")},
+    # comparisons and logic: no consumer rule (observed: EQUAL as a graph output, GREATER into IF)
+    B["EQUAL"]: entry(2),
+    **{B[n]: entry() for n in ("NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "LOGICAL_AND",
+                               "LOGICAL_OR", "SELECT", "CAST")},
+    B["SELECT_V2"]: entry(None, _condition_batch_fits_output),
+    # convolution family (observed caps 6/6/3)
+    B["CONV_2D"]: entry(6, _ACT),
+    B["DEPTHWISE_CONV_2D"]: entry(6, _ACT),
+    B["TRANSPOSE_CONV"]: entry(3),
+    B["FULLY_CONNECTED"]: entry(None, _ACT, _no_runtime_per_channel, _int8_weights_flattening, _blockwise_weights),
+    # observed: a Keras PReLU with a constant per-channel alpha is taken (tests/models_ops.py ops_prelu)
+    B["PRELU"]: entry(),
+    B["BATCH_MATMUL"]: entry(None, _runtime_lhs),
+    B["AVERAGE_POOL_2D"]: entry(2), B["MAX_POOL_2D"]: entry(2),
+    # reductions (observed any axes, REDUCE_ANY on BOOL, ARG_MAX with INT32 output, TOPK_V2 cap 1)
+    **{B[n]: entry() for n in ("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ANY",
+                               "REDUCE_ALL", "ARG_MAX", "CUMSUM")},
+    B["TOPK_V2"]: entry(1),
+    B["EMBEDDING_LOOKUP"]: entry(None, _lookup_table_rank_2),
+    # layout (observed)
+    B["CONCATENATION"]: entry(6),
+    **{B[n]: entry() for n in ("PACK", "UNPACK", "SPLIT", "SPLIT_V", "TILE", "SLICE", "REVERSE_V2",
+                               "SPACE_TO_DEPTH")},
+    B["ONE_HOT"]: entry(None, _one_hot_last_axis),
+    B["RESHAPE"]: entry(None, p.io_counts(1)),  # observed: a runtime shape input is refused
+    B["TRANSPOSE"]: entry(),
+    # observed: paddings of a 1-D or 2-D tensor (1x2, 2x2) are refused as for the classic delegate
+    B["PAD"]: entry(5, p.paddings_shape), B["PADV2"]: entry(5, p.paddings_shape),
+    B["MIRROR_PAD"]: entry(None, p.mirror_pad_reflect, p.paddings_shape),
+    B["STRIDED_SLICE"]: entry(2, p.strided_slice_masks, _restated(p.positive_slice_strides), _unclamped_slice),
+    B["GATHER"]: entry(None, p.gather),
+    # observed: both align_corners and half_pixel_centers make the CPU kernel's Prepare
+    # (kernels/resize_bilinear.cc) refuse the node, "If half_pixel_centers is True, align_corners
+    # must be False." / "Node number 0 (RESIZE_BILINEAR) failed to prepare.", and the whole model
+    # fails to compile although the GPU would take the op
+    B["RESIZE_BILINEAR"]: entry(3, _restated(p.resize_flags, layer="parse")),
+    B["RESIZE_NEAREST_NEIGHBOR"]: entry(3),
+    B["DEPTH_TO_SPACE"]: entry(None, p.block_size_above_one),
+    B["SOFTMAX"]: entry(None, p.softmax_beta_one),
+    # observed: the basic kernel (5 inputs, 4 outputs) is taken at 3, 4 and 9 units, batch 1 and 2,
+    # and computes wrong values unless units % 4 == 0 (lint PREC402). Full-kernel models never get
+    # here: their state tensors are variables, which the model loader refuses.
+    B["LSTM"]: entry(None, p.lstm),
+    # quantization (observed: int8 models with QUANTIZE/DEQUANTIZE fully delegated)
+    B["QUANTIZE"]: entry(quant_only=True),
+    B["DEQUANTIZE"]: entry(None, _not_from_densify, _not_quantized_weights_of_fully_connected, quant_only=True),
+}
+# Not here, observed "Operation is not supported.": ARG_MIN, BROADCAST_TO, BATCH_TO_SPACE_ND,
+# SPACE_TO_BATCH_ND, DENSIFY, FILL, GATHER_ND, L2_NORMALIZATION, LOCAL_RESPONSE_NORMALIZATION,
+# LOG_SOFTMAX, SHAPE, WHILE, IF.
+
+# Custom ops the LiteRT runtime registers (observed: a model with any other custom op fails to
+# load, "Encountered unresolved custom op"). The GPU takes MediaPipe's three (written as MediaPipe
+# writes them, the parameters in custom_options) with the classic parsers' checks.
+REGISTERED_CUSTOM_OPS = frozenset({
+    "Convolution2DTransposeBias", "MaxPoolingWithArgmax2D", "MaxUnpooling2D", "Resampler",
+    "TFLite_Detection_PostProcess", "Mfcc", "AudioSpectrogram"})
+
+CUSTOM_OPS: dict[str, OpSupport] = {
+    # observed on the op as MediaPipe writes it (input, weights, bias; TfLiteTransposeConvParams in
+    # custom_options): taken; the classic parser's checks and messages, "Unable to retrieve
+    # custom_initial_data.", "Incorrect stride values: ...", "Requested index goes beyond array size: 1 vs 1"
+    "Convolution2DTransposeBias": TRANSPOSE_CONV_BIAS,
+    # observed: MaxPoolingWithArgmax2D -> MaxUnpooling2D (TfLitePoolParams in custom_options) taken
+    # whole; relabelled one-input ops without parameters are refused
+    "MaxPoolingWithArgmax2D": MAX_POOL_ARGMAX,
+    "MaxUnpooling2D": replace(MAX_UNPOOLING, backends=None),  # the classic OpenGL gap is not ML Drift's
+    # observed: taken with its data and warp inputs; relabelled with one input:
+    # "CUSTOM Resampler: Expected 2 runtime input tensor(s), but node has 1 runtime input(s)."
+    "Resampler": entry(None, p.io_counts(2)),
+}
+
+PROFILE = Profile(
+    name="litert-mldrift",
+    title="LiteRT GPU accelerator (ML Drift)",
+    description="LiteRT's next-generation GPU accelerator (ML Drift) as shipped in ai-edge-litert 2.3.0.",
+    ops=OPS,
+    custom_ops=CUSTOM_OPS,
+    runtime_types=frozenset({dtypes.FLOAT32, dtypes.FLOAT16, dtypes.INT32, dtypes.BOOL}),
+    quant_types=frozenset({dtypes.INT8, dtypes.UINT8}),
+    max_rank=4,
+    backends=("cl", "gl", "metal", "webgpu"),
+    whole_model_failure=True,
+    registered_custom_ops=REGISTERED_CUSTOM_OPS,
+    loads_variable_tensors=False,  # model_load.cc UnpackTensor; observed with full-kernel LSTM models
+    crashes_on_empty_tensors=True,  # observed: a VALID CONV_2D whose output is 0 wide (SIGFPE)
+    rank_message="Tensor dimensions must be less than {limit}. {name}",
+    type_message="Tensor type({type}) is not supported. {name}",
+    sources=("google-ai-edge/LiteRT@f67457790c9c2ab67347d6fe53270e8d3df20868 "
+             "ml_drift_delegate/tflite/model_builder.cc",
+             "observed with ai-edge-litert 2.3.0 (docs/fidelity.md)"),
+    release="2.3.0",
+)
