@@ -227,17 +227,3 @@ EDITS = {
 for _name, (_source, _change) in EDITS.items():
     builder(_name)(edit(_source, _change))
 
-
-@builder("partition_branches")
-def partition_branches() -> bytes:
-    """Two independent branches from one input: RELU -> GATHER_ND -> TANH, and SIN -> MUL."""
-    t = tf()
-    return convert_fn(lambda x: (t.tanh(t.gather_nd(t.nn.relu(x), [[0, 1], [0, 2]])), t.sin(x) * 3.0),
-                      [(X, t.float32)])
-
-
-@builder("partition_tie")
-def partition_tie() -> bytes:
-    """RELU -> GATHER_ND -> TANH: two one-node GPU islands."""
-    t = tf()
-    return convert_fn(lambda x: t.tanh(t.gather_nd(t.nn.relu(x), [[0, 1], [0, 2]])), [(X, t.float32)])
