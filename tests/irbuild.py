@@ -56,13 +56,15 @@ def conv_options(padding: str = "SAME", activation: str = "NONE", stride: int = 
 class IRModel:
     """One subgraph being written: add inputs, constants and ops in execution order. With
     `signature` (a key such as "serving_default") the file gets a signature def over the model's
-    inputs and outputs, named as their tensors, as converters write one."""
+    inputs and outputs, named as their tensors, as converters write one; `metadata` entries
+    (name -> bytes, e.g. min_runtime_version) are written as the model's metadata."""
 
-    def __init__(self, signature: str | None = None) -> None:
+    def __init__(self, signature: str | None = None, metadata: dict[str, bytes] | None = None) -> None:
         self.builder, self.graph = single_graph()
         self.inputs: list[int] = []
         self.outputs: list[int] = []
         self.signature = signature
+        self.metadata = metadata or {}
 
     def tensor(self, name: str, shape: Sequence[int], dtype: str = "FLOAT32", *, signature=None,
                quantization: tuple | None = None, data: np.ndarray | None = None) -> Tensor:
@@ -91,6 +93,13 @@ class IRModel:
         self.graph.op(name, inputs, [out], options, version)
         return out
 
+    def split(self, name: str, inputs: Sequence[Tensor], shapes: Sequence[Sequence[int]], *,
+              options=None) -> list[Tensor]:
+        """Append the builtin op `name` writing one new float tensor per shape (SPLIT, UNPACK...)."""
+        outs = [self.tensor(f"{name.lower()}_{len(self.graph.rec.operators)}:{i}", s) for i, s in enumerate(shapes)]
+        self.graph.op(name, inputs, outs, options)
+        return outs
+
     def output(self, *tensors: Tensor) -> None:
         """Mark model outputs."""
         self.outputs.extend(tensors)
@@ -104,6 +113,8 @@ class IRModel:
             sig.inputs, sig.outputs = ([record_of(fb.TensorMapT, name=self.graph.rec.tensors[t].name, tensorIndex=t)
                                         for t in tensors] for tensors in (self.inputs, self.outputs))
             self.builder.model.signatureDefs = [sig]
+        self.builder.model.metadata = [record_of(fb.MetadataT, name=name, buffer=self.builder.buffer(value))
+                                       for name, value in self.metadata.items()] or None
         return self.builder.finish()
 
     def save(self, path) -> str:
