@@ -79,3 +79,37 @@ def partition_tie() -> bytes:
     m = IRModel(signature="serving_default")
     m.output(relu_gather_tanh(m, m.input("x", [1, 4, 4, 8])))
     return m.bytes()
+
+
+def _two_convs_mean(m: IRModel, w1: int, w2: int, bias: int, second: str = "CONV_2D") -> None:
+    """[1, 8, 8, 4] input -> 3x3 CONV_2D (RELU) to 8 channels -> `second` (a 3x3 CONV_2D, RELU) ->
+    MEAN over H and W: the model output."""
+    y = m.op("CONV_2D", [m.input("x", [1, 8, 8, 4]), w1, bias], [1, 8, 8, 8], options=conv_options(activation="RELU"))
+    if second == "CONV_2D":
+        y = m.op("CONV_2D", [y, w2, bias], [1, 8, 8, 8], options=conv_options(activation="RELU"))
+    else:
+        y = m.custom(second, [y, w2, bias], [1, 8, 8, 8])
+    m.output(m.op("MEAN", [y, m.const("mean/axes", np.array([1, 2], np.int32))], [1, 8], options=options("Reducer")))
+
+
+@builder("fp16_cnn")
+def fp16_cnn() -> bytes:
+    """fp16 weights as the converter's fp16 recipe writes them: three DEQUANTIZE (version 3) of
+    FLOAT16 constants first in the plan, then CONV, CONV, MEAN."""
+    m = IRModel(signature="serving_default")
+    halves = [m.const(f"w{i}/fp16", v.astype(np.float16)) for i, v in
+              enumerate((const([3, 3, 8, 8], seed=1).transpose(3, 0, 1, 2), np.zeros(8, np.float32),
+                         const([3, 3, 4, 8]).transpose(3, 0, 1, 2)))]
+    w2, bias, w1 = (m.op("DEQUANTIZE", [h], m.graph.rec.tensors[h].shape.tolist(), version=3) for h in halves)
+    _two_convs_mean(m, w1, w2, bias)
+    return m.bytes()
+
+
+@builder("custom_op_cnn")
+def custom_op_cnn() -> bytes:
+    """CONV, a custom op "MyCustomOp" in the second conv's place, MEAN: LiteRT registers no such op."""
+    m = IRModel(signature="serving_default")
+    bias = m.const("bias", np.zeros(8, np.float32))
+    _two_convs_mean(m, m.const("w1", const([3, 3, 4, 8]).transpose(3, 0, 1, 2)),
+                    m.const("w2", const([3, 3, 8, 8], seed=1).transpose(3, 0, 1, 2)), bias, second="MyCustomOp")
+    return m.bytes()
