@@ -86,10 +86,10 @@ class IRModel:
         return self.tensor(name, value.shape, dtypes.name(dtypes.from_numpy(value.dtype)), data=value, **kw)
 
     def op(self, name: str, inputs: Sequence[Tensor], shape: Sequence[int], dtype: str = "FLOAT32", *,
-           options=None, version: int = 1, **kw) -> Tensor:
+           options=None, version: int = 1, output_name: str | None = None, **kw) -> Tensor:
         """Append the builtin op `name` reading `inputs` (-1: an absent optional input) and
-        writing one new tensor of `shape`; return that tensor."""
-        out = self.tensor(f"{name.lower()}_{len(self.graph.rec.operators)}", shape, dtype, **kw)
+        writing one new tensor of `shape` (named `output_name`, else after the op); return it."""
+        out = self.tensor(output_name or f"{name.lower()}_{len(self.graph.rec.operators)}", shape, dtype, **kw)
         self.graph.op(name, inputs, [out], options, version)
         return out
 

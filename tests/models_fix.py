@@ -19,10 +19,12 @@ def _dyn(h: int, w: int | None, c: int):
     return [([None, h, c] if w is None else [None, h, w, c], t.float32)]
 
 
-def _ir_chain(h: int, w: np.ndarray, paddings, crops, *, stride: int = 1, bias: np.ndarray | None = None) -> bytes:
+def _ir_chain(h: int, w: np.ndarray, paddings, crops, *, stride: int = 1, bias: np.ndarray | None = None,
+              scope: str = "") -> bytes:
     """SPACE_TO_BATCH_ND (block 2) -> 3x3 VALID CONV_2D of HWIO weights `w` -> BATCH_TO_SPACE_ND
     [-> ADD of `bias` with a fused RELU] on a [-1, h, h, C] input, as the converter writes the chain:
-    one block-shape constant for both ends (and one for equal paddings and crops), and the
+    one block-shape constant for both ends (and one for equal paddings and crops), the space-to-batch
+    output named as TensorFlow names it (under `scope`; fix's messages quote it), and the
     min_runtime_version it records for these ops."""
     m = IRModel(signature="serving_default", metadata={"min_runtime_version": b"1.6.0"})
     cin, cout = w.shape[2], w.shape[3]
@@ -34,7 +36,7 @@ def _ir_chain(h: int, w: np.ndarray, paddings, crops, *, stride: int = 1, bias: 
     block, pads = m.const("block_shape", np.array([2, 2], np.int32)), m.const("paddings", np.array(paddings, np.int32))
     cut = pads if np.array_equal(paddings, crops) else m.const("crops", np.array(crops, np.int32))
     size = (h + sum(paddings[0])) // 2
-    y = act("SPACE_TO_BATCH_ND", [x, block, pads], size, cin)
+    y = act("SPACE_TO_BATCH_ND", [x, block, pads], size, cin, output_name=f"{scope}SpaceToBatchND")
     size = (size - 3) // stride + 1
     y = act("CONV_2D", [y, m.const("conv/w", w.transpose(3, 0, 1, 2)), m.const("conv/b", np.zeros(cout, np.float32))],
             size, cout, options=conv_options("VALID", stride=stride))
@@ -50,7 +52,8 @@ def _ir_chain(h: int, w: np.ndarray, paddings, crops, *, stride: int = 1, bias: 
 def stb_same_bias_relu() -> bytes:
     """atrous_conv2d SAME, rate 2, 13x13 (not divisible: paddings [2, 3], crops [0, 1]), then bias
     and RELU."""
-    return _ir_chain(13, const([3, 3, 4, 8]), [[2, 3], [2, 3]], [[0, 1], [0, 1]], bias=const([8], seed=2))
+    return _ir_chain(13, const([3, 3, 4, 8]), [[2, 3], [2, 3]], [[0, 1], [0, 1]], bias=const([8], seed=2),
+                     scope="convolution/")
 
 
 @builder("stb_valid_odd")
