@@ -11,8 +11,9 @@ from modelgen import builder, const
 
 @builder("conv_relu")
 def conv_relu() -> bytes:
-    """CONV_2D (fused RELU6) -> MEAN -> FULLY_CONNECTED: fully supported everywhere."""
-    m = IRModel(signature="serving_default")
+    """CONV_2D (fused RELU6) -> MEAN -> FULLY_CONNECTED: fully supported everywhere; with the
+    min_runtime_version the converter records for these ops (tests/test_scale.py follows it)."""
+    m = IRModel(signature="serving_default", metadata={"min_runtime_version": b"1.6.0"})
     x = m.input("x", [1, 16, 16, 3])
     w, fcw = const([3, 3, 3, 8]), const([8, 4], seed=1)
     conv = m.op("CONV_2D", [x, m.const("conv/w", w.transpose(3, 0, 1, 2)), m.const("conv/b", np.zeros(8, np.float32))],
