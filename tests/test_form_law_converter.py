@@ -1,0 +1,33 @@
+"""FULLY_CONNECTED as TensorFlow's converter writes it (it picks the input rank, keep_num_dims and
+the bias itself): `check --profile litert-mldrift` flags the rank-1 form the numerics grid measured
+wrong on LiteRT's real GPU accelerator and leaves the rank-2 and rank-3 forms alone
+(tests/models_formlaw.py CONVERTED_*)."""
+
+import pytest
+
+import models_formlaw
+from test_form_law import _check, _key
+
+
+@pytest.mark.parametrize("name", sorted(models_formlaw.CONVERTED_WRONG))
+def test_a_converted_wrong_fully_connected_is_flagged(models, name):
+    rec = _check(models.path(f"formlaw_{name}"))
+    found = [f for f in rec["findings"] if f["code"] == "GPU005"]
+    assert len(found) == 1 and found[0]["severity"] == "error", rec["findings"]
+    assert "LiteRT 2.3.0's accelerator at fp32: cosine" in found[0]["message"]
+    assert rec["summary"]["ops_wrong"] == 1 and rec["summary"]["ops_unmeasured"] == 0
+
+
+@pytest.mark.parametrize("name", sorted(models_formlaw.CONVERTED_RIGHT))
+def test_a_converted_right_fully_connected_is_not_flagged(models, name):
+    rec = _check(models.path(f"formlaw_{name}"))
+    assert rec["summary"]["ops_gpu"] == rec["summary"]["ops_total"] > 0
+    assert not [f for f in rec["findings"] if f["code"] in ("GPU005", "PREC408", "GPU007")], rec["findings"]
+
+
+def test_the_converter_s_fully_connected_keys(models):
+    """The converter keeps the rank of a matvec's rank-1 input (keep_num_dims, no bias) and writes
+    a matmul plus bias of a rank-2 input as one FULLY_CONNECTED with its bias."""
+    assert _key(models, "fully_connected_r1") == ("FULLY_CONNECTED [n] to [n], keeping dims with constant float32 "
+                                                  "weights")
+    assert _key(models, "fully_connected_r2") == "FULLY_CONNECTED [n,n] to [n,n] with constant float32 weights, bias"
