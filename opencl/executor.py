@@ -64,7 +64,7 @@ def quantize(t: Tensor, values: np.ndarray) -> np.ndarray:
 class Executor:
     """One partition on one runtime. `inputs` / `outputs` are the tensors crossing its boundary;
     `folded` holds constant values computed at load (DENSIFY, fp16 DEQUANTIZE), in the tensors'
-    own dtypes."""
+    own dtypes: an input among them is uploaded once, at load, not written every run."""
 
     fuse = True
 
@@ -75,9 +75,9 @@ class Executor:
 
         self.runtime = runtime
         self.ops = ops
-        self.inputs = inputs
-        self.outputs = outputs
         self.folded = folded or {}
+        self.inputs = [t for t in inputs if id(t) not in self.folded]
+        self.outputs = outputs
         self.tensors: dict[int, GpuTensor] = {}
         self.views: dict[tuple[int, int], GpuTensor] = {}
         self.pending: list[Step] = []
