@@ -18,9 +18,10 @@ from gpucompat.opencl.ops.indexed import fully_connected_runtime
 
 SAME, VALID = 0, 1  # schema Padding enum
 # Blocking of the kernels in conv.cl: outputs along x per conv2d / depthwise_conv2d /
-# depthwise_conv3x3_s1 work-item (depthwise_pointwise: DW_X_BLOCK), pixels per pointwise_conv2d
+# depthwise_conv{K}x{K}_s1 work-item (depthwise_pointwise: DW_X_BLOCK), pixels per pointwise_conv2d
 # work-item, output channels per blocked work-item (four slices).
-X_BLOCK, DW_X_BLOCK, DW3_X_BLOCK, P_BLOCK, BLOCK_LANES = 8, 4, 8, 8, 16
+X_BLOCK, DW_X_BLOCK, DWS1_X_BLOCK, P_BLOCK, BLOCK_LANES = 8, 4, 8, 8, 16
+DWS1_SIZES = (3, 5)  # square stride-1 depthwise windows with a kernel of their own (conv.cl DEPTHWISE_S1_KERNEL)
 # Work-groups of 8 along x / pixels for the blocked kernels: measured fastest on PoCL's CPU device,
 # where the driver's own choice ran them up to 1.5x slower (docs/verify.md "Speed").
 BLOCKED_GROUP = (8, 1, 1)
@@ -184,9 +185,9 @@ def depthwise_conv2d(ex: Executor, op: Op) -> Step:
     k, p, src = _window(ex, op, out, kh, kw)
     filter_, bias = _depthwise_parameters(ex, op, w)
     head = (ex.tensor(src), ex.shape(src).dims, filter_, bias, ex.tensor(out), ex.shape(out).dims)
-    if k == (3, 3, 1, 1) and p[:2] == (1, 1):
-        return ex.prepare("conv", "depthwise_conv3x3_s1", x_blocks(ex, out, DW3_X_BLOCK), *head, p[2:],
-                          activation(op))
+    if k[0] == k[1] and k[0] in DWS1_SIZES and k[2:] == (1, 1) and p[:2] == (1, 1):
+        return ex.prepare("conv", f"depthwise_conv{k[0]}x{k[0]}_s1", x_blocks(ex, out, DWS1_X_BLOCK), *head,
+                          p[2:], activation(op))
     return ex.prepare("conv", "depthwise_conv2d", x_blocks(ex, out, DW_X_BLOCK), *head, k, p, activation(op))
 
 
