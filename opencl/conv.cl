@@ -96,6 +96,43 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
   }
 }
 
+// conv2d for at most 4 output channels (one slice), where the blocked kernel would compute 16
+// lanes for them (a segmentation head's last 3x3 conv to one channel): X_BLOCK outputs along x
+// per work-item over pack_filter's float4 columns. Global size (ceil(W / X_BLOCK), H, B); k and p
+// as conv2d.
+__kernel void conv2d_slice(__global const store_t* src, int4 sd, __global const store_t* w,
+                           __global const store_t* bias, __global store_t* dst, int4 od, int4 k, int4 p,
+                           int act EPILOGUE_PARAMS) {
+  int x0 = get_global_id(0) * X_BLOCK, y = get_global_id(1), b = get_global_id(2);
+  int SI = (sd.w + 3) / 4, plane = sd.y * sd.z;
+  if (x0 >= od.z) return;
+  float4 acc[X_BLOCK];
+  for (int i = 0; i < X_BLOCK; i++) acc[i] = LOAD4(bias, 0);
+  for (int ky = 0; ky < k.x; ky++) {
+    int iy = y * k.z - p.z + ky * p.x;
+    if (iy < 0 || iy >= sd.y) continue;
+    for (int kx = 0; kx < k.y; kx++) {
+      int ix[X_BLOCK];
+      bool inside[X_BLOCK];
+      for (int i = 0; i < X_BLOCK; i++) {
+        int at = (x0 + i) * k.w - p.w + kx * p.y;
+        inside[i] = at >= 0 && at < sd.z;
+        ix[i] = inside[i] ? at : 0;
+      }
+      int wi = (ky * k.y + kx) * SI * 4, row = CELL(b, 0, iy, 0, SI, sd.y, sd.z);
+      for (int si = 0; si < SI; si++, wi += 4, row += plane) {
+        float4 w0 = LOAD4(w, wi), w1 = LOAD4(w, wi + 1), w2 = LOAD4(w, wi + 2), w3 = LOAD4(w, wi + 3);
+        for (int i = 0; i < X_BLOCK; i++) {
+          float4 v = inside[i] ? LOAD4(src, row + ix[i]) : (float4)(0.0f);
+          acc[i] += w0 * v.x + w1 * v.y + w2 * v.z + w3 * v.w;
+        }
+      }
+    }
+  }
+  for (int i = 0; i < X_BLOCK && x0 + i < od.z; i++)
+    STORE_CELL(dst, od, b, 0, y, x0 + i, activate(acc[i], act));
+}
+
 // A 1x1 convolution with stride 1 and no padding (most of a MobileNet's multiply-adds) as a
 // matrix product over the flattened pixels: `block` neighbouring pixels per work-item. Global size
 // (ceil(H * W / block), G, B). Two instances: pointwise_conv2d (8 pixels, work-groups of 8 along

@@ -43,7 +43,8 @@ def k_blocked_conv() -> bytes:
     """conv2d's blocking edges: 17 and 33 outputs (a partial group of 16), widths 9 and 17 (a
     partial block of 8 along x), batch 2, SAME / VALID, stride 2, dilation 2, a grouped conv, and
     a 1x1 conv with stride 2 (not pointwise: it runs as conv2d), and the fused activations RELU and
-    RELU_N1_TO_1 (conv.cl's activate_inline)."""
+    RELU_N1_TO_1 (conv.cl's activate_inline); 1, 3 and 4 outputs (conv2d_slice: one slice, stride
+    2, batch 2)."""
     t = tf()
 
     def f(x9, xb):
@@ -55,6 +56,9 @@ def k_blocked_conv() -> bytes:
             "strided_1x1": t.nn.conv2d(x9, const([1, 1, 6, 16], 6), 2, "SAME"),
             "batch": t.nn.conv2d(xb, const([3, 3, 5, 12], 7), 2, "SAME"),
             "relu_n1_to_1": t.clip_by_value(t.nn.conv2d(x9, const([3, 3, 6, 5], 8), 1, "SAME"), -1.0, 1.0),
+            "slice1": t.nn.conv2d(x9, const([3, 3, 6, 1], 10), 1, "SAME") + const([1], 11),
+            "slice3_s2": t.nn.relu(t.nn.conv2d(x9, const([3, 3, 6, 3], 12), 2, "VALID")),
+            "slice4_batch": t.nn.conv2d(xb, const([3, 3, 5, 4], 13), 2, "SAME"),
         }
         return [out[k] for k in sorted(out)]
 

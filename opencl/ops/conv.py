@@ -113,8 +113,22 @@ def _window(ex: Executor, op: Op, out, kh: int, kw: int):
 
 def _conv(ex: Executor, op: Op, w: np.ndarray, bias_index: int) -> Step:
     """conv2d over an OHWI filter reading every input channel; pointwise_conv2d when the filter is
-    1x1 with stride 1 and no padding (a matrix product over the pixels)."""
+    1x1 with stride 1 and no padding (a matrix product over the pixels); conv2d_slice for other
+    filters with at most 4 outputs."""
+    cout, kh, kw, _ = w.shape
+    out = op.outputs[0]
+    k, p, src = _window(ex, op, out, kh, kw)
+    if cout <= 4 and not _pointwise_window(k, p):
+        so = ex.shape(out)
+        return ex.prepare("conv", "conv2d_slice", (-(-so.w // X_BLOCK), so.h, so.b), ex.tensor(src),
+                          ex.shape(src).dims, ex.runtime.weights(pack_filter(w)), bias_of(ex, op, bias_index, cout),
+                          ex.tensor(out), so.dims, k, p, activation(op), local=BLOCKED_GROUP)
     return _blocked_conv(ex, op, w.shape, ex.runtime.weights(pack_blocked(w)), bias_index)
+
+
+def _pointwise_window(k: tuple, p: tuple) -> bool:
+    """Whether a conv window is 1x1 with stride 1 and no padding (a matrix product over pixels)."""
+    return k == (1, 1, 1, 1) and p[2:] == (0, 0)
 
 
 def _blocked_conv(ex: Executor, op: Op, filter_shape: tuple, packed, bias_index: int) -> Step:
@@ -126,7 +140,7 @@ def _blocked_conv(ex: Executor, op: Op, filter_shape: tuple, packed, bias_index:
     so = ex.shape(out)
     head = (ex.tensor(src), ex.shape(src).dims, packed, bias_of(ex, op, bias_index, cout, BLOCK_LANES),
             ex.tensor(out), so.dims)
-    if k == (1, 1, 1, 1) and p[2:] == (0, 0):
+    if _pointwise_window(k, p):
         return _pointwise(ex, head, so, activation(op))
     return ex.prepare("conv", "conv2d", x_blocks(ex, out, X_BLOCK, BLOCK_LANES), *head, k, p, activation(op),
                       local=BLOCKED_GROUP)
