@@ -57,6 +57,17 @@ __kernel void pack_conv_weights(__global const store_t* src, int4 wd, __global s
   STORE1(dst, (((co / 16) * wd.y * wd.z + tap) * cis + ci) * 16 + co % 16, v);
 }
 
+// The input columns of filter column kx for X_BLOCK outputs from x0 (k and p as conv2d below), and
+// whether each is inside the input (else read column 0 and use zero).
+#define WINDOW_COLUMNS(ix, inside, x0, kx, k, p, sd)  \
+  int ix[X_BLOCK];                                    \
+  bool inside[X_BLOCK];                               \
+  for (int i = 0; i < X_BLOCK; i++) {                 \
+    int at = ((x0) + i) * (k).w - (p).w + (kx) * (p).y; \
+    inside[i] = at >= 0 && at < (sd).z;               \
+    ix[i] = inside[i] ? at : 0;                       \
+  }
+
 // X_BLOCK neighbouring outputs along x per work-item: global size (ceil(W / X_BLOCK), H, B * G)
 // with G = ceil(S_out / 4).
 // k = (kernel_h, kernel_w, stride_h, stride_w), p = (dilation_h, dilation_w, pad_top, pad_left).
@@ -73,13 +84,7 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
     int iy = y * k.z - p.z + ky * p.x;
     if (iy < 0 || iy >= sd.y) continue;
     for (int kx = 0; kx < k.y; kx++) {
-      int ix[X_BLOCK];
-      bool inside[X_BLOCK];
-      for (int i = 0; i < X_BLOCK; i++) {
-        int at = (x0 + i) * k.w - p.w + kx * p.y;
-        inside[i] = at >= 0 && at < sd.z;
-        ix[i] = inside[i] ? at : 0;
-      }
+      WINDOW_COLUMNS(ix, inside, x0, kx, k, p, sd);
       int wi = ((g * k.x + ky) * k.y + kx) * SI * 8, row = CELL(b, 0, iy, 0, SI, sd.y, sd.z);
       for (int si = 0; si < SI; si++, wi += 8, row += plane) {
         LOAD_BLOCK16(w, wi);
@@ -112,13 +117,7 @@ __kernel void conv2d_slice(__global const store_t* src, int4 sd, __global const 
     int iy = y * k.z - p.z + ky * p.x;
     if (iy < 0 || iy >= sd.y) continue;
     for (int kx = 0; kx < k.y; kx++) {
-      int ix[X_BLOCK];
-      bool inside[X_BLOCK];
-      for (int i = 0; i < X_BLOCK; i++) {
-        int at = (x0 + i) * k.w - p.w + kx * p.y;
-        inside[i] = at >= 0 && at < sd.z;
-        ix[i] = inside[i] ? at : 0;
-      }
+      WINDOW_COLUMNS(ix, inside, x0, kx, k, p, sd);
       int wi = (ky * k.y + kx) * SI * 4, row = CELL(b, 0, iy, 0, SI, sd.y, sd.z);
       for (int si = 0; si < SI; si++, wi += 4, row += plane) {
         float4 w0 = LOAD4(w, wi), w1 = LOAD4(w, wi + 1), w2 = LOAD4(w, wi + 2), w3 = LOAD4(w, wi + 3);
