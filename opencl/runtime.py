@@ -2,9 +2,9 @@
 
 Kernel families live in opencl/<family>.cl. Launches are prepared first and their kernels compiled
 together, before the first one runs: only the kernels used, each with the ops fused into it, in as
-few programs as there are cores, built in parallel (opencl/programs.py). The precision picks the
-storage type: fp32 stores float, fp16 stores half through vload_half / vstore_half (PoCL has no
-cl_khr_fp16) while the arithmetic stays in float, like the delegate's F32_F16 mode
+few programs as the device builds at once, built in parallel (opencl/programs.py). The precision
+picks the storage type: fp32 stores float, fp16 stores half through vload_half / vstore_half (PoCL
+has no cl_khr_fp16) while the arithmetic stays in float, like the delegate's F32_F16 mode
 (common/precision.h); the results of fused ops are rounded to half as well (common.cl TO_STORE), as
 the delegate computes them on half values.
 """
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -122,22 +121,23 @@ class Runtime:
         return ["-cl-std=CL1.2", *(["-DHALF_STORAGE"] if self.precision == "fp16" else [])]
 
     def compile(self, variants: list[Variant]) -> None:
-        """Compile the kernel variants not compiled yet: split into at most one program per core
-        (programs.split), built in parallel threads (the OpenCL build releases the GIL), each from
-        the disk cache when it holds the program."""
+        """Compile the kernel variants not compiled yet: split into as many programs as the device
+        builds at once (programs.split), built in parallel threads (the OpenCL build releases the
+        GIL), each from the disk cache when it holds the program."""
         todo = sorted(set(variants) - self.kernels.keys())
         if not todo:
             return
-        groups = programs.split(todo, os.cpu_count() or 1)
+        groups = programs.split(todo, self.device.parallel_builds)
         names = ", ".join(dict.fromkeys(v.kernel for v in todo))
         t0 = time.perf_counter()
-        with self.progress(f"compiling {len(todo)} OpenCL kernels ({names})") as step, \
-                ThreadPoolExecutor(len(groups)) as pool:
-            done = 0
-            for group, program in zip(groups, pool.map(self._program, groups)):
+
+        def text(done: int) -> str:
+            return f"compiling {len(todo)} OpenCL kernels, {done} of {len(groups)} programs done: {names}"
+
+        with self.progress(text(0)) as step, ThreadPoolExecutor(len(groups)) as pool:
+            for done, (group, program) in enumerate(zip(groups, pool.map(self._program, groups)), 1):
                 self.kernels.update({v: (program, programs.entry_point(v, i)) for i, v in enumerate(group)})
-                done += 1
-                step.say(f"compiling {len(todo)} OpenCL kernels ({names}): {done} of {len(groups)} programs")
+                step.say(text(done))
         self.compile_s += time.perf_counter() - t0
 
     def _program(self, variants: list[Variant]):
