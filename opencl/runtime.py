@@ -146,14 +146,15 @@ class Runtime:
         binary = self.cache.get(key) if self.cache else None
         labels = [v.label for v in variants]
         what = f"building OpenCL kernels {', '.join(dict.fromkeys(labels))} for {self.device.name}"
+        t0 = time.perf_counter()
         if binary is not None:
             program = self.device.load_binary(binary, what)
         else:
-            t0 = time.perf_counter()
             program = self.device.build(source, self.options, what)
             if self.cache:
                 self.cache.put(key, Device.binary_of(program))
-            _log.log(DETAIL, "%s: compiled in %.2f s", what, time.perf_counter() - t0)
+        _log.log(DETAIL, "%s: %s in %.2f s", what, "loaded from the cache" if binary else "compiled",
+                 time.perf_counter() - t0)
         (self.loaded if binary is not None else self.built).extend(labels)
         return program
 
