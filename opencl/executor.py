@@ -71,7 +71,7 @@ class Executor:
     def __init__(self, runtime: Runtime, ops: list[Op], inputs: list[Tensor], outputs: list[Tensor],
                  folded: dict[int, np.ndarray] | None = None):
         from gpucompat.opencl.fusion import depthwise_plus_1x1, groups, merged_padding
-        from gpucompat.opencl.ops import linkable, lower, producer
+        from gpucompat.opencl.lowering import linkable, lower, producer
 
         self.runtime = runtime
         self.ops = ops

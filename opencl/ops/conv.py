@@ -13,8 +13,8 @@ import numpy as np
 
 from gpucompat.ir import Op
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
-from gpucompat.opencl.ops import TFLITE_PADDING_SAME, activation, custom_params, lowering, options, sequence
 from gpucompat.opencl.ops.indexed import fully_connected_runtime
+from gpucompat.opencl.ops.registry import TFLITE_PADDING_SAME, activation, custom_params, lowering, options, sequence
 
 SAME, VALID = 0, 1  # schema Padding enum
 # Blocking of the kernels in conv.cl: outputs along x per conv2d / depthwise_conv2d /
