@@ -4,7 +4,9 @@ RGB vs RGBA input (or on given .tflite files), and init time with a cold vs a wa
 of the machine's CPU OpenCL devices side by side (PoCL, Intel's CPU runtime); then, per model and
 device, the summed kernel time by kernel family from OpenCL profiling events (the fastest of the
 runs for each launch). Prints ratios; asserts nothing (timings depend on the machine and on what
-else runs on it).
+else runs on it). On a shared machine the paired columns are the ones to compare: "cpu x 2t" (process
+CPU time per run over the 2-thread reference's) and "pair x 2t" (median wall ratio of a reference
+invoke and an executor run timed back to back), each pair under the same load.
 
 Init is measured in fresh processes. Cold: an empty gpucompat program cache and an empty PoCL
 kernel cache (POCL_CACHE_DIR pointed at a new directory: PoCL keeps its own compiled work-group
@@ -82,8 +84,9 @@ def init_seconds(path: str, precision: str, cache_dir: str, pocl_dir: str, devic
 
 
 def executor_ms(data: bytes, feeds: list[np.ndarray], precision: str, cache_dir: str, device: str
-                ) -> tuple[float, float, dict[str, float]]:
-    """(median run time in ms, worst max|error| / max|ref| over the runs, kernel ms by family)."""
+                ) -> tuple[float, float, dict[str, float], tuple[float, float]]:
+    """(median run time in ms, worst max|error| / max|ref| over the runs, kernel ms by family,
+    paired ratios against the 2-thread reference: see paired_ratios)."""
     from gpucompat.verification.interpreter import reference_interpreter, run_reference
 
     runner = open_runner(data, precision, cache_dir, device)
@@ -95,7 +98,29 @@ def executor_ms(data: bytes, feeds: list[np.ndarray], precision: str, cache_dir:
     ref_it = reference_interpreter(data, "reference")
     worst = max(float(np.abs(got - want).max() / np.abs(want).max())
                 for got, want in ((got, run_reference(ref_it, [f])[0]) for got, f in zip(outputs, feeds)))
-    return statistics.median(times), worst, kernel_ms(runner, feeds[:5])
+    return statistics.median(times), worst, kernel_ms(runner, feeds[:5]), paired_ratios(data, runner, feeds)
+
+
+def paired_ratios(data: bytes, runner, feeds: list[np.ndarray]) -> tuple[float, float]:
+    """(median process CPU time of a run / the 2-thread reference's, median of the per-pair wall
+    time ratios), each executor run timed right after one reference invoke on the same input, so
+    both see the same load on a shared machine (CPU time, all threads, moves least with it)."""
+    from ai_edge_litert.interpreter import Interpreter
+
+    it = Interpreter(model_content=data, num_threads=2)
+    it.allocate_tensors()
+    index = it.get_input_details()[0]["index"]
+    cpu_ref, cpu_ex, walls = [], [], []
+    for f in feeds:
+        it.set_tensor(index, f)
+        c0, t0 = time.process_time(), time.perf_counter()
+        it.invoke()
+        c1, t1 = time.process_time(), time.perf_counter()
+        runner.run([f])
+        cpu_ref.append(c1 - c0)
+        cpu_ex.append(time.process_time() - c1)
+        walls.append((time.perf_counter() - t1) / (t1 - t0))
+    return statistics.median(cpu_ex) / statistics.median(cpu_ref), statistics.median(walls)
 
 
 def kernel_ms(runner, feeds: list[np.ndarray]) -> dict[str, float]:
@@ -175,7 +200,7 @@ def main() -> None:
     models = [(os.path.basename(p).removesuffix(".tflite"), read(p)) for p in args.models.split(",")] if args.models \
         else generated_models(args)
     print(f"{'model':<40}{'device':>10}{'ref 1t ms':>10}{'ref 2t ms':>10}{'exec ms':>10}{'x 1t':>7}{'x 2t':>7}"
-          f"{'cold s':>8}{'warm s':>8}{'warm/cold':>10}{'max err / max|ref|':>20}")
+          f"{'cpu x 2t':>9}{'pair x 2t':>10}{'cold s':>8}{'warm s':>8}{'warm/cold':>10}{'max err / max|ref|':>20}")
     profiles = {}
     for name, data in models:
         path = os.path.join(work, f"{name}.tflite")
@@ -187,9 +212,10 @@ def main() -> None:
             cache, pocl = os.path.join(work, name, device, "programs"), os.path.join(work, name, device, "pocl")
             cold = init_seconds(path, args.precision, cache, pocl, device)
             warm = init_seconds(path, args.precision, cache, pocl, device)
-            ex, worst, profiles[(name, device)] = executor_ms(data, feeds, args.precision, cache, device)
+            ex, worst, profiles[(name, device)], (cpu, pair) = executor_ms(data, feeds, args.precision, cache,
+                                                                          device)
             print(f"{name:<40}{device:>10}{r1:>10.2f}{r2:>10.2f}{ex:>10.2f}{ex / r1:>7.1f}{ex / r2:>7.1f}"
-                  f"{cold:>8.2f}{warm:>8.2f}{warm / cold:>10.2f}{worst:>20.2e}", flush=True)
+                  f"{cpu:>9.2f}{pair:>10.2f}{cold:>8.2f}{warm:>8.2f}{warm / cold:>10.2f}{worst:>20.2e}", flush=True)
     print("\nkernel time by family (ms, each launch at its fastest of 5 runs)")
     for (name, device), families in profiles.items():
         total = sum(families.values())

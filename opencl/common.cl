@@ -59,12 +59,9 @@ float4 round_half4(float4 v) {
 #define TO_STORE(v) (v)
 #endif
 
-// Fusion (opencl/fusion.py) defines EPILOGUE_PARAMS (the linked ops' extra operands) and
-// EPILOGUE(v, b, s, y, x) (their math) in front of this file; unfused, they are empty.
-#ifndef EPILOGUE
-#define EPILOGUE_PARAMS
-#define EPILOGUE(v, b, s, y, x) (v)
-#endif
+// Each kernel of a program is preceded by its EPILOGUE_PARAMS (the linked ops' extra operands) and
+// EPILOGUE(v, b, s, y, x) (their math): opencl/fusion.py writes them, opencl/programs.py puts them
+// in front of the kernel (unfused, they are empty).
 
 // How every producer kernel stores its result cell (b, s, y, x) of a tensor with BHWC dims `od`:
 // through the linked ops, padding lanes zeroed.

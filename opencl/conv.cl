@@ -57,6 +57,17 @@ __kernel void pack_conv_weights(__global const store_t* src, int4 wd, __global s
   STORE1(dst, (((co / 16) * wd.y * wd.z + tap) * cis + ci) * 16 + co % 16, v);
 }
 
+// The input columns of filter column kx for X_BLOCK outputs from x0 (k and p as conv2d below), and
+// whether each is inside the input (else read column 0 and use zero).
+#define WINDOW_COLUMNS(ix, inside, x0, kx, k, p, sd)  \
+  int ix[X_BLOCK];                                    \
+  bool inside[X_BLOCK];                               \
+  for (int i = 0; i < X_BLOCK; i++) {                 \
+    int at = ((x0) + i) * (k).w - (p).w + (kx) * (p).y; \
+    inside[i] = at >= 0 && at < (sd).z;               \
+    ix[i] = inside[i] ? at : 0;                       \
+  }
+
 // X_BLOCK neighbouring outputs along x per work-item: global size (ceil(W / X_BLOCK), H, B * G)
 // with G = ceil(S_out / 4).
 // k = (kernel_h, kernel_w, stride_h, stride_w), p = (dilation_h, dilation_w, pad_top, pad_left).
@@ -73,13 +84,7 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
     int iy = y * k.z - p.z + ky * p.x;
     if (iy < 0 || iy >= sd.y) continue;
     for (int kx = 0; kx < k.y; kx++) {
-      int ix[X_BLOCK];
-      bool inside[X_BLOCK];
-      for (int i = 0; i < X_BLOCK; i++) {
-        int at = (x0 + i) * k.w - p.w + kx * p.y;
-        inside[i] = at >= 0 && at < sd.z;
-        ix[i] = inside[i] ? at : 0;
-      }
+      WINDOW_COLUMNS(ix, inside, x0, kx, k, p, sd);
       int wi = ((g * k.x + ky) * k.y + kx) * SI * 8, row = CELL(b, 0, iy, 0, SI, sd.y, sd.z);
       for (int si = 0; si < SI; si++, wi += 8, row += plane) {
         LOAD_BLOCK16(w, wi);
@@ -94,6 +99,37 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
     int x = x0 + i;
     STORE_BLOCK16(dst, od, b, g, y, x, lo[i], hi[i], act);
   }
+}
+
+// conv2d for at most 4 output channels (one slice), where the blocked kernel would compute 16
+// lanes for them (a segmentation head's last 3x3 conv to one channel): X_BLOCK outputs along x
+// per work-item over pack_filter's float4 columns. Global size (ceil(W / X_BLOCK), H, B); k and p
+// as conv2d.
+__kernel void conv2d_slice(__global const store_t* src, int4 sd, __global const store_t* w,
+                           __global const store_t* bias, __global store_t* dst, int4 od, int4 k, int4 p,
+                           int act EPILOGUE_PARAMS) {
+  int x0 = get_global_id(0) * X_BLOCK, y = get_global_id(1), b = get_global_id(2);
+  int SI = (sd.w + 3) / 4, plane = sd.y * sd.z;
+  if (x0 >= od.z) return;
+  float4 acc[X_BLOCK];
+  for (int i = 0; i < X_BLOCK; i++) acc[i] = LOAD4(bias, 0);
+  for (int ky = 0; ky < k.x; ky++) {
+    int iy = y * k.z - p.z + ky * p.x;
+    if (iy < 0 || iy >= sd.y) continue;
+    for (int kx = 0; kx < k.y; kx++) {
+      WINDOW_COLUMNS(ix, inside, x0, kx, k, p, sd);
+      int wi = (ky * k.y + kx) * SI * 4, row = CELL(b, 0, iy, 0, SI, sd.y, sd.z);
+      for (int si = 0; si < SI; si++, wi += 4, row += plane) {
+        float4 w0 = LOAD4(w, wi), w1 = LOAD4(w, wi + 1), w2 = LOAD4(w, wi + 2), w3 = LOAD4(w, wi + 3);
+        for (int i = 0; i < X_BLOCK; i++) {
+          float4 v = inside[i] ? LOAD4(src, row + ix[i]) : (float4)(0.0f);
+          acc[i] += w0 * v.x + w1 * v.y + w2 * v.z + w3 * v.w;
+        }
+      }
+    }
+  }
+  for (int i = 0; i < X_BLOCK && x0 + i < od.z; i++)
+    STORE_CELL(dst, od, b, 0, y, x0 + i, activate(acc[i], act));
 }
 
 // A 1x1 convolution with stride 1 and no padding (most of a MobileNet's multiply-adds) as a
@@ -160,36 +196,44 @@ __kernel void depthwise_conv2d(__global const store_t* src, int4 sd, __global co
     STORE_CELL(dst, od, b, s, y, x0 + i, activate(acc[i], act));
 }
 
-// 3x3 depthwise, stride 1, dilation 1 (most of a MobileNet's depthwise layers): DW3_X_BLOCK
-// outputs along x per work-item from one row of DW3_X_BLOCK + 2 input cells loaded once per filter
-// row (the generic kernel loads each cell once per tap). Global size (ceil(W / DW3_X_BLOCK), H,
-// B * S); p = (pad_top, pad_left).
-#define DW3_X_BLOCK 8
-__kernel void depthwise_conv3x3_s1(__global const store_t* src, int4 sd, __global const store_t* w,
-                                   __global const store_t* bias, __global store_t* dst, int4 od, int2 p,
-                                   int act EPILOGUE_PARAMS) {
-  int x0 = get_global_id(0) * DW3_X_BLOCK, y = get_global_id(1), bs = get_global_id(2);
-  int S = (od.w + 3) / 4, b = bs / S, s = bs % S, left = x0 - p.y;
-  if (x0 >= od.z) return;
-  float4 acc[DW3_X_BLOCK];
-  _Pragma("unroll") for (int i = 0; i < DW3_X_BLOCK; i++) acc[i] = LOAD4(bias, s);
-  _Pragma("unroll") for (int ky = 0; ky < 3; ky++) {
-    int iy = y - p.x + ky;
-    if (iy < 0 || iy >= sd.y) continue;
-    int row = CELL(b, s, iy, 0, S, sd.y, sd.z);
-    float4 v[DW3_X_BLOCK + 2];
-    _Pragma("unroll") for (int j = 0; j < DW3_X_BLOCK + 2; j++) {
-      int ix = left + j;
-      bool inside = ix >= 0 && ix < sd.z;
-      float4 cell = LOAD4(src, row + (inside ? ix : 0));
-      v[j] = inside ? cell : (float4)(0.0f);
-    }
-    float4 w0 = LOAD4(w, ky * 3 * S + s), w1 = LOAD4(w, (ky * 3 + 1) * S + s), w2 = LOAD4(w, (ky * 3 + 2) * S + s);
-    _Pragma("unroll") for (int i = 0; i < DW3_X_BLOCK; i++) acc[i] += v[i] * w0 + v[i + 1] * w1 + v[i + 2] * w2;
+// KxK depthwise, stride 1, dilation 1 (most of a MobileNet's depthwise layers are 3x3, MediaPipe's
+// landmark models also have 5x5): DWS1_X_BLOCK outputs along x per work-item from one row of
+// DWS1_X_BLOCK + K - 1 input cells loaded once per filter row (the generic kernel loads each cell
+// once per tap). Global size (ceil(W / DWS1_X_BLOCK), H, B * S); p = (pad_top, pad_left). Each
+// filter row's products are summed before they join the accumulator.
+#define DWS1_X_BLOCK 8
+#define DEPTHWISE_S1_KERNEL(name, K)                                                                 \
+  __kernel void name(__global const store_t* src, int4 sd, __global const store_t* w,                \
+                     __global const store_t* bias, __global store_t* dst, int4 od, int2 p,           \
+                     int act EPILOGUE_PARAMS) {                                                      \
+    int x0 = get_global_id(0) * DWS1_X_BLOCK, y = get_global_id(1), bs = get_global_id(2);          \
+    int S = (od.w + 3) / 4, b = bs / S, s = bs % S, left = x0 - p.y;                                \
+    if (x0 >= od.z) return;                                                                          \
+    float4 acc[DWS1_X_BLOCK];                                                                        \
+    _Pragma("unroll") for (int i = 0; i < DWS1_X_BLOCK; i++) acc[i] = LOAD4(bias, s);               \
+    _Pragma("unroll") for (int ky = 0; ky < (K); ky++) {                                            \
+      int iy = y - p.x + ky;                                                                         \
+      if (iy < 0 || iy >= sd.y) continue;                                                            \
+      int row = CELL(b, s, iy, 0, S, sd.y, sd.z);                                                    \
+      float4 v[DWS1_X_BLOCK + (K) - 1], wk[K];                                                      \
+      _Pragma("unroll") for (int j = 0; j < DWS1_X_BLOCK + (K) - 1; j++) {                          \
+        int ix = left + j;                                                                           \
+        bool inside = ix >= 0 && ix < sd.z;                                                          \
+        float4 cell = LOAD4(src, row + (inside ? ix : 0));                                           \
+        v[j] = inside ? cell : (float4)(0.0f);                                                       \
+      }                                                                                              \
+      _Pragma("unroll") for (int kx = 0; kx < (K); kx++) wk[kx] = LOAD4(w, (ky * (K) + kx) * S + s); \
+      _Pragma("unroll") for (int i = 0; i < DWS1_X_BLOCK; i++) {                                    \
+        float4 sum = v[i] * wk[0];                                                                   \
+        _Pragma("unroll") for (int kx = 1; kx < (K); kx++) sum += v[i + kx] * wk[kx];               \
+        acc[i] += sum;                                                                               \
+      }                                                                                              \
+    }                                                                                                \
+    for (int i = 0; i < DWS1_X_BLOCK && x0 + i < od.z; i++)                                          \
+      STORE_CELL(dst, od, b, s, y, x0 + i, activate(acc[i], act));                                   \
   }
-  for (int i = 0; i < DW3_X_BLOCK && x0 + i < od.z; i++)
-    STORE_CELL(dst, od, b, s, y, x0 + i, activate(acc[i], act));
-}
+DEPTHWISE_S1_KERNEL(depthwise_conv3x3_s1, 3)
+DEPTHWISE_S1_KERNEL(depthwise_conv5x5_s1, 5)
 
 // A DEPTHWISE_CONV_2D (multiplier 1, any window) and the 1x1 CONV_2D reading its output in one
 // kernel, where the delegate merges them (opencl/fusion.py depthwise_plus_1x1: at most 16 depthwise

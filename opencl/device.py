@@ -16,6 +16,7 @@ import logging
 import os
 import re
 import sys
+import threading
 import warnings
 from dataclasses import dataclass, field
 
@@ -55,30 +56,62 @@ def cl():
 _SOURCE_PLACE = re.compile(r"^\S*\.cl:\d+:\d+(?: <Spelling=[^>]*>)?:\s*")
 
 
-@contextlib.contextmanager
-def compiler_output_quiet():
-    """Keep pyopencl's "CompilerWarning: Non-empty compiler output" off the user's screen: Intel's
-    runtime reports every successful build ("Compilation started ... Done."); a failed build arrives
-    as an exception with its log."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", cl().CompilerWarning)
-        yield
+class _Shared:
+    """A setting held while any thread is inside it: the first to enter makes it, the last to leave
+    undoes it (programs are built in parallel threads, and a process has one stderr and one
+    warnings filter: nested save-and-restore from several threads would restore the wrong one)."""
+
+    def __init__(self, make, undo):
+        self.make, self.undo = make, undo
+        self.lock = threading.Lock()
+        self.depth = 0
+        self.saved = None
+
+    @contextlib.contextmanager
+    def __call__(self):
+        with self.lock:
+            if self.depth == 0:
+                self.saved = self.make()
+            self.depth += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.depth -= 1
+                if self.depth == 0:
+                    self.undo(self.saved)
 
 
-@contextlib.contextmanager
-def native_stderr_silenced():
-    """Keep native log lines (PoCL's compiler's "1 error generated.", the interpreter's "INFO:
-    Created TensorFlow Lite XNNPACK delegate") off file descriptor 2: the command's errors are one
-    line, and failures arrive as exceptions."""
+def _ignore_compiler_output():
+    saved = warnings.catch_warnings()
+    saved.__enter__()
+    warnings.simplefilter("ignore", cl().CompilerWarning)
+    return saved
+
+
+# Keep pyopencl's "CompilerWarning: Non-empty compiler output" off the user's screen: Intel's runtime
+# reports every successful build ("Compilation started ... Done."); a failed build arrives as an
+# exception with its log.
+compiler_output_quiet = _Shared(_ignore_compiler_output, lambda saved: saved.__exit__(None, None, None))
+
+
+def _silence_stderr() -> int:
     sys.stderr.flush()
     saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 2)
-    try:
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
+    os.close(devnull)
+    return saved
+
+
+def _restore_stderr(saved: int) -> None:
+    os.dup2(saved, 2)
+    os.close(saved)
+
+
+# Keep native log lines (PoCL's compiler's "1 error generated.", the interpreter's "INFO: Created
+# TensorFlow Lite XNNPACK delegate") off file descriptor 2: the command's errors are one line, and
+# failures arrive as exceptions.
+native_stderr_silenced = _Shared(_silence_stderr, _restore_stderr)
 
 
 def describe(error: Exception, what: str) -> CLError:
@@ -128,6 +161,13 @@ class Device:
     def key(self) -> str:
         """Cache key part naming the device and its driver: a compiled binary is only valid there."""
         return device_key(self.device)
+
+    @property
+    def parallel_builds(self) -> int:
+        """How many programs are worth building at once: one per core, but one on PoCL, whose
+        compiler holds one lock per context (two programs built in two threads cost their sum,
+        and the second program's parse of the shared text on top)."""
+        return 1 if kind(self.device) == KINDS[1] else os.cpu_count() or 1
 
     def build(self, source: str, options: list[str], what: str):
         """Compile `source`; a CLError with the build log when it does not compile."""
@@ -192,10 +232,20 @@ def name_of(device) -> str:
     return f"{device.platform.name} / {device.name}"
 
 
+# PoCL compiles a kernel again for every work-group size it is launched with (its work-group
+# specialization: 30 compilations of 14 kernels for face_landmark, most of a cold start), on top of
+# the size-independent version its program binary holds (what the program cache keeps). Without
+# specialization every launch runs that one version: a kernel compiles once. A user's own setting
+# wins.
+POCL_SETTINGS = {"POCL_WORK_GROUP_SPECIALIZATION": "0"}
+
+
 def all_devices() -> list:
     """Every OpenCL device on every platform (Intel's CPU runtime included when its wheel is
     installed), in the order of KINDS."""
     _fork_guard()
+    for name, value in POCL_SETTINGS.items():
+        os.environ.setdefault(name, value)
     pcl = cl()
     try:
         with intel_runtime.registered():

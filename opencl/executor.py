@@ -64,20 +64,20 @@ def quantize(t: Tensor, values: np.ndarray) -> np.ndarray:
 class Executor:
     """One partition on one runtime. `inputs` / `outputs` are the tensors crossing its boundary;
     `folded` holds constant values computed at load (DENSIFY, fp16 DEQUANTIZE), in the tensors'
-    own dtypes."""
+    own dtypes: an input among them is uploaded once, at load, not written every run."""
 
     fuse = True
 
     def __init__(self, runtime: Runtime, ops: list[Op], inputs: list[Tensor], outputs: list[Tensor],
                  folded: dict[int, np.ndarray] | None = None):
-        from gpucompat.opencl.fusion import depthwise_plus_1x1, groups
-        from gpucompat.opencl.ops import linkable, lower, producer
+        from gpucompat.opencl.fusion import depthwise_plus_1x1, groups, merged_padding
+        from gpucompat.opencl.lowering import linkable, lower, producer
 
         self.runtime = runtime
         self.ops = ops
-        self.inputs = inputs
-        self.outputs = outputs
         self.folded = folded or {}
+        self.inputs = [t for t in inputs if id(t) not in self.folded]
+        self.outputs = outputs
         self.tensors: dict[int, GpuTensor] = {}
         self.views: dict[tuple[int, int], GpuTensor] = {}
         self.pending: list[Step] = []
@@ -94,6 +94,16 @@ class Executor:
         def merge(op: Op) -> Op | None:
             return depthwise_plus_1x1(op, in_partition, handed_on, producing, constant)
 
+        # id(convolution) -> (the input of the PAD folded into it, extra leading rows, columns)
+        self.padded: dict[int, tuple[Tensor, int, int]] = {}
+        if self.fuse:
+            for op in ops:
+                folded_into = merged_padding(op, in_partition, handed_on, constant)
+                if folded_into is not None:
+                    conv, rows, columns = folded_into
+                    self.padded[id(conv)] = (op.inputs[0], rows, columns)
+                    in_partition.discard(id(op))
+            ops = [op for op in ops if id(op) in in_partition]
         runs = groups(ops, handed_on, producing, linkable, merge) if self.fuse else [[op] for op in ops]
         self.steps: list[tuple[Run, Step]] = [(run, lower(self, run)) for run in runs]
 
@@ -104,6 +114,11 @@ class Executor:
             return bhwc(t.shape)
         except ValueError as e:
             raise UnsupportedOp(f"tensor#{t.index} {t.name!r}: {e}") from None
+
+    def convolved(self, op: Op) -> tuple[Tensor, int, int]:
+        """What convolution `op` reads: its input and no extra padding, or the input of the PAD
+        folded into it and that PAD's leading rows and columns (fusion.py merged_padding)."""
+        return self.padded.get(id(op), (op.inputs[0], 0, 0))
 
     def alias(self, t: Tensor, storage: Tensor) -> None:
         """Let `t` live in the device tensor of `storage` (a fused run stores its producer's result

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from gpucompat.ir import Op
 from gpucompat.opencl.phwc4 import bhwc
 
@@ -119,6 +121,30 @@ def depthwise_plus_1x1(dw: Op, in_partition: set[int], handed_on: set[int], prod
     if channels > DW_CHANNELS or channels * kh * kw > DW_CHANNEL_TAPS or cout > PW_OUTPUTS or cin * cout > PW_WEIGHTS:
         return None
     return conv
+
+
+def merged_padding(pad: Op, in_partition: set[int], handed_on: set[int],
+                   constant: Callable[[object], bool]) -> tuple[Op, int, int] | None:
+    """(the convolution, rows, columns) when the delegate folds PAD `pad` into the one convolution
+    reading it: zero padding of H and W only (the leading rows and columns added become the
+    convolution's own extra leading padding; the trailing ones are implied by its output size), a
+    float output not handed on and read by exactly one CONV_2D or DEPTHWISE_CONV_2D in the partition,
+    as its input, with constant weights (common/transformations/merge_padding_with.cc
+    MergePaddingWith2DOperation, applied by the delegate's model transformations before any kernel
+    is chosen). None otherwise."""
+    if pad.name != "PAD" or len(pad.outputs) != 1 or len(pad.inputs[0].shape) != 4:
+        return None
+    out, amounts = pad.outputs[0], pad.inputs[1].data()
+    if id(out) in handed_on or len(out.consumers) != 1 or out.quantization is not None or amounts is None:
+        return None
+    conv = out.consumers[0]
+    if conv.name not in ("CONV_2D", "DEPTHWISE_CONV_2D") or id(conv) not in in_partition \
+            or conv.inputs[0] is not out or not constant(conv.input(1)):
+        return None
+    rows = [[int(v) for v in pair] for pair in np.asarray(amounts).reshape(-1, 2)]
+    if rows[0] != [0, 0] or rows[3] != [0, 0]:
+        return None
+    return conv, rows[1][0], rows[2][0]
 
 
 def kernel_ops(run: list[Op]) -> list[Op]:

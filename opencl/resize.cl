@@ -9,8 +9,13 @@ __kernel void resize_bilinear(__global const store_t* src, int4 sd, __global sto
   int S = (od.w + 3) / 4, b = bs / S, s = bs % S;
   float fy = flags.y ? ((float)y + 0.5f) * scale.x - 0.5f : (float)y * scale.x;
   float fx = flags.y ? ((float)x + 0.5f) * scale.y - 0.5f : (float)x * scale.y;
-  int y0 = max((int)floor(fy), 0), x0 = max((int)floor(fx), 0);
-  int y1 = min((int)ceil(fy), sd.y - 1), x1 = min((int)ceil(fx), sd.z - 1);
+  // floor / ceil / min / max as conditionals (calls on PoCL: conv.cl). fy, fx >= -0.5, so the
+  // truncation is floor wherever the clamp to 0 does not decide.
+  int ty = (int)fy, tx = (int)fx;
+  int y0 = fy > 0.0f ? ty : 0, x0 = fx > 0.0f ? tx : 0;
+  int y1 = ty + ((float)ty < fy ? 1 : 0), x1 = tx + ((float)tx < fx ? 1 : 0);
+  y1 = y1 < sd.y - 1 ? y1 : sd.y - 1;
+  x1 = x1 < sd.z - 1 ? x1 : sd.z - 1;
   float dy = fy - (float)y0, dx = fx - (float)x0;
   float4 v = LOAD4(src, CELL(b, s, y0, x0, S, sd.y, sd.z)) * (1.0f - dy) * (1.0f - dx)
            + LOAD4(src, CELL(b, s, y1, x0, S, sd.y, sd.z)) * dy * (1.0f - dx)

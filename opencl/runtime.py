@@ -1,34 +1,48 @@
 """Programs, buffers and launches for one device at one precision: what the op lowerings use.
 
-Kernel families live in opencl/<family>.cl, each compiled with common.cl in front of it. The
-precision picks the storage type: fp32 stores float, fp16 stores half through vload_half /
-vstore_half (PoCL has no cl_khr_fp16) while the arithmetic stays in float, like the delegate's
-F32_F16 mode (common/precision.h); the results of fused ops are rounded to half as well
-(common.cl TO_STORE), as the delegate computes them on half values.
+Kernel families live in opencl/<family>.cl. Launches are prepared first and their kernels compiled
+together, before the first one runs: only the kernels used, each with the ops fused into it, in as
+few programs as the device builds at once, built in parallel (opencl/programs.py). The precision
+picks the storage type: fp32 stores float, fp16 stores half through vload_half / vstore_half (PoCL
+has no cl_khr_fp16) while the arithmetic stays in float, like the delegate's F32_F16 mode
+(common/precision.h); the results of fused ops are rounded to half as well (common.cl TO_STORE), as
+the delegate computes them on half values.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from importlib import resources
+from typing import ContextManager
 
 import numpy as np
 
 from gpucompat.debug import DETAIL
+from gpucompat.opencl import programs
 from gpucompat.opencl.cache import ProgramCache, source_key
 from gpucompat.opencl.device import Device, cl, describe
 from gpucompat.opencl.phwc4 import BHWC, from_phwc4, to_phwc4
+from gpucompat.opencl.programs import Variant
 
 PRECISIONS = ("fp32", "fp16")
 _log = logging.getLogger(__name__)
 _STORAGE = {"fp32": np.float32, "fp16": np.float16}
 
 
-def kernel_source(family: str) -> str:
-    """The text of opencl/<family>.cl."""
-    return resources.files("gpucompat.opencl").joinpath(f"{family}.cl").read_text()
+class _Unseen:
+    """A progress step nobody sees (the runtime without a progress display)."""
+
+    def say(self, text: str) -> None:
+        """Nothing to update."""
+
+
+def unseen(text: str) -> ContextManager[_Unseen]:
+    """The default progress display: none."""
+    return contextlib.nullcontext(_Unseen())
 
 
 @dataclass
@@ -49,40 +63,55 @@ class KernelProfile:
 
 @dataclass
 class Launch:
-    """One kernel launch prepared at load; `args` keeps the bound buffers alive (a kernel object
-    does not)."""
+    """One kernel launch prepared at load, its kernel bound when the runtime has compiled it (on the
+    first call at the latest); `args` keeps the bound buffers alive (a kernel object does not)."""
 
-    queue: object
-    kernel: object
+    runtime: Runtime
+    variant: Variant
     grid: tuple[int, ...]
     local: tuple[int, ...] | None
     args: list
     what: str
-    trace: KernelProfile
+    kernel: object = None
 
-    def __call__(self) -> None:
+    def bind(self, program, name: str) -> None:
+        """Take the kernel `name` of a compiled program, with this launch's arguments set."""
         pcl = cl()
         try:
-            event = pcl.enqueue_nd_range_kernel(self.queue, self.kernel, self.grid, self.local)
+            self.kernel = pcl.Kernel(program, name)
+            self.kernel.set_args(*self.args)
+        except pcl.Error as e:
+            raise describe(e, f"preparing {self.what}") from None
+
+    def __call__(self) -> None:
+        if self.kernel is None:
+            self.runtime.build()
+        pcl = cl()
+        try:
+            event = pcl.enqueue_nd_range_kernel(self.runtime.device.queue, self.kernel, self.grid, self.local)
         except pcl.Error as e:
             raise describe(e, f"running {self.what}") from None
-        if self.trace.on:
-            self.trace.records.append((self.what, self.grid, event))
+        if self.runtime.trace.on:
+            self.runtime.trace.records.append((self.what, self.grid, event))
 
 
 class Runtime:
-    """One device at one precision, with the programs of one model."""
+    """One device at one precision, with the programs of one model. `progress(text)` shows a step
+    while it runs (gpucompat/progress.py status; none by default)."""
 
-    def __init__(self, device: Device, precision: str = "fp32", cache: ProgramCache | None = None):
+    def __init__(self, device: Device, precision: str = "fp32", cache: ProgramCache | None = None,
+                 progress: Callable[[str], ContextManager] = unseen):
         if precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {PRECISIONS}")
         self.device = device
         self.precision = precision
         self.storage = np.dtype(_STORAGE[precision])
         self.cache = cache
-        self.programs: dict[tuple[str, str], object] = {}
+        self.progress = progress
+        self.kernels: dict[Variant, tuple[object, str]] = {}  # compiled: (program, entry point)
+        self.pending: list[Launch] = []
         self.compile_s = 0.0
-        self.built: list[str] = []  # families compiled from source / loaded from the disk cache
+        self.built: list[str] = []  # kernels ("family.kernel") compiled from source / loaded from the disk cache
         self.loaded: list[str] = []
         self.trace = KernelProfile()
 
@@ -91,48 +120,67 @@ class Runtime:
         """Build options: the storage type switch."""
         return ["-cl-std=CL1.2", *(["-DHALF_STORAGE"] if self.precision == "fp16" else [])]
 
-    def program(self, family: str, epilogue: str = ""):
-        """The compiled program of a kernel family, with the `epilogue` definitions of fused ops
-        (opencl/fusion.py) in front of it: from memory, from the disk cache, or built."""
-        if (family, epilogue) in self.programs:
-            return self.programs[(family, epilogue)]
-        source = "\n".join([epilogue, kernel_source("common"), kernel_source("linked"), kernel_source(family)])
-        key = source_key(source, self.options)
+    def compile(self, variants: list[Variant]) -> None:
+        """Compile the kernel variants not compiled yet: split into as many programs as the device
+        builds at once (programs.split), built in parallel threads (the OpenCL build releases the
+        GIL), each from the disk cache when it holds the program."""
+        todo = sorted(set(variants) - self.kernels.keys())
+        if not todo:
+            return
+        groups = programs.split(todo, self.device.parallel_builds)
+        names = ", ".join(dict.fromkeys(v.kernel for v in todo))
         t0 = time.perf_counter()
+
+        def text(done: int) -> str:
+            return f"compiling {len(todo)} OpenCL kernels, {done} of {len(groups)} programs done: {names}"
+
+        with self.progress(text(0)) as step, ThreadPoolExecutor(len(groups)) as pool:
+            for done, (group, program) in enumerate(zip(groups, pool.map(self._program, groups)), 1):
+                self.kernels.update({v: (program, programs.entry_point(v, i)) for i, v in enumerate(group)})
+                step.say(text(done))
+        self.compile_s += time.perf_counter() - t0
+
+    def _program(self, variants: list[Variant]):
+        source = programs.source(variants)
+        key = source_key(source, self.options)
         binary = self.cache.get(key) if self.cache else None
-        what = f"building opencl/{family}.cl for {self.device.name}"
+        labels = [v.label for v in variants]
+        what = f"building OpenCL kernels {', '.join(dict.fromkeys(labels))} for {self.device.name}"
+        t0 = time.perf_counter()
         if binary is not None:
             program = self.device.load_binary(binary, what)
         else:
             program = self.device.build(source, self.options, what)
             if self.cache:
                 self.cache.put(key, Device.binary_of(program))
-        self.compile_s += time.perf_counter() - t0
-        (self.loaded if binary is not None else self.built).append(family)
-        _log.log(DETAIL, "%s: %s", what, "cached" if binary else "compiled")
-        self.programs[(family, epilogue)] = program
+        _log.log(DETAIL, "%s: %s in %.2f s", what, "loaded from the cache" if binary else "compiled",
+                 time.perf_counter() - t0)
+        (self.loaded if binary is not None else self.built).extend(labels)
         return program
+
+    def build(self) -> None:
+        """Compile what the launches prepared so far need, and bind them."""
+        pending, self.pending = self.pending, []
+        self.compile([launch.variant for launch in pending])
+        for launch in pending:
+            launch.bind(*self.kernels[launch.variant])
 
     def prepare(self, family: str, kernel: str, size: tuple[int, ...], *args, epilogue: str = "",
                 local: tuple[int, ...] | None = None) -> Launch:
-        """A launch of one kernel over a global size with its arguments bound now (load time), so a
-        run only enqueues; `epilogue` selects the program variant with fused ops linked in.
+        """A launch of one kernel over a global size with its arguments bound at load, so a run only
+        enqueues (its kernel compiled by `build`, with every other launch prepared by then);
+        `epilogue` selects the variant with fused ops linked in.
         Arguments: ints become int, floats float, tuples the matching int2 / int4 / float2 vector,
         GpuTensors their buffer; buffers pass as they are. `local` is an explicit work-group size
         (the global size is rounded up to a multiple of it, so the kernel must ignore work-items
         past its output); None lets the driver choose."""
-        pcl = cl()
-        what = f"kernel {family}.{kernel}"
-        try:
-            fn = pcl.Kernel(self.program(family, epilogue), kernel)
-            values = [_argument(a) for a in args]
-            fn.set_args(*values)
-        except pcl.Error as e:
-            raise describe(e, f"preparing {what}") from None
         grid = tuple(max(1, int(s)) for s in size)
         if local is not None:
             grid = tuple(-(-g // n) * n for g, n in zip(grid, local))
-        return Launch(self.device.queue, fn, grid, local, values, what, self.trace)
+        launch = Launch(self, Variant(family, kernel, epilogue), grid, local, [_argument(a) for a in args],
+                        f"kernel {family}.{kernel}")
+        self.pending.append(launch)
+        return launch
 
     def _buffer(self, host: np.ndarray):
         pcl = cl()

@@ -23,13 +23,16 @@
 #define SYMMETRIC 2
 #define WRAP 3
 
-// Coordinates s on axes of sizes n after the border mode; -1 where `fill` is read.
+// Coordinates s on axes of sizes n after the border mode; -1 where `fill` is read. Vector
+// conditionals rather than abs / select / max (calls on PoCL: conv.cl), and only the mode's own
+// arithmetic (the mode is the same for every work-item).
 int4 border(int4 s, int4 n, int mode) {
+  int4 inside = s >= 0 && s < n;
+  if (mode == FILL) return inside ? s : (int4)(-1);
   if (mode == WRAP) return s % n;  // TILE reads from 0 up: s >= 0
-  int4 reflect = n - 1 - convert_int4(abs(convert_int4(abs(s)) - n + 1));  // abs(int) is unsigned in OpenCL C
-  int4 symmetric = select(2 * n - 1 - s, -1 - s, s < 0);
-  int4 outside = mode == REFLECT ? reflect : mode == SYMMETRIC ? symmetric : (int4)(-1);
-  return select(outside, s, s >= 0 && s < n);
+  int4 a = s < 0 ? -s : s, d = a - n + 1;
+  int4 outside = mode == REFLECT ? n - 1 - (d < 0 ? -d : d) : s < 0 ? -1 - s : 2 * n - 1 - s;
+  return inside ? s : outside;
 }
 
 #define WINDOW_PARAMS __global const store_t* src, int4 sd, __global store_t* dst, int4 dd, int4 offset, int4 size, \
@@ -55,7 +58,7 @@ __kernel void window_cells(WINDOW_PARAMS) {
   int4 o = (int4)(get_global_id(2) / slices, get_global_id(1), get_global_id(0), 0);
   int4 q = SOURCE(0);
   bool inside = q.x >= 0 && q.y >= 0 && q.z >= 0;
-  q = max(q, 0);
+  q = q > 0 ? q : (int4)(0);
   float4 v = LOAD4(src, CELL(q.x, q.w / 4 + gs, q.y, q.z, (sd.w + 3) / 4, sd.y, sd.z));
   int ds = offset.w / 4 + gs;
   STORE4(dst, CELL(offset.x + o.x, ds, offset.y + o.y, offset.z + o.z, (dd.w + 3) / 4, dd.y, dd.z),
@@ -65,7 +68,7 @@ __kernel void window_cells(WINDOW_PARAMS) {
 // One lane's value: src at region channel c (fill outside src).
 float lane(__global const store_t* src, int4 sd, int4 q, float fill) {
   bool inside = q.x >= 0 && q.y >= 0 && q.z >= 0 && q.w >= 0;
-  q = max(q, 0);
+  q = q > 0 ? q : (int4)(0);
   float v = AT(src, sd, q.x, q.y, q.z, q.w);
   return inside ? v : fill;
 }
@@ -76,7 +79,8 @@ __kernel void window_lanes(WINDOW_PARAMS) {
   int4 o = (int4)(get_global_id(2) / slices, get_global_id(1), get_global_id(0), 0);
   int4 c = ds * 4 - offset.w + (int4)(0, 1, 2, 3);  // region channel of each lane
   int4 mine = c >= 0 && c < size.w;
-  c = clamp(c, 0, size.w - 1);  // lanes outside the region read a valid position, then drop it
+  c = c < 0 ? (int4)(0) : c < size.w ? c : (int4)(size.w - 1);  // lanes outside the region read a valid
+                                                                   // position, then drop it
   float4 v = (float4)(lane(src, sd, SOURCE(c.x), fill), lane(src, sd, SOURCE(c.y), fill),
                       lane(src, sd, SOURCE(c.z), fill), lane(src, sd, SOURCE(c.w), fill));
   v = select((float4)(0.0f), v, mine);

@@ -1,6 +1,12 @@
-"""Session fixtures: the generated test models; the `opencl` marker's device check."""
+"""Session fixtures: the generated test models; the `opencl` marker's device check; with
+GPUCOMPAT_TESTS_WITHOUT_TF=1, a run that sees TensorFlow as not installed."""
 
+import atexit
 import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +23,28 @@ import models_realworld  # noqa: F401
 import models_report  # noqa: F401
 import models_scale  # noqa: F401
 import models_xformer  # noqa: F401
+from not_installed import pythonpath_without
+
+WITHOUT_TF = "GPUCOMPAT_TESTS_WITHOUT_TF"
+
+
+def pytest_configure(config) -> None:
+    """With GPUCOMPAT_TESTS_WITHOUT_TF set, TensorFlow cannot be imported, here and in every child
+    process (tests run the CLI and the examples as children): a test that builds a model with
+    TensorFlow's converter fails at that import, naming why. Converted models are never kept across
+    runs (modelgen.ModelCache lives in the session's temporary directory), so none slips in from an
+    earlier run."""
+    if os.environ.get(WITHOUT_TF):
+        blocked = Path(tempfile.mkdtemp(prefix="gpucompat-without-tf-"))
+        atexit.register(shutil.rmtree, blocked, True)
+        os.environ["PYTHONPATH"] = pythonpath_without(
+            blocked, "tensorflow", f"this test needs TensorFlow's converter; {WITHOUT_TF} is set")
+        sys.path.insert(0, str(blocked))
+
+
+def pytest_report_header(config) -> str | None:
+    """Say when TensorFlow is blocked, so a log shows which kind of run it was."""
+    return f"tensorflow blocked ({WITHOUT_TF} is set)" if os.environ.get(WITHOUT_TF) else None
 
 
 @pytest.fixture(scope="session")

@@ -3,9 +3,14 @@
 SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND chains come from dilated convolutions exported with a
 dynamic batch (the converter's own folding needs a static batch), and from raw
 tf.space_to_batch_nd / tf.batch_to_space chains for the shapes TensorFlow never emits itself.
-Every model takes a dynamic batch so the converter keeps the chain.
+Every model takes a dynamic batch so the converter keeps the chain. The two chains the fix, verify
+and API tests share (stb_same_bias_relu, stb_stride2) are written with the IR builder
+(tests/irbuild.py) as the converter writes them, so those tests run without TensorFlow.
 """
 
+import numpy as np
+
+from irbuild import IRModel, conv_options, options
 from modelgen import builder, const, convert_fn, rng, tf
 
 
@@ -14,12 +19,41 @@ def _dyn(h: int, w: int | None, c: int):
     return [([None, h, c] if w is None else [None, h, w, c], t.float32)]
 
 
+def _ir_chain(h: int, w: np.ndarray, paddings, crops, *, stride: int = 1, bias: np.ndarray | None = None,
+              scope: str = "") -> bytes:
+    """SPACE_TO_BATCH_ND (block 2) -> 3x3 VALID CONV_2D of HWIO weights `w` -> BATCH_TO_SPACE_ND
+    [-> ADD of `bias` with a fused RELU] on a [-1, h, h, C] input, as the converter writes the chain:
+    one block-shape constant for both ends (and one for equal paddings and crops), the space-to-batch
+    output named as TensorFlow names it (under `scope`; fix's messages quote it), and the
+    min_runtime_version it records for these ops."""
+    m = IRModel(signature="serving_default", metadata={"min_runtime_version": b"1.6.0"})
+    cin, cout = w.shape[2], w.shape[3]
+
+    def act(name: str, inputs: list, size: int, channels: int, **kw) -> int:
+        return m.op(name, inputs, [1, size, size, channels], signature=[-1, size, size, channels], **kw)
+
+    x = m.input("x", [1, h, h, cin], signature=[-1, h, h, cin])
+    block, pads = m.const("block_shape", np.array([2, 2], np.int32)), m.const("paddings", np.array(paddings, np.int32))
+    cut = pads if np.array_equal(paddings, crops) else m.const("crops", np.array(crops, np.int32))
+    size = (h + sum(paddings[0])) // 2
+    y = act("SPACE_TO_BATCH_ND", [x, block, pads], size, cin, output_name=f"{scope}SpaceToBatchND")
+    size = (size - 3) // stride + 1
+    y = act("CONV_2D", [y, m.const("conv/w", w.transpose(3, 0, 1, 2)), m.const("conv/b", np.zeros(cout, np.float32))],
+            size, cout, options=conv_options("VALID", stride=stride))
+    size = 2 * size - sum(crops[0])
+    y = act("BATCH_TO_SPACE_ND", [y, block, cut], size, cout)
+    if bias is not None:
+        y = act("ADD", [y, m.const("bias", bias)], size, cout, options=options("Add", activation="RELU"))
+    m.output(y)
+    return m.bytes()
+
+
 @builder("stb_same_bias_relu")
 def stb_same_bias_relu() -> bytes:
-    """atrous_conv2d SAME, rate 2, 13x13 (not divisible: crops [0, 1]), then bias and RELU."""
-    t = tf()
-    w, b = const([3, 3, 4, 8]), const([8], seed=2)
-    return convert_fn(lambda x: t.nn.relu(t.nn.atrous_conv2d(x, w, 2, "SAME") + b), _dyn(13, 13, 4))
+    """atrous_conv2d SAME, rate 2, 13x13 (not divisible: paddings [2, 3], crops [0, 1]), then bias
+    and RELU."""
+    return _ir_chain(13, const([3, 3, 4, 8]), [[2, 3], [2, 3]], [[0, 1], [0, 1]], bias=const([8], seed=2),
+                     scope="convolution/")
 
 
 @builder("stb_valid_odd")
@@ -84,7 +118,7 @@ def stb_pad_kept() -> bytes:
 @builder("stb_stride2")
 def stb_stride2() -> bytes:
     """Refused: the inner conv has stride 2."""
-    return _raw_chain(12, [[0, 0], [0, 0]], [[0, 0], [0, 0]], stride=2)
+    return _ir_chain(12, const([3, 3, 4, 4], seed=6), [[0, 0], [0, 0]], [[0, 0], [0, 0]], stride=2)
 
 
 @builder("stb_two_readers")

@@ -18,8 +18,11 @@ def test_odd_channel_counts(models):
     assert (cp.useful_elements, cp.padded_elements) == (2 * 4 * 33, 2 * 4 * 48)  # 33 = 1+2+3+5+6+7+9
     assert cp.waste_ratio == pytest.approx(120 / 384)
     assert sorted(t.channels for t in cp.tensors if t.single_texture_possible) == [1, 1, 2, 2, 3, 3]
+    # C = 1, 5 and 9 each pad 12 floats, the most of any; the tie goes to the lowest tensor index,
+    # the C = 1 input (the inputs come first, in ODD_CHANNELS order)
     worst = cp.tensors[0]
-    assert worst.channels == 5 and worst.wasted_bytes == 12 * 4  # 12 padded floats, the most of any
+    assert (worst.channels, worst.index, worst.wasted_bytes) == (1, 0, 12 * 4)
+    assert [t.channels for t in cp.tensors[:6]] == [1, 5, 9, 1, 5, 9]
 
 
 def test_convolution_macs(models):

@@ -35,10 +35,10 @@ def test_2019_docs_profile_prints_the_op_code(models):
 
 
 def test_fp16_dequantize_does_not_end_the_2019_prefix(models):
-    # rw_fp16_cnn: constant fp16 weights read through DEQUANTIZE nodes that come first in the plan.
+    # fp16_cnn: constant fp16 weights read through DEQUANTIZE nodes that come first in the plan.
     # The 2019 delegate removed them from the graph, so the prefix runs through the convolutions and
     # stops at MEAN, which the 2019 code had no parser for.
-    m = ir.load(models.path("rw_fp16_cnn"))
+    m = ir.load(models.path("fp16_cnn"))
     names = [op.name for op in m.graphs[0].ops]
     assert names[:5] == ["DEQUANTIZE"] * 3 + ["CONV_2D"] * 2 and names[5] == "MEAN"
     r = check_model(m, registry.get("gpu-2019"), Options())
@@ -51,11 +51,11 @@ def test_whole_model_failure_reaches_the_user(models):
 
     from cli import gpucompat
 
-    r = gpucompat("check", models.path("rw_custom_op"), "--profile", "litert-mldrift", "--format", "json")
+    r = gpucompat("check", models.path("custom_op_cnn"), "--profile", "litert-mldrift", "--format", "json")
     summary = json.loads(r.stdout)["models"][0]["summary"]
     assert r.returncode == 1 and summary["ops_gpu"] == 0
     assert "MyCustomOp" in summary["failure"] and summary["delegation_fails"]
-    text = gpucompat("check", models.path("rw_custom_op"), "--profile", "litert-mldrift").stdout
+    text = gpucompat("check", models.path("custom_op_cnn"), "--profile", "litert-mldrift").stdout
     assert "NO GPU AT ALL" in text and "MyCustomOp" in text
 
 

@@ -15,7 +15,7 @@ import models_kernels  # noqa: F401  (registers builders)
 from gpucompat import ir
 from gpucompat.opencl.device import choose
 from gpucompat.opencl.fusion import groups
-from gpucompat.opencl.ops import linkable, producer
+from gpucompat.opencl.lowering import linkable, producer
 from gpucompat.opencl.runtime import Runtime
 from gpucompat.verification.hybrid import HybridRunner
 from gpucompat.verification.inputs import seeded_feeds

@@ -8,7 +8,7 @@ import pytest
 from gpucompat import ir
 from gpucompat.ir import opcodes
 from gpucompat.opencl.device import choose
-from gpucompat.opencl.ops import LOWERINGS
+from gpucompat.opencl.ops.registry import LOWERINGS
 from gpucompat.opencl.runtime import Runtime
 from gpucompat.rules.support import registry
 from test_executor_kernels import compare_all_gpu

@@ -43,7 +43,8 @@ def k_blocked_conv() -> bytes:
     """conv2d's blocking edges: 17 and 33 outputs (a partial group of 16), widths 9 and 17 (a
     partial block of 8 along x), batch 2, SAME / VALID, stride 2, dilation 2, a grouped conv, and
     a 1x1 conv with stride 2 (not pointwise: it runs as conv2d), and the fused activations RELU and
-    RELU_N1_TO_1 (conv.cl's activate_inline)."""
+    RELU_N1_TO_1 (conv.cl's activate_inline); 1, 3 and 4 outputs (conv2d_slice: one slice, stride
+    2, batch 2)."""
     t = tf()
 
     def f(x9, xb):
@@ -55,6 +56,9 @@ def k_blocked_conv() -> bytes:
             "strided_1x1": t.nn.conv2d(x9, const([1, 1, 6, 16], 6), 2, "SAME"),
             "batch": t.nn.conv2d(xb, const([3, 3, 5, 12], 7), 2, "SAME"),
             "relu_n1_to_1": t.clip_by_value(t.nn.conv2d(x9, const([3, 3, 6, 5], 8), 1, "SAME"), -1.0, 1.0),
+            "slice1": t.nn.conv2d(x9, const([3, 3, 6, 1], 10), 1, "SAME") + const([1], 11),
+            "slice3_s2": t.nn.relu(t.nn.conv2d(x9, const([3, 3, 6, 3], 12), 2, "VALID")),
+            "slice4_batch": t.nn.conv2d(xb, const([3, 3, 5, 4], 13), 2, "SAME"),
         }
         return [out[k] for k in sorted(out)]
 
@@ -87,9 +91,9 @@ def test_blocked_dense_matches_reference(models, runtimes, precision):  # noqa: 
 
 @builder("k_blocked_depthwise")
 def k_blocked_depthwise() -> bytes:
-    """depthwise_conv3x3_s1's edges: widths 17 and 3 (partial blocks of 8, a row narrower than the
-    block), SAME and VALID, batch 2, 6 and 16 channels, RELU6; and a stride-2 3x3 beside it (the
-    generic kernel)."""
+    """depthwise_conv3x3_s1's and depthwise_conv5x5_s1's edges: widths 17 and 3 (partial blocks of
+    8, a row narrower than the block and than the 5x5 window), SAME and VALID, batch 2, 6 and 16
+    channels, RELU6; and a stride-2 3x3 beside them (the generic kernel)."""
     t = tf()
 
     def f(x, xb):
@@ -98,6 +102,10 @@ def k_blocked_depthwise() -> bytes:
             "valid": t.nn.depthwise_conv2d(x, const([3, 3, 6, 1], 3), [1, 1, 1, 1], "VALID"),
             "strided": t.nn.depthwise_conv2d(x, const([3, 3, 6, 1], 4), [1, 2, 2, 1], "SAME"),
             "batch_narrow": t.nn.depthwise_conv2d(xb, const([3, 3, 16, 1], 5), [1, 1, 1, 1], "SAME"),
+            "same5": t.nn.relu6(t.nn.depthwise_conv2d(x, const([5, 5, 6, 1], 6), [1, 1, 1, 1], "SAME")
+                                + const([6], 7)),
+            "valid5": t.nn.depthwise_conv2d(x, const([5, 5, 6, 1], 8), [1, 1, 1, 1], "VALID"),
+            "batch_narrow5": t.nn.depthwise_conv2d(xb, const([5, 5, 16, 1], 9), [1, 1, 1, 1], "SAME"),
         }
         return [out[k] for k in sorted(out)]
 

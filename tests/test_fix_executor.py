@@ -11,9 +11,10 @@ import pytest
 from cli import gpucompat
 from gpucompat import ir
 from gpucompat.fixing import run
-from gpucompat.opencl import device, ops
+from gpucompat.opencl import device
 from gpucompat.opencl.device import CLError
 from gpucompat.opencl.ops import elementwise
+from gpucompat.opencl.ops import registry as lowerings
 from gpucompat.rules.support import registry
 from gpucompat.rules.support.profile import Options
 from gpucompat.runners import OPENCL, REFERENCE, Job, NotRun
@@ -51,7 +52,7 @@ def _no_device(spec=None):
 
 
 @pytest.mark.parametrize("take_away, reason", [
-    (lambda mp: mp.delitem(ops.LOWERINGS, "CONV_2D"), "op#0 CONV_2D: the executor has no kernel for it"),
+    (lambda mp: mp.delitem(lowerings.LOWERINGS, "CONV_2D"), "op#0 CONV_2D: the executor has no kernel for it"),
     (lambda mp: mp.setattr(device, "choose", _no_device), "no OpenCL device found"),
 ])
 def test_a_model_the_executor_cannot_run_is_not_run_with_the_reason(models, monkeypatch, take_away, reason):

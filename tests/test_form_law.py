@@ -2,8 +2,8 @@
 (rules/support/forms.py) the numerics grid measured wrong on LiteRT's real GPU accelerator, including the
 forms the example-keyed rules missed, leaves right forms alone, and reports a delegated form the
 grid never measured as unmeasured (GPU007) instead of assuming it right. The models are one op
-between a runtime input and a constant, as TensorFlow's converter writes them
-(tests/models_formlaw.py)."""
+between a runtime input and a constant, written as TensorFlow's converter writes them
+(tests/models_formlaw.py; FULLY_CONNECTED as the converter itself writes it: tests/test_form_law_converter.py)."""
 
 import json
 
@@ -79,9 +79,6 @@ def test_the_key_is_the_law_not_the_sizes(models):
     assert _key(models, "add_r3_bias") == "ADD runtime [n,n,n] with constant [n]"
     assert _key(models, "maximum_r2_c3").replace("MAXIMUM", "MINIMUM") == _key(models, "minimum_r2_c3")
     assert _key(models, "softmax_r1") == "SOFTMAX [n]"
-    assert _key(models, "fully_connected_r1") == ("FULLY_CONNECTED [n] to [n], keeping dims with constant float32 "
-                                                  "weights")
-    assert _key(models, "fully_connected_r2") == "FULLY_CONNECTED [n,n] to [n,n] with constant float32 weights, bias"
 
 
 @pytest.mark.parametrize("weights, named", [("float16", "constant float16"), ("int8", "constant int8"),

@@ -208,28 +208,3 @@ def test_a_form_never_measured_is_introduced_when_the_accelerator_checks_it(mode
     assert doc["real_gpu"]["check"] == "passed" and not _refused_unmeasured(doc), doc
     introduced = {(u["op"], u["form"], u["introduced"]) for u in doc["real_gpu"]["ops"]}
     assert introduced == {("STRIDED_SLICE", "STRIDED_SLICE rank 4 step 4 on axes 3", True)}, doc["real_gpu"]
-
-
-def test_fix_runs_a_rank_1_fully_connected_as_a_batch_of_one(models, tmp_path):
-    """A FULLY_CONNECTED of a rank-1 input (the converter's tf.linalg.matvec) is computed wrongly
-    on the accelerator; batched-vector runs it on [1, 16] between RESHAPEs, a form measured right:
-    check on the output flags nothing wrong."""
-    out = tmp_path / "fixed.tflite"
-    code, doc = _fix(models.path("formlaw_fully_connected_r1"), "-o", str(out), "--profile", "litert-mldrift",
-                     "--no-verify")
-    assert code == 0 and [e["rewrite"] for e in doc["applied"]] == ["batched-vector"], doc
-    assert not [u for u in doc["real_gpu"]["ops"] if u["status"] == "wrong"], doc["real_gpu"]
-    r = gpucompat("check", str(out), "--profile", "litert-mldrift", "--format", "json")
-    rec = json.loads(r.stdout)
-    rec = rec["models"][0] if "models" in rec else rec
-    assert rec["summary"]["ops_wrong"] == 0 and rec["summary"]["ops_gpu"] == rec["summary"]["ops_total"], rec
-
-
-@pytest.mark.fidelity
-def test_the_batched_vector_fix_is_right_on_the_accelerator(models, tmp_path):
-    """The premise, in the same run: the accelerator checks the fixed model and it passes."""
-    code, doc = _fix(models.path("formlaw_fully_connected_r1"), "-o", str(tmp_path / "fixed.tflite"),
-                     "--profile", "litert-mldrift")
-    if doc["real_gpu"]["check"].startswith("not run: no Vulkan device"):
-        without_device(doc["real_gpu"]["check"])
-    assert code == 0 and doc["real_gpu"]["check"] == "passed" and doc["verification"]["ok"], doc

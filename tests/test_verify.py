@@ -15,6 +15,7 @@ from gpucompat.ir import opcodes
 from gpucompat.ir.nodes import OpCode
 from gpucompat.opencl.cache import decode
 from gpucompat.opencl.ops import elementwise
+from gpucompat.opencl.programs import Variant
 from gpucompat.verification.hybrid import open_runtime
 from gpucompat.verification.session import Settings, verify_model
 
@@ -83,25 +84,28 @@ def test_unregistered_custom_op_is_one_line_and_exit_2(models, tmp_path):
     assert len(r.stderr.strip().splitlines()) == 1 and "MyCustomOp" in r.stderr
 
 
+CONV2D = Variant("conv", "conv2d")  # one kernel to compile
+
+
 def test_program_cache_cold_then_warm(models, tmp_path):
     data = models.bytes("conv_relu")
     settings = Settings(cache_dir=str(tmp_path))
     cold = open_runtime(settings, data)
-    cold.program("conv")
+    cold.compile([CONV2D])
     cold.cache.save()
-    assert cold.built == ["conv"] and cold.loaded == []
+    assert cold.built == ["conv.conv2d"] and cold.loaded == []
     warm = open_runtime(settings, data)
-    warm.program("conv")
-    assert warm.built == [] and warm.loaded == ["conv"]
+    warm.compile([CONV2D])
+    assert warm.built == [] and warm.loaded == ["conv.conv2d"]
     other = open_runtime(settings, data + b"\0")  # another model fingerprint: its own entry
-    other.program("conv")
-    assert other.built == ["conv"]
+    other.compile([CONV2D])
+    assert other.built == ["conv.conv2d"]
 
 
 def _warm_cache_file(models, tmp_path) -> str:
     """A cache directory holding conv_relu's compiled conv program; the path of its one file."""
     runtime = open_runtime(Settings(cache_dir=str(tmp_path)), models.bytes("conv_relu"))
-    runtime.program("conv")
+    runtime.compile([CONV2D])
     runtime.cache.save()
     return runtime.cache.path
 
@@ -117,15 +121,15 @@ def test_a_damaged_cache_file_is_a_miss_and_is_rebuilt(models, tmp_path, damage)
     with open(path, "wb") as f:
         f.write(damaged)
     runtime = open_runtime(Settings(cache_dir=str(tmp_path)), models.bytes("conv_relu"))
-    runtime.program("conv")
-    assert runtime.built == ["conv"] and runtime.loaded == []
+    runtime.compile([CONV2D])
+    assert runtime.built == ["conv.conv2d"] and runtime.loaded == []
     runtime.cache.save()
     # Rewritten whole: the same program again (a compiler need not write the same bytes twice:
     # Intel's CPU runtime does not), which the next start loads instead of building.
     assert decode(open(path, "rb").read()).keys() == decode(data).keys()
     warm = open_runtime(Settings(cache_dir=str(tmp_path)), models.bytes("conv_relu"))
-    warm.program("conv")
-    assert warm.loaded == ["conv"] and warm.built == []
+    warm.compile([CONV2D])
+    assert warm.loaded == ["conv.conv2d"] and warm.built == []
 
 
 def test_a_pickle_in_the_cache_directory_is_never_unpickled(models, tmp_path):
@@ -143,8 +147,8 @@ def test_a_pickle_in_the_cache_directory_is_never_unpickled(models, tmp_path):
     with open(path, "wb") as f:
         pickle.dump((1, Payload()), f)
     runtime = open_runtime(Settings(cache_dir=str(tmp_path)), models.bytes("conv_relu"))
-    runtime.program("conv")
-    assert runtime.built == ["conv"] and not marker.exists()
+    runtime.compile([CONV2D])
+    assert runtime.built == ["conv.conv2d"] and not marker.exists()
 
 
 def test_two_processes_share_one_cache_directory(models, tmp_path):

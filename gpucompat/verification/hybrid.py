@@ -18,6 +18,7 @@ from gpucompat.errors import GpucompatError
 from gpucompat.ir import dtypes
 from gpucompat.opencl.executor import Executor, RecordingExecutor
 from gpucompat.opencl.runtime import Runtime
+from gpucompat.progress import status
 from gpucompat.verification.constant_folding import fold_constants
 from gpucompat.verification.control_flow import CONTROL_FLOW, ControlSegment
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
@@ -117,6 +118,8 @@ class HybridRunner:
                       else ControlSegment(s.ops, self) if s.placement == "control"
                       else _CpuSegment(s, i) for i, s in enumerate(self.segments)]
         self.recorded: dict[int, np.ndarray] = {}
+        if runtime is not None:
+            runtime.build()  # every partition's kernels in one compilation, before the warm-up run
         self.run([np.zeros(t.shape, dtypes.numpy_dtype(t.dtype)) for t in self.graph.inputs])  # builds programs
         self.reset_variables()  # the warm-up run must not leave state behind
         if runtime is not None and runtime.cache is not None:
@@ -160,11 +163,11 @@ class HybridRunner:
 def open_runtime(settings, model_bytes: bytes) -> Runtime:
     """The OpenCL runtime `settings` ask for (its `device`: index or part of a name, None: a GPU,
     else PoCL; its `precision`; its `cache_dir`, None: the user cache directory, "": no cache),
-    with the model's program cache."""
+    with the model's program cache; what it compiles is shown on stderr (progress.py)."""
     from gpucompat.opencl.cache import ProgramCache, default_dir, fingerprint
     from gpucompat.opencl.device import choose
 
     device = choose(settings.device)
     directory = settings.cache_dir if settings.cache_dir is not None else default_dir()
     cache = ProgramCache(directory or None, device.key, fingerprint(model_bytes), settings.precision)
-    return Runtime(device, settings.precision, cache)
+    return Runtime(device, settings.precision, cache, progress=status)

@@ -13,14 +13,15 @@ import numpy as np
 
 from gpucompat.ir import Op
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
-from gpucompat.opencl.ops import TFLITE_PADDING_SAME, activation, custom_params, lowering, options, sequence
 from gpucompat.opencl.ops.indexed import fully_connected_runtime
+from gpucompat.opencl.ops.registry import TFLITE_PADDING_SAME, activation, custom_params, lowering, options, sequence
 
 SAME, VALID = 0, 1  # schema Padding enum
 # Blocking of the kernels in conv.cl: outputs along x per conv2d / depthwise_conv2d /
-# depthwise_conv3x3_s1 work-item (depthwise_pointwise: DW_X_BLOCK), pixels per pointwise_conv2d
+# depthwise_conv{K}x{K}_s1 work-item (depthwise_pointwise: DW_X_BLOCK), pixels per pointwise_conv2d
 # work-item, output channels per blocked work-item (four slices).
-X_BLOCK, DW_X_BLOCK, DW3_X_BLOCK, P_BLOCK, BLOCK_LANES = 8, 4, 8, 8, 16
+X_BLOCK, DW_X_BLOCK, DWS1_X_BLOCK, P_BLOCK, BLOCK_LANES = 8, 4, 8, 8, 16
+DWS1_SIZES = (3, 5)  # square stride-1 depthwise windows with a kernel of their own (conv.cl DEPTHWISE_S1_KERNEL)
 # Work-groups of 8 along x / pixels for the blocked kernels: measured fastest on PoCL's CPU device,
 # where the driver's own choice ran them up to 1.5x slower (docs/verify.md "Speed").
 BLOCKED_GROUP = (8, 1, 1)
@@ -97,31 +98,49 @@ def x_blocks(ex: Executor, out, block: int, lanes: int = 4) -> tuple[int, int, i
     return (-(-s.w // block), s.h, s.b * -(-s.c // lanes))
 
 
-def _window(ex: Executor, op: Op, src, out, kh: int, kw: int):
+def _window(ex: Executor, op: Op, out, kh: int, kw: int):
+    """(k, p) of the conv kernels for `op` writing `out`, and the tensor it reads: its input, or
+    the input of a PAD folded into it, whose leading rows and columns then add to the padding."""
     o = options(op)
     dh, dw = o.dilationHFactor or 1, o.dilationWFactor or 1
-    si, so = ex.shape(src), ex.shape(out)
+    si, so = ex.shape(op.inputs[0]), ex.shape(out)
+    src, rows, columns = ex.convolved(op)
     k = (kh, kw, o.strideH, o.strideW)
-    p = (dh, dw, padding(si.h, so.h, o.strideH, kh, dh, o.padding), padding(si.w, so.w, o.strideW, kw, dw, o.padding))
-    return k, p
+    p = (dh, dw, padding(si.h, so.h, o.strideH, kh, dh, o.padding) + rows,
+         padding(si.w, so.w, o.strideW, kw, dw, o.padding) + columns)
+    return k, p, src
 
 
 def _conv(ex: Executor, op: Op, w: np.ndarray, bias_index: int) -> Step:
     """conv2d over an OHWI filter reading every input channel; pointwise_conv2d when the filter is
-    1x1 with stride 1 and no padding (a matrix product over the pixels)."""
+    1x1 with stride 1 and no padding (a matrix product over the pixels); conv2d_slice for other
+    filters with at most 4 outputs."""
+    cout, kh, kw, _ = w.shape
+    out = op.outputs[0]
+    k, p, src = _window(ex, op, out, kh, kw)
+    if cout <= 4 and not _pointwise_window(k, p):
+        so = ex.shape(out)
+        return ex.prepare("conv", "conv2d_slice", (-(-so.w // X_BLOCK), so.h, so.b), ex.tensor(src),
+                          ex.shape(src).dims, ex.runtime.weights(pack_filter(w)), bias_of(ex, op, bias_index, cout),
+                          ex.tensor(out), so.dims, k, p, activation(op), local=BLOCKED_GROUP)
     return _blocked_conv(ex, op, w.shape, ex.runtime.weights(pack_blocked(w)), bias_index)
+
+
+def _pointwise_window(k: tuple, p: tuple) -> bool:
+    """Whether a conv window is 1x1 with stride 1 and no padding (a matrix product over pixels)."""
+    return k == (1, 1, 1, 1) and p[2:] == (0, 0)
 
 
 def _blocked_conv(ex: Executor, op: Op, filter_shape: tuple, packed, bias_index: int) -> Step:
     """The blocked conv kernel over a filter of OHWI shape `filter_shape`, packed (pack_blocked's
     layout) in the device buffer `packed`."""
-    src, out = op.inputs[0], op.outputs[0]
+    out = op.outputs[0]
     cout, kh, kw, _ = filter_shape
-    k, p = _window(ex, op, src, out, kh, kw)
+    k, p, src = _window(ex, op, out, kh, kw)
     so = ex.shape(out)
     head = (ex.tensor(src), ex.shape(src).dims, packed, bias_of(ex, op, bias_index, cout, BLOCK_LANES),
             ex.tensor(out), so.dims)
-    if k == (1, 1, 1, 1) and p[2:] == (0, 0):
+    if _pointwise_window(k, p):
         return _pointwise(ex, head, so, activation(op))
     return ex.prepare("conv", "conv2d", x_blocks(ex, out, X_BLOCK, BLOCK_LANES), *head, k, p, activation(op),
                       local=BLOCKED_GROUP)
@@ -171,18 +190,18 @@ def conv2d(ex: Executor, op: Op) -> Step:
 def depthwise_conv2d(ex: Executor, op: Op) -> Step:
     """Filter [1, KH, KW, C * multiplier]; a multiplier above 1 is the grouped conv it is (C groups
     of one input and `multiplier` outputs)."""
-    src, out = op.inputs[0], op.outputs[0]
+    out = op.outputs[0]
     w = weights_of(ex, op, 1)
     _, kh, kw, cout = w.shape
-    cin = ex.shape(src).c
+    cin = ex.shape(op.inputs[0]).c
     if cout != cin:
         return _conv(ex, op, dense_filter(w.transpose(3, 1, 2, 0), cin, cin), 2)
-    k, p = _window(ex, op, src, out, kh, kw)
+    k, p, src = _window(ex, op, out, kh, kw)
     filter_, bias = _depthwise_parameters(ex, op, w)
     head = (ex.tensor(src), ex.shape(src).dims, filter_, bias, ex.tensor(out), ex.shape(out).dims)
-    if k == (3, 3, 1, 1) and p[:2] == (1, 1):
-        return ex.prepare("conv", "depthwise_conv3x3_s1", x_blocks(ex, out, DW3_X_BLOCK), *head, p[2:],
-                          activation(op))
+    if k[0] == k[1] and k[0] in DWS1_SIZES and k[2:] == (1, 1) and p[:2] == (1, 1):
+        return ex.prepare("conv", f"depthwise_conv{k[0]}x{k[0]}_s1", x_blocks(ex, out, DWS1_X_BLOCK), *head,
+                          p[2:], activation(op))
     return ex.prepare("conv", "depthwise_conv2d", x_blocks(ex, out, DW_X_BLOCK), *head, k, p, activation(op))
 
 
@@ -199,9 +218,9 @@ def depthwise_plus_1x1(ex: Executor, dw: Op, conv: Op) -> Step:
     """A DEPTHWISE_CONV_2D and the 1x1 CONV_2D reading its output as one depthwise_pointwise launch,
     for the pairs the delegate merges (opencl/fusion.py depthwise_plus_1x1 has its conditions); the
     depthwise output tensor is never stored."""
-    src, mid, out = dw.inputs[0], dw.outputs[0], conv.outputs[0]
+    mid, out = dw.outputs[0], conv.outputs[0]
     w = weights_of(ex, dw, 1)
-    k, p = _window(ex, dw, src, mid, w.shape[1], w.shape[2])
+    k, p, src = _window(ex, dw, mid, w.shape[1], w.shape[2])
     filter_, bias = _depthwise_parameters(ex, dw, w)
     pw = weights_of(ex, conv, 1)
     so = ex.shape(out)

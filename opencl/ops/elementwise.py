@@ -9,33 +9,27 @@ read through the same broadcast, which covers all three.
 from __future__ import annotations
 
 from gpucompat.ir import Op, Tensor
+from gpucompat.opencl import functions
 from gpucompat.opencl.executor import Executor, Step
 from gpucompat.opencl.fusion import Link
-from gpucompat.opencl.ops import activation, lowering
+from gpucompat.opencl.ops.registry import activation, lowering
 from gpucompat.opencl.phwc4 import bhwc
 from gpucompat.opencl.runtime import GpuTensor
 
-UNARY = {"CAST": 0, "DEQUANTIZE": 0, "QUANTIZE": 0, "ABS": 1, "COS": 2, "SIN": 3, "EXP": 4, "LOG": 5,
-         "NEG": 6, "RSQRT": 7, "SQRT": 8, "SQUARE": 9, "TANH": 10, "LOGISTIC": 11, "RELU": 12, "RELU6": 13,
-         "RELU_N1_TO_1": 14, "RELU_0_TO_1": 15, "ELU": 16, "HARD_SWISH": 17, "LEAKY_RELU": 18, "FLOOR": 19,
-         "SIGN": 20, "GELU": 21, "CEIL": 24, "LOGICAL_NOT": 25, "ROUND": 26}
-BINARY = {"ADD": 0, "SUB": 1, "MUL": 2, "DIV": 3, "POW": 4, "MAXIMUM": 5, "MINIMUM": 6,
-          "SQUARED_DIFFERENCE": 7, "FLOOR_DIV": 8, "FLOOR_MOD": 9, "GREATER": 10, "GREATER_EQUAL": 11,
-          "LESS": 12, "LESS_EQUAL": 13, "EQUAL": 14, "NOT_EQUAL": 15, "LOGICAL_AND": 16, "LOGICAL_OR": 17,
-          "PRELU": 18, "ATAN2": 19}
-_CAST_TO_INT, _CAST_TO_BOOL = 22, 23
+UNARY = functions.UNARY_OPS  # one-input ops -> their function (opencl/functions.py)
+BINARY = {op: functions.binary(op) for op in functions.BINARY_FUNCTIONS}  # two-input ops -> their code
 
 
 def unary_code(op: Op) -> tuple[int, float]:
-    """(fn number, alpha) of a one-input op; CAST truncates toward zero into integers and maps
+    """(function code, alpha) of a one-input op; CAST truncates toward zero into integers and maps
     non-zero to 1 into bool."""
-    fn = UNARY[op.name]
+    function = UNARY[op.name]
     out = op.outputs[0]
     if op.name == "CAST" and out.dtype_name.startswith(("INT", "UINT")):
-        fn = _CAST_TO_INT
+        function = "CAST_TO_INT"
     elif op.name == "CAST" and out.dtype_name == "BOOL":
-        fn = _CAST_TO_BOOL
-    return fn, float(getattr(op.options, "alpha", 0.0) or 0.0)
+        function = "CAST_TO_BOOL"
+    return functions.unary(function), float(getattr(op.options, "alpha", 0.0) or 0.0)
 
 
 @lowering(*UNARY)
@@ -65,7 +59,7 @@ def binary(ex: Executor, op: Op) -> Step:
 def add_n(ex: Executor, op: Op) -> Step:
     """The sum of N same-shaped inputs: the first two added into the output, then each further
     input added to it in place (every work-item reads and writes its own cell)."""
-    from gpucompat.opencl.ops import sequence
+    from gpucompat.opencl.ops.registry import sequence
 
     out = op.outputs[0]
     rank = len(out.shape)

@@ -12,7 +12,7 @@ import numpy as np
 
 from gpucompat.ir import Op, Tensor
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
-from gpucompat.opencl.ops import activation, lowering, options
+from gpucompat.opencl.ops.registry import activation, lowering, options
 from gpucompat.opencl.phwc4 import phwc4_positions
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from gpucompat.ir import Op, Tensor
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
-from gpucompat.opencl.ops import lowering, options, sequence
+from gpucompat.opencl.ops.registry import lowering, options, sequence
 from gpucompat.opencl.phwc4 import BHWC, bhwc
 from gpucompat.opencl.runtime import GpuTensor
 

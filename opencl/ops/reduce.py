@@ -7,8 +7,8 @@ import numpy as np
 
 from gpucompat.ir import Op
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
-from gpucompat.opencl.ops import lowering, options, sequence
 from gpucompat.opencl.ops.movement import keepdims_tensor
+from gpucompat.opencl.ops.registry import lowering, options, sequence
 from gpucompat.opencl.phwc4 import BHWC
 
 # REDUCE_ANY / REDUCE_ALL: booleans live on the device as 0.0 / 1.0, so any is the maximum and all

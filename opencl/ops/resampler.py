@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from gpucompat.ir import Op
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
-from gpucompat.opencl.ops import lowering
+from gpucompat.opencl.ops.registry import lowering
 
 
 @lowering("Resampler")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gpucompat.ir import Op
 from gpucompat.opencl.executor import Executor, Step
-from gpucompat.opencl.ops import lowering, options
+from gpucompat.opencl.ops.registry import lowering, options
 
 KERNELS = {"RESIZE_BILINEAR": "resize_bilinear", "RESIZE_NEAREST_NEIGHBOR": "resize_nearest"}
 

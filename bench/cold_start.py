@@ -1,0 +1,89 @@
+"""Cold start benchmark: whole `gpucompat verify` and `gpucompat fix --profile litert-mldrift`
+processes with empty caches against the same command warm, on PoCL and on Intel's CPU runtime.
+
+Cold: a new directory as XDG_CACHE_HOME (gpucompat's program cache and probe answers) and as
+POCL_CACHE_DIR (PoCL's compiled kernels); warm: the same command again on what the cold run left.
+Intel's CPU runtime is reached as CI reaches it (.ci/run): POCL_EXTRA_BUILD_FLAGS makes every PoCL
+build fail, so the device probe passes PoCL over. `fix` runs with GPUCOMPAT_VULKAN_DIR pointing
+nowhere: its litert-gpu check is "not run" (what is measured is the OpenCL side). Prints medians of
+wall and CPU seconds (user + system of the child) and the cold/warm ratio; asserts nothing
+(timings depend on what else runs on the machine).
+
+    python bench/cold_start.py [--repeat 3] [--devices PoCL,Intel] [--checkout DIR]
+
+--checkout runs another source tree (e.g. an export of an older commit) through PYTHONPATH.
+The MediaPipe models come from the tests' cache (tests/real_models.py fetches them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+
+from real_models import fetch  # noqa: E402
+
+INTEL = {"POCL_EXTRA_BUILD_FLAGS": "-Werror -D__OPENCL_VERSION__=1"}  # every PoCL build fails: Intel's runtime
+DEVICES = {"PoCL": {}, "Intel": INTEL}
+
+
+def cases() -> dict[str, list[str]]:
+    """Command lines by name (the output path of fix is filled in per run)."""
+    models = fetch()
+    return {"verify face_landmark": ["verify", str(models["face_landmark"])],
+            "fix pose_detection": ["fix", "--profile", "litert-mldrift", str(models["pose_detection"]), "-o"]}
+
+
+def timed(argv: list[str], env: dict[str, str], cwd: str) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system) of one child process run in `cwd` (so that the source
+    tree is the one PYTHONPATH names); it must succeed."""
+    t0 = time.perf_counter()
+    child = subprocess.Popen([sys.executable, "-m", "gpucompat", *argv], env=env, cwd=cwd,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - t0
+    err = child.stderr.read().decode(errors="replace")
+    child.stderr.close()
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise SystemExit(f"{' '.join(argv)} failed: {err.strip()[-400:]}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def pair(argv: list[str], extra: dict[str, str], checkout: str | None) -> tuple[tuple[float, float], ...]:
+    """(cold wall, cold CPU), (warm wall, warm CPU) in one fresh cache directory."""
+    with tempfile.TemporaryDirectory(prefix="cold-start-") as home:
+        env = {**os.environ, **extra, "XDG_CACHE_HOME": home, "POCL_CACHE_DIR": os.path.join(home, "pocl"),
+               "GPUCOMPAT_VULKAN_DIR": os.path.join(home, "no-vulkan")}
+        if checkout:
+            env["PYTHONPATH"] = checkout
+        if argv[-1] == "-o":
+            argv = [*argv, os.path.join(home, "fixed.tflite")]
+        return timed(argv, env, home), timed(argv, env, home)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--devices", default="PoCL,Intel")
+    parser.add_argument("--cases", help="comma-separated case names (default all)")
+    parser.add_argument("--checkout", help="source tree to run (PYTHONPATH), default the installed gpucompat")
+    args = parser.parse_args()
+    chosen = {k: v for k, v in cases().items() if not args.cases or k in args.cases.split(",")}
+    print("| command | device | cold wall | cold CPU | warm wall | warm CPU | cold/warm (wall) |")
+    print("|---|---|---|---|---|---|---|")
+    for name, argv in chosen.items():
+        for device in args.devices.split(","):
+            runs = [pair(argv, DEVICES[device], args.checkout) for _ in range(args.repeat)]
+            med = [statistics.median(r[i][j] for r in runs) for i in (0, 1) for j in (0, 1)]
+            print(f"| {name} | {device} | {med[0]:.1f} s | {med[1]:.1f} s | {med[2]:.1f} s | {med[3]:.1f} s "
+                  f"| {med[0] / med[2]:.1f}x |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
