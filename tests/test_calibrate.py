@@ -76,9 +76,21 @@ def test_the_sampled_grid_reproduces_the_shipped_table(calibrated):
     both = [k for k in grid["table"] if k in shipped]
     assert len(both) > 0.9 * len(grid["table"])
     assert {k for k in both if grid["table"][k]["fp32"]["wrong"]}, "the sample holds forms computed wrongly"
+    pairs = [(k, p) for k in both for p in ("fp32", "fp16")]
+    settled = [(k, p) for k, p in pairs if not _near_threshold(grid["table"][k][p], p)
+               and not _near_threshold(shipped[k][p], p)]
+    assert len(settled) > 0.97 * len(pairs), "most verdicts are far from the noise threshold"
     differ = [f"{k} at {p}: measured {grid['table'][k][p]}, shipped {shipped[k][p]}"
-              for k in both for p in ("fp32", "fp16") if grid["table"][k][p]["wrong"] != shipped[k][p]["wrong"]]
+              for k, p in settled if grid["table"][k][p]["wrong"] != shipped[k][p]["wrong"]]
     assert not differ, "\n".join(differ)
+
+
+def _near_threshold(r: dict, precision: str) -> bool:
+    """A verdict the drawn values decide (the grids draw other values: other batches): its max
+    error or its cosine within a factor of 2 of the precision's threshold (a single-output
+    FULLY_CONNECTED at fp16 measures 0.0125 in the suite's grid and 0.0008 in calibrate's)."""
+    min_cos, max_err = calibrate_grid.NOISE[precision]
+    return max_err / 2 <= r["max_error"] <= max_err * 2 or (1 - min_cos) / 2 <= 1 - r["cosine"] <= (1 - min_cos) * 2
 
 
 @pytest.mark.fidelity
@@ -114,7 +126,7 @@ def _key(form, tmp_path) -> str | None:
     from gpucompat import ir
     from gpucompat.rules.support.forms import form_of
 
-    return form_of(ir.load(_model(form, tmp_path)).graphs[0].ops[0])
+    return form_of(ir.load(_model(form, tmp_path)).graphs[0].outputs[0].producer)
 
 
 def _codes(path: str, profile: str) -> set[str]:

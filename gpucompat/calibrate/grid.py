@@ -8,9 +8,12 @@ with every pair of operand shapes in `n`/`1` up to rank 4 (a constant second ope
 first for SUB and DIV, two runtime operands), every one-operand op at ranks 1-4, SOFTMAX,
 TRANSPOSE per permutation, SLICE / STRIDED_SLICE per set of axes, PAD / PADV2 per set of axes,
 CONCATENATION per axis and kind of operand, RESHAPE per pair of ranks, every reduction per set
-of axes, at two sets of sizes. Each form is the one op a converter writes for it, so its form key
-is the key of the converter's op. "full" runs them all (10 to 25 minutes on the software driver),
-"sample" one in SAMPLE_EVERY (40 s); a form key is wrong when any of its forms is.
+of axes, STRIDED_SLICE at steps 1 and 3 and dropping an axis, FULLY_CONNECTED of every input
+shape up to rank 4 with every weight kind (int8 ones judged against the floats they stand for),
+at two sets of sizes. Each form is the op a converter writes for it (float16 weights behind their
+DEQUANTIZE), so its form key is the key of the converter's op. "full" runs them all (10 to 25
+minutes on the software driver), "sample" one in SAMPLE_EVERY (40 s); a form key is wrong when any
+of its forms is.
 """
 
 from __future__ import annotations
