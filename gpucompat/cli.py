@@ -12,6 +12,7 @@ import typer
 from typer.exceptions import TyperException
 
 from gpucompat import __version__, debug
+from gpucompat.commands.calibrate import calibrate
 from gpucompat.commands.check import check
 from gpucompat.commands.common import EXIT_ERROR
 from gpucompat.commands.confirm import confirm
@@ -58,6 +59,7 @@ app.command()(report)
 app.command()(fix)
 app.command()(verify)
 app.command()(confirm)
+app.command()(calibrate)
 app.command()(doctor)
 
 

@@ -1,7 +1,8 @@
 """What the rewrites for forms the real accelerator computes wrongly share (explicit-rank-4,
-scalar-to-channels): they act only where the numerics calibration (rules/support/calibration/) records
-the op's form wrong under the chosen profile, and only when the form they make is recorded right;
-the op runs at another shape between two RESHAPEs, the last writing the op's own output tensor."""
+scalar-to-channels): they act only where the numerics calibration (rules/support/calibration/, or
+a calibrated profile file's table) records the op's form wrong under the chosen profile, and only
+when the form they make is recorded right; the op runs at another shape between two RESHAPEs, the
+last writing the op's own output tensor."""
 
 from __future__ import annotations
 
@@ -27,9 +28,10 @@ class CalibratedRewrite(Rewrite):
         None when the pattern does not apply to it."""
 
     def check(self, op: Op, ctx: RewriteContext) -> Replacement | str | None:
-        if ctx.profile.name not in calibration.PROFILES:  # asked first: the cheap question
+        table = calibration.for_profile(ctx.profile)
+        if table is None:
             return None
-        seen = calibration.observed(form_of(op))
+        seen = table.observed(form_of(op))
         if seen is None or not seen["fp32"]["wrong"]:
             return None
         r = Replacement(op, [op], ctx=ctx)
@@ -68,10 +70,11 @@ def reshaped(op: Op, r: Replacement, inputs: Sequence[Tensor | None], shape: Seq
 
 
 def not_measured_right(new: Op, what: str, ctx: RewriteContext) -> str | None:
-    """Why `new` will not do: its form is not recorded right at both precisions, or the profile
-    rejects it."""
+    """Why `new` will not do: its form is not recorded right at both precisions in the profile's
+    table, or the profile rejects it."""
     key = form_of(new)
-    seen = calibration.observed(key)
+    table = calibration.for_profile(ctx.profile)
+    seen = None if table is None else table.observed(key)
     if seen is None or seen["fp32"]["wrong"] or seen["fp16"]["wrong"]:
         return f"its {what} form [{key}] is not one the accelerator was measured to compute right"
     verdict = ctx.verdict(new)

@@ -40,12 +40,11 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from gpucompat.verification.tolerance import magnitude, max_abs_error  # noqa: E402
+from gpucompat.calibrate import grid as calibrate_grid  # noqa: E402
+from gpucompat.calibrate.grid import NOISE, judge  # noqa: E402
 from modelgen import const, tf  # noqa: E402
 
 F, I32 = np.float32, np.int32
-# A form's outputs are right when within this of the CPU's (cosine, max error / largest output).
-NOISE = {"fp32": (0.9999, 1e-3), "fp16": (0.999, 1e-2)}
 BATCH = 300  # forms per model
 # Sizes of the output axes, from the last: the last a multiple of 4 in one set and not in the other.
 SIZES = ((8, 3, 5, 2), (7, 4, 6, 3))
@@ -570,21 +569,6 @@ def _owner(out, by_name: dict[str, Form]) -> Form:
     raise ValueError(f"output {out.name!r} reads no form's input")
 
 
-def judge(got: np.ndarray, want: np.ndarray, precision: str) -> dict:
-    """Cosine and max error (relative to the largest CPU output) of one output, and whether that
-    is beyond the precision's noise."""
-    g, w = np.asarray(got, np.float64).ravel(), np.asarray(want, np.float64).ravel()
-    norm = float(np.linalg.norm(g) * np.linalg.norm(w))
-    cosine = float(g @ w / norm) if norm else float(np.array_equal(g, w))
-    error = max_abs_error(g, w) / (magnitude(w) or 1.0)  # verify's own measures: a NaN is an error
-    min_cos, max_err = NOISE[precision]
-    return {
-        "cosine": round(cosine, 4),
-        "max_error": float(f"{error:.3g}"),
-        "wrong": cosine < min_cos or error > max_err,
-    }
-
-
 def run_grid(directory: str, grid: list[Form], seed: int = 0, log=None) -> list[Form]:
     """Every form of `grid`, run in batches of BATCH (models written into `directory`); converted
     forms and forms written op by op go into models of their own."""
@@ -597,46 +581,8 @@ def run_grid(directory: str, grid: list[Form], seed: int = 0, log=None) -> list[
 
 
 def by_key(grid: list[Form], recorded: dict[str, dict] | None = None) -> dict[str, dict]:
-    """The grid's verdicts per form key: wrong at a precision when any form of the key is, with
-    the worst form as the evidence; added to the keys of `recorded` (a table recorded before)."""
-    out: dict[str, dict] = dict(recorded or {})
-    for f in sorted(grid, key=lambda f: f.name):
-        if f.key is None:
-            continue
-        entry = out.setdefault(f.key, {})
-        for precision, r in f.result.items():
-            worst = entry.get(precision)
-            if worst is None or (r["wrong"], -r["cosine"]) > (worst["wrong"], -worst["cosine"]):
-                entry[precision] = {**r, "example": _example(f)}
-    return dict(sorted(_across_binary_ops(out).items()))
-
-
-def _across_binary_ops(table: dict[str, dict]) -> dict[str, dict]:
-    """A binary form measured wrong for one op is wrong for every op of the same form: the
-    delegate lays out the operands of every binary elementwise op alike (ADD, SUB, MUL and
-    SQUARED_DIFFERENCE agree on every form), and MAXIMUM / MINIMUM come out right in a wrong
-    layout only when the misplaced values happen to lose every comparison. The evidence names the
-    op that showed it."""
-    from gpucompat.rules.support.forms import BINARY
-
-    worst: dict[tuple[str, str], tuple[str, dict]] = {}
-    for key, entry in table.items():
-        op, form = key.split(" ", 1)
-        if op in BINARY:
-            for precision, r in entry.items():
-                seen = worst.get((form, precision))
-                if r["wrong"] and (seen is None or r["cosine"] < seen[1]["cosine"]):
-                    worst[(form, precision)] = (op, r)
-    out = {}
-    for key, entry in table.items():
-        op, form = key.split(" ", 1)
-        out[key] = dict(entry)
-        for precision, r in entry.items():
-            shown = worst.get((form, precision)) if op in BINARY and not r["wrong"] else None
-            if shown:
-                out[key][precision] = {**shown[1], "example": f"{shown[1]['example']}; the same form of {shown[0]} "
-                                       f"(measured right for {op}: cosine {r['cosine']})"}
-    return out
+    """The grid's verdicts per form key, added to the keys of `recorded` (gpucompat/calibrate/grid.py by_key)."""
+    return calibrate_grid.by_key([(f.name, f.key, f.result, _example(f)) for f in grid], recorded)
 
 
 def _example(f: Form) -> str:

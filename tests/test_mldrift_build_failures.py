@@ -31,19 +31,41 @@ def summary(m: IRModel, tmp_path) -> dict:
     return gpucompat.check(m.save(tmp_path / "m.tflite"), profile="litert-mldrift")["summary"]
 
 
-@pytest.mark.parametrize("x_shape, out_shape, keep, weights, fails", [
-    ([1, 32, 64], [32, 128], False, "int8", True),       # flattens a rank-3 input: observed to fail
+FLATTENING = [  # (input, output, keep_num_dims, weights, fails to build): each measured on 2.3.0's accelerator
+    ([1, 32, 64], [32, 128], False, "int8", True),       # flattens 32 rows of batch 1: fails
+    ([1, 16, 64], [16, 128], False, "int8", False),      # 16 rows: built
+    ([1, 17, 64], [17, 128], False, "int8", True),       # 17 rows: fails
+    ([1, 17, 8], [17, 128], False, "int8", True),        # whatever the features
+    ([2, 40, 64], [80, 128], False, "int8", False),      # batch 2: built
     ([1, 32, 64], [1, 32, 128], True, "int8", False),    # keeps its rank: built
     ([32, 64], [32, 128], True, "int8", False),          # rank 2: built
     ([1, 32, 64], [32, 128], False, "float", False),     # float weights: built
-    ([1, 4, 8, 64], [32, 128], False, "int8", True),     # flattens [1, H, W, C]: measured to fail (the grid)
-    ([2, 1, 16, 64], [32, 128], False, "int8", False),   # flattens another rank-4 input: built
+    ([1, 4, 8, 64], [32, 128], False, "int8", True),     # flattens [1, H, W, C], H * W = 32: fails
+    ([1, 4, 4, 64], [16, 128], False, "int8", False),    # H * W = 16: built
+    ([1, 2, 9, 64], [18, 128], False, "int8", True),     # H * W = 18: fails
+    ([1, 1, 17, 64], [17, 128], False, "int8", True),    # H = 1, W = 17: fails
+    ([2, 1, 16, 64], [32, 128], False, "int8", False),   # batch 2: built
     ([1, 4, 8, 64], [1, 4, 8, 128], True, "int8", False),  # keeps its rank: built
-])
+]
+
+
+@pytest.mark.parametrize("x_shape, out_shape, keep, weights, fails", FLATTENING)
 def test_an_int8_weight_fully_connected_flattening_fails_to_build(x_shape, out_shape, keep, weights, fails,
                                                                   tmp_path):
     s = summary(fully_connected(x_shape, out_shape, keep, weights), tmp_path)
     assert s["delegation_fails"] is fails and s["ops_gpu"] == (0 if fails else 1)
+
+
+def test_the_accelerator_builds_the_flattening_forms_as_predicted(tmp_path):
+    """The same forms compiled on LiteRT's real accelerator: `confirm` finds no disagreement."""
+    from cli import gpucompat as run_cli
+    from vulkan import gate
+
+    for i, case in enumerate(FLATTENING):
+        fully_connected(*case[:4]).save(tmp_path / f"fc{i}.tflite")
+    r = run_cli("confirm", str(tmp_path))
+    gate(r)
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_blockwise_quantized_weights_crash_the_accelerator(tmp_path):

@@ -31,17 +31,12 @@ class ConfirmProbe:
 
 def probe_model() -> bytes:
     """The probe: output = input + a constant, one delegable ADD."""
-    from gpucompat import ir
-    from gpucompat.ir import build, dtypes
+    from gpucompat.ir.build import Sketch
 
-    model, graph = build.empty_model()
-    x = build.tensor(graph, "input", (1, 8, 8, 4), dtypes.from_numpy(np.dtype(np.float32)))
-    y = build.tensor(graph, "output", (1, 8, 8, 4), x.dtype)
-    bias = build.constant(graph, "bias", np.full((1, 8, 8, 4), 0.5, np.float32))
-    graph.ops.append(build.operator(graph, "ADD", [x, bias], [y]))
-    graph.inputs, graph.outputs = [x], [y]
-    graph.link()
-    return ir.to_bytes(model)
+    s = Sketch()
+    x = s.input("input", (1, 8, 8, 4))
+    s.output(s.op("ADD", [x, s.const("bias", np.full((1, 8, 8, 4), 0.5, np.float32))], (1, 8, 8, 4)))
+    return s.to_bytes()
 
 
 def probe(launch) -> ConfirmProbe:

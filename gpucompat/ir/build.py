@@ -81,3 +81,56 @@ def retype(op: Op, op_name: str, options=None, version: int = 1) -> None:
     op.code = fresh.code
     op.fb.builtinOptionsType = fresh.fb.builtinOptionsType
     op.fb.builtinOptions = fresh.fb.builtinOptions
+
+
+class Sketch:
+    """A one-subgraph model written op by op, without a converter: the calibration probes
+    (rules/support/probes.py) and `confirm`'s device probe.
+
+        s = Sketch()
+        x = s.input("x", (1, 8, 8, 4))
+        s.output(s.op("ADD", [x, s.const("c", np.ones(4, np.float32))], (1, 8, 8, 4)))
+        data = s.to_bytes()
+    """
+
+    def __init__(self) -> None:
+        self.model, self.graph = empty_model()
+
+    def input(self, name: str, shape: Sequence[int], dtype: int = dtypes.FLOAT32) -> Tensor:
+        """A new model input."""
+        t = tensor(self.graph, name, shape, dtype)
+        self.graph.inputs.append(t)
+        return t
+
+    def const(self, name: str, value: np.ndarray, quantization: tuple | None = None) -> Tensor:
+        """A new constant holding `value`; `quantization` (scale, zero point) marks it quantized,
+        per channel of its first axis when the scale is a sequence."""
+        value = np.asarray(value)
+        t = constant(self.graph, name, value)
+        t.fb.shape = np.asarray(value.shape, dtype=np.int32)  # a scalar stays rank 0 (constant() makes it [1])
+        if quantization is not None:
+            scales = np.atleast_1d(np.asarray(quantization[0], np.float32))
+            q = fb.QuantizationParametersT()
+            q.scale, q.zeroPoint = [float(v) for v in scales], [int(quantization[1])] * len(scales)
+            q.quantizedDimension = 0
+            t.fb.quantization = q
+        return t
+
+    def op(self, op_name: str, inputs: Sequence[Tensor | None], shape: Sequence[int], dtype: int = dtypes.FLOAT32,
+           options=None, version: int = 1) -> Tensor:
+        """Append the builtin op `op_name` reading `inputs` and writing one new tensor of `shape`
+        and `dtype`; return that tensor."""
+        out = tensor(self.graph, f"{op_name.lower()}_{len(self.graph.ops)}", shape, dtype)
+        self.graph.ops.append(operator(self.graph, op_name, inputs, [out], options, version))
+        return out
+
+    def output(self, *tensors: Tensor) -> None:
+        """Mark model outputs."""
+        self.graph.outputs.extend(tensors)
+
+    def to_bytes(self) -> bytes:
+        """The model file."""
+        from gpucompat import ir
+
+        self.graph.link()
+        return ir.to_bytes(self.model)

@@ -1,6 +1,7 @@
 """Delegated-but-wrong and never-measured forms, shared by GPU005, PREC408 and GPU007: ops the GPU
 takes in a form (rules/support/forms.py) that the numerics calibration grid measured wrong on
-LiteRT's real GPU accelerator, or never measured (rules/support/calibration/). The rules read the
+LiteRT's real GPU accelerator, or never measured (rules/support/calibration/, or the table of a
+calibrated profile file). The rules read the
 table only: no form is judged by a hand-written predicate."""
 
 from __future__ import annotations
@@ -30,18 +31,18 @@ def delegated_keyed(result, analyses):
 def wrong_findings(result, analyses, code: str) -> list[Finding]:
     """Findings of `code` (GPU005: wrong at fp32; PREC408: wrong at fp16 only) on the ops the
     profile delegates whose form the calibration recorded wrong."""
-    if result.profile.name not in calibration.PROFILES:  # asked first: loading the table costs time
+    table = calibration.for_profile(result.profile)
+    if table is None:
         return []
-    record = calibration.load()
     out = []
     for o, key in delegated_keyed(result, analyses):
-        fp32, fp16 = calibration.status(key, "fp32") == "wrong", calibration.status(key, "fp16") == "wrong"
+        fp32, fp16 = table.status(key, "fp32") == "wrong", table.status(key, "fp16") == "wrong"
         if (code == "GPU005" and fp32) or (code == "PREC408" and fp16 and not fp32):
             where = "at fp32 and at its fp16 default" if fp32 and fp16 else (
                 "at fp32" if fp32 else "at its fp16 default")
             out.append(Finding(
                 code, "error",
                 f"subgraph {o.subgraph} op#{o.index} {o.op} [{key}] is delegated and computes wrong values "
-                f"{where}: observed with {evidence(record, calibration.observed(key), 'fp32' if fp32 else 'fp16')}",
+                f"{where}: observed with {evidence(table.record, table.observed(key), 'fp32' if fp32 else 'fp16')}",
                 ((o.subgraph, o.index),)))
     return out

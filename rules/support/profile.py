@@ -73,6 +73,8 @@ class Profile:
     rank_message / type_message: the runtime's IsAllAllowedTensors texts ({limit}, {type}, {name}).
     release: the runtime release the profile describes ("2.3.0" for LiteRT's ai-edge-litert 2.3.0),
         None for the classic delegate's generations, which are read from source, not a wheel.
+    forms: the numerics table a calibrated profile file carries (rules/support/calibration/ Table record),
+        None where the shipped table stands for the profile or none does.
     """
 
     name: str
@@ -98,6 +100,7 @@ class Profile:
     rank_message: str = "OP is supported, but tensor type/shape isn't compatible."
     type_message: str = "OP is supported, but tensor type/shape isn't compatible."
     release: str | None = None
+    forms: dict | None = None
 
     @property
     def label(self) -> str:

@@ -1,10 +1,12 @@
 """Profiles by name. Each lives in rules/support/profiles/<module>.py and exposes PROFILE; a measured
 release of LiteRT's accelerator is `litert-mldrift@RELEASE` (rules/support/profiles/litert_mldrift_releases.py),
-and plain `litert-mldrift` is the newest stable release measured."""
+and plain `litert-mldrift` is the newest stable release measured. A path names a calibrated
+profile file (rules/support/profile_file.py)."""
 
 from __future__ import annotations
 
 import importlib
+import os
 
 from gpucompat.errors import GpucompatError
 from gpucompat.rules.support.profile import Profile
@@ -25,7 +27,8 @@ def names() -> list[str]:
 
 
 def get(name: str) -> Profile:
-    """The profile called `name`; a GpucompatError listing the known names otherwise."""
+    """The profile called `name`, or else the one read from the file `name` that `gpucompat
+    calibrate` wrote; a GpucompatError listing the known names otherwise."""
     family, at, release = name.partition("@")
     if at and family == "litert-mldrift":
         profile = _releases().get(release)
@@ -34,9 +37,14 @@ def get(name: str) -> Profile:
                                  f"{', '.join(_releases())}; `gpucompat confirm` compares any release with 2.3.0)")
         return profile
     module = MODULES.get(name)
-    if module is None:
-        raise GpucompatError(f"unknown profile {name!r} (known: {', '.join(names())})")
-    return importlib.import_module(f"gpucompat.rules.support.profiles.{module}").PROFILE
+    if module is not None:
+        return importlib.import_module(f"gpucompat.rules.support.profiles.{module}").PROFILE
+    if name.endswith(".json") or os.sep in name or os.path.isfile(name):
+        from gpucompat.rules.support.profile_file import load
+
+        return load(name)
+    raise GpucompatError(f"unknown profile {name!r} (known: {', '.join(names())}, or the path of a file "
+                         f"`gpucompat calibrate` wrote)")
 
 
 def for_release(release: str | None) -> Profile:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpucompat.confirm import logs
-from gpucompat.confirm.runner import NO_DEVICE_HELP, NoDevice, launcher
+from gpucompat.confirm.runner import NO_DEVICE_HELP, Launcher, NoDevice, launcher
 from gpucompat.errors import GpucompatError
 from gpucompat.runners.litert_gpu import infer_child
 
@@ -35,12 +35,13 @@ class AcceleratorRun:
 
 def run_on_accelerator(path: str, runs: list[list[np.ndarray]], input_indices: list[int],
                        output_indices: list[int], timeout_s: float = TIMEOUT_S, precision: str = "fp32",
-                       partly: bool = False) -> AcceleratorRun:
+                       partly: bool = False, launch: Launcher | None = None) -> AcceleratorRun:
     """The outputs (in `output_indices` order) of every run of `path` on the accelerator, at
     `precision` (fp32, or fp16: the accelerator's default); a one-line GpucompatError when there
     is no Vulkan device, the child fails or runs past `timeout_s`, or the model is not fully
-    accelerated and `partly` does not allow the rest on LiteRT's CPU."""
-    launch = launcher()
+    accelerated and `partly` does not allow the rest on LiteRT's CPU. `launch`: the child's Python and
+    environment (default: runner.launcher())."""
+    launch = launch or launcher()
     with tempfile.TemporaryDirectory(prefix="gpucompat-litert-") as tmp:
         inputs, outputs = os.path.join(tmp, "inputs.npz"), os.path.join(tmp, "outputs.npz")
         np.savez(inputs, **{f"run{r}_t{t}": v for r, feeds in enumerate(runs) for t, v in zip(input_indices, feeds)})

@@ -3,16 +3,20 @@
 verdict at fp32 and at the accelerator's default precision (fp16) with its evidence (cosine and
 max error relative to the largest CPU output, and the grid form that showed it).
 
-The GPU005, PREC408 and GPU007 rules read it (a form it lacks is unmeasured); the fidelity suite
+The GPU005, PREC408 and GPU007 rules read it (a form it lacks is unmeasured), or the table a
+calibrated profile file carries (`gpucompat calibrate --grid`, gpucompat/calibrate/grid.py); the fidelity suite
 re-runs a sample of the grid and fails when the accelerator and this file disagree."""
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from functools import lru_cache
 
 PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "litert_gpu.json")
+THRESHOLDS = ("wrong: cosine < 0.9999 or max error > 1e-3 of the largest output at fp32; "
+              "cosine < 0.999 or max error > 1e-2 at fp16")
 PROFILES = ("litert-mldrift", "litert-mldrift@2.3.0")  # the profiles of the release it measured (asked first)
 
 
@@ -23,20 +27,43 @@ def load() -> dict:
         return json.load(f)
 
 
+@dataclass(frozen=True)
+class Table:
+    """One measured table: `record` is {"litert", "driver", "forms": {key: {precision: ...}}, ...}."""
+
+    record: dict
+
+    def observed(self, key: str | None) -> dict | None:
+        """The recorded verdicts of one form key ({"fp32": {...}, "fp16": {...}}), None when the
+        grid has no such form."""
+        return None if key is None else self.record["forms"].get(key)
+
+    def status(self, key: str | None, precision: str) -> str:
+        """What the accelerator was measured to compute for the form `key` at `precision` ("fp32"
+        or "fp16"): "wrong", "right", or "unmeasured" when the grid never ran that form (or the op
+        has no form key). Unknown is not right: callers report "unmeasured" as such."""
+        seen = self.observed(key)
+        if seen is None or precision not in seen:
+            return "unmeasured"
+        return "wrong" if seen[precision]["wrong"] else "right"
+
+
+def for_profile(profile) -> Table | None:
+    """The table that stands for `profile`: its own (a calibrated profile file's grid), the shipped
+    one for the profiles it was measured for, None for any other (its forms are not judged)."""
+    if profile.forms is not None:
+        return Table(profile.forms)
+    return Table(load()) if profile.name in PROFILES else None  # the name asked first: loading costs time
+
+
 def observed(key: str | None) -> dict | None:
-    """The recorded verdicts of one form key ({"fp32": {...}, "fp16": {...}}), None when the grid
-    has no such form."""
-    return None if key is None else load()["forms"].get(key)
+    """The shipped table's verdicts of one form key (Table.observed)."""
+    return Table(load()).observed(key)
 
 
 def status(key: str | None, precision: str) -> str:
-    """What the accelerator was measured to compute for the form `key` at `precision` ("fp32" or
-    "fp16"): "wrong", "right", or "unmeasured" when the grid never ran that form (or the op has no
-    form key). Unknown is not right: callers report "unmeasured" as such."""
-    seen = observed(key)
-    if seen is None or precision not in seen:
-        return "unmeasured"
-    return "wrong" if seen[precision]["wrong"] else "right"
+    """The shipped table's verdict on the form `key` at `precision` (Table.status)."""
+    return Table(load()).status(key, precision)
 
 
 def write(forms: dict[str, dict], driver: str) -> None:
@@ -44,8 +71,7 @@ def write(forms: dict[str, dict], driver: str) -> None:
     from importlib.metadata import version
 
     head = {"litert": version("ai-edge-litert"), "driver": driver, "profiles": list(PROFILES[:1]),  # the rest: aliases
-            "thresholds": "wrong: cosine < 0.9999 or max error > 1e-3 of the largest output at fp32; "
-                          "cosine < 0.999 or max error > 1e-2 at fp16"}
+            "thresholds": THRESHOLDS}
     tmp = PATH + ".tmp"
     with open(tmp, "w") as f:  # one line per form: about 15,000 of them
         f.write(json.dumps(head, indent=1)[:-2] + ',\n "forms": {\n')

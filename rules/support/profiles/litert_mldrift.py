@@ -16,6 +16,7 @@ What differs from the classic delegate (gpu-current), all observed:
   delegate") instead of leaving it on the CPU.
 """
 
+import math
 from dataclasses import replace
 
 from gpucompat.ir import dtypes
@@ -52,14 +53,18 @@ def _not_from_densify(op, ctx: Context) -> Verdict:
 
 
 def _int8_weights_flattening(op, ctx: Context) -> Verdict:
-    """Dynamic-range quantized (int8 constant weights, float input) FULLY_CONNECTED on a rank-3
-    input that flattens it (keep_num_dims false: a [1, T, C] input, a [T, N] output): taken at
-    partitioning, then its kernel cannot be created and the whole compile fails; observed on an
+    """Dynamic-range quantized (int8 constant weights, float input) FULLY_CONNECTED flattening a
+    rank-3 or rank-4 input of batch 1 into more than 16 rows (keep_num_dims false: a [1, T, C]
+    input with T > 16, a [T, N] output): taken at partitioning, then its kernel cannot be created
+    and the whole compile fails ("Unable to parse bc coord for BATCH axis"); observed on an
     ai-edge-quantizer transformer encoder and on one-op models with and without an activation or
-    a consumer ("Shape mismatch ... output of convolution1x1", "Unable to parse bc coord for BATCH
-    axis"). The same FC keeping its rank, at rank 2, or with float weights is built. At rank 4 the
-    numerics grid (tests/numerics_grid.py) found the same for a [1, H, W, C] input with H and W
-    above 1 ("Failed to modify graph with delegate"); other rank-4 inputs are built."""
+    a consumer. Measured on 2.3.0 (tests/test_mldrift_build_failures.py): [1, T, C] builds for
+    T <= 16 and fails for T >= 17 whatever C and the units; [1, H, W, C] alike by H * W ([1, 4, 4,
+    C] builds, [1, 2, 9, C] and [1, 1, 17, C] fail); a first axis above 1 ([2, 40, C], [2, 1, 17,
+    C]) builds, as do the same FC keeping its rank, at rank 2, or with float weights. This is the
+    default (fp16) precision; with fp32 enforced the limit is 8 rows ([1, 9, C] fails), which the
+    profile does not model. The flattening forms that build compute wrong values when more than one
+    row comes from a batch-1 input (the numerics table: GPU005)."""
     x, w = op.input(0), op.input(1)
     if (x is not None and w is not None and x.dtype in (dtypes.FLOAT32, dtypes.FLOAT16) and w.dtype == dtypes.INT8
             and ctx.is_const(w) and op.outputs and op.outputs[0].rank != x.rank and _flattening_fails(x.shape)):
@@ -68,9 +73,13 @@ def _int8_weights_flattening(op, ctx: Context) -> Verdict:
     return ACCEPT
 
 
+FLATTENED_ROWS_BUILT = 16  # the most rows of a batch-1 input an int8-weight FULLY_CONNECTED flattens
+
+
 def _flattening_fails(shape) -> bool:
-    """The float input shapes an int8-weight FULLY_CONNECTED cannot flatten on the accelerator."""
-    return len(shape) == 3 or (len(shape) == 4 and shape[0] == 1 and shape[1] > 1 and shape[2] > 1)
+    """The float input shapes an int8-weight FULLY_CONNECTED cannot flatten on the accelerator:
+    rank 3 or 4, batch 1, more than FLATTENED_ROWS_BUILT rows."""
+    return len(shape) in (3, 4) and shape[0] == 1 and math.prod(shape[1:-1]) > FLATTENED_ROWS_BUILT
 
 
 def _blockwise_weights(op, ctx: Context) -> Verdict:
