@@ -14,7 +14,7 @@ functions there, which would otherwise make a "cold" start partly warm). Warm: a
 with both caches as the cold one left them.
 
     python bench/executor.py [--runs 20] [--precision fp32] [--sizes 96,128,160] [--alpha 0.35]
-                             [--inputs RGB,RGBA] [--devices Portable,Intel]
+                             [--inputs RGB,RGBA] [--devices "Portable,Intel(R) OpenCL"]
     python bench/executor.py --alpha 1.0 --sizes 224 --inputs RGB   # where kernel efficiency dominates
     python bench/executor.py --models a.tflite,b.tflite             # real models (one input each)
 """
@@ -181,7 +181,7 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=0.35, help="MobileNetV2 width multiplier")
     parser.add_argument("--inputs", default="RGB,RGBA", help="input channel layouts to run (RGB, RGBA)")
     parser.add_argument("--models", help="comma-separated .tflite files to run instead of the MobileNetV2s")
-    parser.add_argument("--devices", default="Portable,Intel",
+    parser.add_argument("--devices", default="Portable,Intel(R) OpenCL",
                         help="comma-separated OpenCL device name parts, each timed (those not present are left out)")
     parser.add_argument("--cache-dir")
     parser.add_argument("--init-child")

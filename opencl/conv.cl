@@ -133,22 +133,26 @@ __kernel void conv2d_slice(__global const store_t* src, int4 sd, __global const 
 }
 
 // A 1x1 convolution with stride 1 and no padding (most of a MobileNet's multiply-adds) as a
-// matrix product over the flattened pixels: `block` neighbouring pixels per work-item. Global size
-// (ceil(H * W / block), G, B). Two instances: pointwise_conv2d (8 pixels, work-groups of 8 along
-// the pixels: opencl/ops/conv.py) and pointwise_row (one pixel: a FULLY_CONNECTED over a few rows,
-// where a block of pixels would only repeat the one row).
-#define POINTWISE_KERNEL(name, block)                                                              \
+// matrix product over the flattened pixels: `block` neighbouring pixels per work-item, the loops
+// over them under `unroll` (UNROLL or KEEP_LOOP). Global size (ceil(H * W / block), G, B).
+// Instances: pointwise_conv2d (8 pixels, work-groups of 8 along the pixels: opencl/ops/conv.py),
+// pointwise_conv2d_unrolled (the same, unrolled: what PoCL runs, 10-15 % faster there and up to
+// 8 % slower on Intel's CPU runtime, docs/benchmarks.md "Executor speed") and pointwise_row (one
+// pixel: a FULLY_CONNECTED over a few rows, where a block of pixels would only repeat the one row).
+#define UNROLL _Pragma("unroll")
+#define KEEP_LOOP
+#define POINTWISE_KERNEL(name, block, unroll)                                                      \
   __kernel void name(__global const store_t* src, int4 sd, __global const store_t* w,              \
                      __global const store_t* bias, __global store_t* dst, int4 od, int act EPILOGUE_PARAMS) { \
     int p0 = get_global_id(0) * (block), g = get_global_id(1), b = get_global_id(2);                \
     int SI = (sd.w + 3) / 4, plane = sd.y * sd.z, last = plane - 1;                                \
     if (p0 >= plane) return;                                                                       \
     float8 lo[block], hi[block];                                                                   \
-    for (int i = 0; i < (block); i++) lo[i] = LOAD8(bias, 2 * g), hi[i] = LOAD8(bias, 2 * g + 1);  \
+    unroll for (int i = 0; i < (block); i++) lo[i] = LOAD8(bias, 2 * g), hi[i] = LOAD8(bias, 2 * g + 1); \
     int row = b * SI * plane, wi = g * SI * 8;                                                     \
     for (int si = 0; si < SI; si++, wi += 8, row += plane) {                                       \
       LOAD_BLOCK16(w, wi);                                                                         \
-      for (int i = 0; i < (block); i++) {                                                          \
+      unroll for (int i = 0; i < (block); i++) {                                                   \
         float4 v = LOAD4(src, row + (p0 + i < last ? p0 + i : last));                        \
         MAC_BLOCK16(lo[i], hi[i], v);                                                              \
       }                                                                                            \
@@ -158,8 +162,9 @@ __kernel void conv2d_slice(__global const store_t* src, int4 sd, __global const 
       STORE_BLOCK16(dst, od, b, g, y, x, lo[i], hi[i], act);                                       \
     }                                                                                              \
   }
-POINTWISE_KERNEL(pointwise_conv2d, 8)
-POINTWISE_KERNEL(pointwise_row, 1)
+POINTWISE_KERNEL(pointwise_conv2d, 8, KEEP_LOOP)
+POINTWISE_KERNEL(pointwise_conv2d_unrolled, 8, UNROLL)
+POINTWISE_KERNEL(pointwise_row, 1, KEEP_LOOP)
 
 // The depthwise kernels unroll their loops over the block (the accumulators and the input row
 // then live in registers: 36 % less time measured on MobileNetV2); the blocked kernels above do

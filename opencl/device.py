@@ -163,11 +163,16 @@ class Device:
         return device_key(self.device)
 
     @property
+    def kind(self) -> str:
+        """Which of KINDS this device is (some kernels have a variant measured faster on one kind)."""
+        return kind(self.device)
+
+    @property
     def parallel_builds(self) -> int:
         """How many programs are worth building at once: one per core, but one on PoCL, whose
         compiler holds one lock per context (two programs built in two threads cost their sum,
         and the second program's parse of the shared text on top)."""
-        return 1 if kind(self.device) == KINDS[1] else os.cpu_count() or 1
+        return 1 if self.kind == KINDS[1] else os.cpu_count() or 1
 
     def build(self, source: str, options: list[str], what: str):
         """Compile `source`; a CLError with the build log when it does not compile."""
