@@ -278,10 +278,14 @@ class NoWorkingDevice(CLError):
 
 
 def _pick(devices: list, spec: str):
-    """The device `spec` names: an index into `devices` or part of a platform / device name."""
+    """The device `spec` names: an index into `devices` or part of a platform / device name. A
+    platform's name wins over a device's: PoCL names its CPU device after the processor
+    ("pthread-Intel(R) Xeon(R) ..."), so "Intel" means Intel's runtime, not PoCL on an Intel CPU."""
     if spec.isdigit() and int(spec) < len(devices):
         return devices[int(spec)]
-    matches = [d for d in devices if spec.lower() in f"{d.platform.name} {d.name}".lower()]
+    wanted = spec.lower()
+    matches = ([d for d in devices if wanted in d.platform.name.lower()]
+               or [d for d in devices if wanted in f"{d.platform.name} {d.name}".lower()])
     if not matches:
         names = "; ".join(f"{i}: {name_of(d)}" for i, d in enumerate(devices))
         raise CLError(f"no OpenCL device matches {spec!r} (devices: {names})")

@@ -146,3 +146,17 @@ def test_with_no_working_device_verify_says_why_for_each_candidate_and_exits_2(m
     assert lines[2] == f"  {names[1]} (Intel CPU runtime): the probe kernel: Context failed: DEVICE_NOT_AVAILABLE"
     assert lines[3].startswith("gpucompat doctor lists every device") and len(lines) == 4
     assert gpucompat("doctor").returncode == 1
+
+
+def test_a_name_matches_a_platform_before_a_device_named_after_the_processor():
+    """PoCL names its CPU device after the processor, so on an Intel CPU "Intel" is part of PoCL's
+    device name too: `--device Intel` opens Intel's runtime, "pthread" PoCL's device."""
+    def cpu(platform_name: str, name: str) -> SimpleNamespace:
+        return SimpleNamespace(platform=SimpleNamespace(name=platform_name), name=name)
+
+    pocl = cpu("Portable Computing Language", "pthread-Intel(R) Xeon(R) Processor @ 2.10GHz")
+    intel = cpu("Intel(R) OpenCL", "Intel(R) Xeon(R) Processor @ 2.10GHz")
+    assert device._pick([pocl, intel], "Intel") is intel
+    assert device._pick([pocl, intel], "pthread") is pocl
+    assert device._pick([pocl, intel], "portable") is pocl
+    assert device._pick([pocl, intel], "1") is intel
