@@ -64,7 +64,11 @@ def pair(argv: list[str], extra: dict[str, str], checkout: str | None) -> tuple[
             env["PYTHONPATH"] = checkout
         if argv[-1] == "-o":
             argv = [*argv, os.path.join(home, "fixed.tflite")]
-        return timed(argv, env, home), timed(argv, env, home)
+        # not `home` itself: `python -m` puts the working directory first on sys.path, where the
+        # cold run's program cache (XDG_CACHE_HOME/gpucompat) would shadow the package
+        cwd = os.path.join(home, "cwd")
+        os.mkdir(cwd)
+        return timed(argv, env, cwd), timed(argv, env, cwd)
 
 
 def main() -> None:

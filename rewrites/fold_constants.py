@@ -21,7 +21,9 @@ Values: fp16 -> fp32 is exact; int8 values are (q - zero_point) * scale, which i
 up to the one rounding the runtime also does (tflite/kernels/dequantize.cc, per-tensor and
 per-channel); a sparse tensor is densified, and a shape chain computed, by the reference
 interpreter itself (its DENSIFY kernel, tflite/kernels/densify.cc, and the chain's own kernels),
-so no op's semantics are re-implemented here.
+so no op's semantics are re-implemented here. One run computes every DENSIFY and chain end of a
+graph (pose_detection folds 38 DENSIFY); a chain end is computed again only when a shape its
+chain reads has changed.
 
 Safety: exact.
 """
@@ -62,8 +64,9 @@ class FoldConstants(Rewrite):
                "of static tensors become the constants they compute")
 
     def __init__(self):
-        # chain-end values from one reference run, by tensor id: (tensor, the shapes its chain's
-        # SHAPE ops read, value); valid while those shapes are unchanged (constants never change)
+        # DENSIFY outputs and chain-end values from one reference run, by tensor id: (tensor, the
+        # shapes its chain's SHAPE ops read, value); valid while those shapes are unchanged
+        # (constants never change, so a DENSIFY's value always is)
         self._computed: dict[int, tuple[Tensor, tuple, np.ndarray]] = {}
 
     def candidates(self, graph, ctx):
@@ -95,32 +98,44 @@ class FoldConstants(Rewrite):
         op = match.anchor
         if op.builtin in SHAPE_ARITHMETIC:
             for out in [t for t in op.outputs if t.consumers or op.graph.is_graph_output(t)]:
-                _replace_by_constant(out, self._chain_value(out))
+                _replace_by_constant(out, self._reference_value(out))
             return
         out = op.outputs[0]
-        value = densify(op) if op.builtin == B["DENSIFY"] else dequantize(op.input(0))
+        value = self._reference_value(out) if op.builtin == B["DENSIFY"] else dequantize(op.input(0))
         op.graph.remove_op(op)
         _replace_by_constant(out, value)
 
-    def _chain_value(self, out: Tensor) -> np.ndarray:
-        """The value of a chain end; one reference run computes every chain end of the graph, so
-        a model with many chains (EfficientNet: one per squeeze-and-excite block) runs it once."""
+    def _reference_value(self, out: Tensor) -> np.ndarray:
+        """The value of a chain end or of a DENSIFY of a constant, as the reference interpreter
+        computes it. One run computes every such value of the graph, so a model with many chains
+        (EfficientNet: one per squeeze-and-excite block) or many sparse weights (pose_detection:
+        38 DENSIFY) runs it once."""
         hit = self._computed.get(id(out))
         if hit is None or hit[0] is not out or hit[1] != _shapes_read(out):
             graph = out.graph
             known = known_values(graph)
             run = ReferenceRun(graph.model)
-            for end in chain_ends(graph, known):
-                for t in end.outputs:
-                    if id(t) in known:
-                        self._computed[id(t)] = (t, _shapes_read(t), run.value(t))
+            for t in _reference_folded(graph, known):
+                self._computed[id(t)] = (t, _shapes_read(t, known), run.value(t))
             hit = self._computed[id(out)]
         return hit[2]
 
 
-def _shapes_read(t: Tensor) -> tuple:
-    """The shapes the SHAPE and ZEROS_LIKE ops of `t`'s chain read (with constants, what its value depends on)."""
-    chain = _chain(t.producer, known_values(t.graph))
+def _reference_folded(graph: Graph, known: set[int]) -> list[Tensor]:
+    """The tensors whose folded value comes from the reference interpreter: the outputs of
+    DENSIFY ops of constants and the known outputs of chain ends."""
+    dense = [op.outputs[0] for op in of_type(graph, "DENSIFY")
+             if op.outputs and op.input(0) is not None and op.input(0).is_constant]
+    return dense + [t for end in chain_ends(graph, known) for t in end.outputs if id(t) in known]
+
+
+def _shapes_read(t: Tensor, known: set[int] | None = None) -> tuple:
+    """The shapes the SHAPE and ZEROS_LIKE ops of `t`'s chain read (with constants, what its value
+    depends on); none for a DENSIFY's output, whose value is its constant's. `known`: the graph's
+    `known_values`, when the caller has them."""
+    if t.producer.builtin not in SHAPE_ARITHMETIC:
+        return ()
+    chain = _chain(t.producer, known_values(t.graph) if known is None else known)
     return tuple(o.input(0).shape for o in chain if o.builtin in SHAPE_READERS)
 
 
@@ -208,8 +223,3 @@ def dequantize(t: Tensor) -> np.ndarray:
         shape[params.quantizedDimension] = scale.size
         scale, zero = scale.reshape(shape), (zero.reshape(shape) if zero.size > 1 else zero)
     return (q.astype(np.int64) - zero).astype(np.float32) * scale
-
-
-def densify(op: Op) -> np.ndarray:
-    """The dense value of a DENSIFY's sparse constant, computed by the reference interpreter."""
-    return ReferenceRun(op.graph.model).value(op.outputs[0])
