@@ -12,9 +12,9 @@ from cli import gpucompat
 from gpucompat import ir
 from gpucompat.fixing import run
 from gpucompat.opencl import device
+from gpucompat.opencl import lowering as lowerings  # importing it fills the registry of lowerings
 from gpucompat.opencl.device import CLError
 from gpucompat.opencl.ops import elementwise
-from gpucompat.opencl.ops import registry as lowerings
 from gpucompat.rules.support import registry
 from gpucompat.rules.support.profile import Options
 from gpucompat.runners import OPENCL, REFERENCE, Job, NotRun
