@@ -11,7 +11,8 @@ wall and CPU seconds (user + system of the child) and the cold/warm ratio; asser
 
     python bench/cold_start.py [--repeat 3] [--devices PoCL,Intel] [--checkout DIR]
 
---checkout runs another source tree (e.g. an export of an older commit) through PYTHONPATH.
+--checkout runs another source tree (e.g. an export of an older commit), laid out as installed
+(bench/checkout_tree.py) and put first on PYTHONPATH.
 The MediaPipe models come from the tests' cache (tests/real_models.py fetches them).
 """
 
@@ -26,6 +27,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+
+from checkout_tree import importable_tree  # noqa: E402
 
 from real_models import fetch  # noqa: E402
 
@@ -61,7 +64,7 @@ def pair(argv: list[str], extra: dict[str, str], checkout: str | None) -> tuple[
         env = {**os.environ, **extra, "XDG_CACHE_HOME": home, "POCL_CACHE_DIR": os.path.join(home, "pocl"),
                "GPUCOMPAT_VULKAN_DIR": os.path.join(home, "no-vulkan")}
         if checkout:
-            env["PYTHONPATH"] = checkout
+            env["PYTHONPATH"] = importable_tree(checkout, os.path.join(home, "tree"))
         if argv[-1] == "-o":
             argv = [*argv, os.path.join(home, "fixed.tflite")]
         # not `home` itself: `python -m` puts the working directory first on sys.path, where the
@@ -76,7 +79,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--devices", default="PoCL,Intel")
     parser.add_argument("--cases", help="comma-separated case names (default all)")
-    parser.add_argument("--checkout", help="source tree to run (PYTHONPATH), default the installed gpucompat")
+    parser.add_argument("--checkout", help="source tree to run (laid out as installed; default: the installed one)")
     args = parser.parse_args()
     chosen = {k: v for k, v in cases().items() if not args.cases or k in args.cases.split(",")}
     print("| command | device | cold wall | cold CPU | warm wall | warm CPU | cold/warm (wall) |")
