@@ -2,6 +2,7 @@
 command's output); a level that is not a number is exit 2 naming the variable."""
 
 import json
+import re
 
 import pytest
 
@@ -13,8 +14,10 @@ def test_level_3_names_every_program_build_on_stderr(models, monkeypatch):
     monkeypatch.setenv("GPUCOMPAT_DEBUG", "3")
     r = gpucompat("verify", models.path("two_gathers"), "--runs", "1", "--cache-dir", "", "--format", "json")
     assert r.returncode == 0, r.stderr
-    builds = [line for line in r.stderr.splitlines() if line.startswith("[gpucompat] building opencl/")]
-    assert builds and all(line.endswith(": compiled") for line in builds)
+    builds = [line for line in r.stderr.splitlines() if line.startswith("[gpucompat] building OpenCL kernels ")]
+    # each program names the kernels it holds (family.kernel), the device, and its compile time
+    assert builds and all(re.fullmatch(r"\[gpucompat\] building OpenCL kernels \w+\.\w+(, \w+\.\w+)* for .+: "
+                                       r"compiled in \d+\.\d\d s", line) for line in builds), builds
     assert "[gpucompat] OpenCL device: " in r.stderr
     assert json.loads(r.stdout)["passed"] is True  # stdout is still the JSON document alone
 

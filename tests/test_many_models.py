@@ -56,7 +56,7 @@ def test_help_breaks_no_word(tmp_path, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     text = gpucompat("check", "--help").stdout
     words = text.split()
-    for whole in ("--max-delegated-partitions", "<terminal|json|sarif|github|model-explorer>",
+    for whole in ("--max-delegated-partitions", "<terminal|json|sarif|github|model-explorer|html>",
                   "<error|warning|info|never>", "[tool.gpucompat]"):
         assert whole in words, whole
     assert "…" not in text and max(map(len, text.splitlines())) <= 80

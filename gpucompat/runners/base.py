@@ -24,7 +24,15 @@ if TYPE_CHECKING:  # the table is read when the CLI starts: numpy and the IR loa
 
 class NotRun(GpucompatError):
     """A runner cannot run a model on this machine (no device, no kernel for an op): `verify`
-    stops with the reason (exit 2); a fix's proof reports it as "not run", not as a failure."""
+    stops with the reason (exit 2); a fix's proof reports it as "not run", not as a failure.
+    `lines`: how the command line prints it, when the cause gave one line per device."""
+
+    def __init__(self, message: str, lines: list[str] | None = None) -> None:
+        super().__init__(message)
+        self._lines = lines
+
+    def lines(self) -> list[str]:
+        return self._lines or [str(self)]
 
 
 @dataclass

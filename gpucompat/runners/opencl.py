@@ -42,8 +42,8 @@ class OpenCLRunner:
                 runner = HybridRunner(job.model, job.where[0], runtime, called=job.where)
             except UnsupportedOp as e:
                 raise NotRun(f"{job.what}: the executor cannot run it: {e}") from None
-            except GpucompatError as e:  # no OpenCL device, pyopencl missing
-                raise NotRun(str(e)) from None
+            except GpucompatError as e:  # no OpenCL device (a line per device tried), pyopencl missing
+                raise NotRun(str(e), e.lines()) from None
         device = runtime.device.name if runtime else "none (every op runs on the CPU)"
         graph = runner.graph
 
