@@ -200,6 +200,11 @@ def test_no_verify_refuses_a_rewrite_that_introduces_a_form_never_measured(model
 def test_a_form_never_measured_is_introduced_when_the_accelerator_checks_it(models, tmp_path):
     """With a Vulkan device the accelerator checks the output in this run: the rewrite applies,
     the check passes, and the new STRIDED_SLICE is listed as never measured and introduced."""
+    from gpucompat.fixing.run import accelerator_unchecked
+
+    why = accelerator_unchecked(True)  # the probe model on the accelerator; without a device the
+    if why is not None:  # rewrite is refused (the test above)
+        without_device(why)
     out = tmp_path / "fixed.tflite"
     code, doc = _fix(models.path("gpuproof_gather_step4"), "-o", str(out), "--profile", "litert-mldrift")
     if doc["real_gpu"]["check"].startswith("not run: no Vulkan device"):

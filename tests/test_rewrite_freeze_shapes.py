@@ -23,6 +23,13 @@ def _fix(path, out, *args):
     return r, (json.loads(r.stdout) if r.stdout.startswith("{") else None)
 
 
+def _accelerator_here() -> bool:
+    """Whether LiteRT's accelerator compiles the probe model here (fix checks its output on it)."""
+    from gpucompat.fixing.run import accelerator_unchecked
+
+    return accelerator_unchecked(True) is None
+
+
 def _static(model) -> bool:
     g = model.graphs[0]
     return not any(t.is_dynamic for t in g.tensors) and first_dynamic_tensor(g) is None
@@ -131,7 +138,17 @@ def test_audio_shape_arithmetic_folds_once_the_length_is_frozen(models, tmp_path
     assert graph.inputs[0].signature == (-1, -1) and chain_ops <= {op.name for op in graph.ops}
     r, doc = _fix(path, tmp_path / "fixed.tflite", "--input-shape", f"{graph.inputs[0].name}=1,16000")
     assert r.returncode == 0, r.stderr
-    assert doc["before"]["ops_gpu"] == 0 and doc["after"]["ops_gpu"] > 0
+    assert doc["before"]["ops_gpu"] == 0
+    refused = [e["reason"] for e in doc["not_applied"]
+               if e["rewrite"] == "fold-constants" and "never measured" in e["reason"]]
+    if refused and not _accelerator_here():
+        # a fold would delegate a form the numerics grid never measured (the Keras model's SLICE of
+        # no axis), and no accelerator checks this run's output: fix refuses it, says why, and
+        # leaves the model gated rather than unproven on the GPU (issue 23)
+        assert all("does not check this run's output" in why for why in refused), refused
+        assert doc["after"]["ops_gpu"] == 0
+        return
+    assert doc["after"]["ops_gpu"] > 0
     assert not any(e["rewrite"] == "freeze-shapes" for e in doc["not_applied"])
     folded = {n.split()[1] for e in doc["applied"] if e["rewrite"] == "fold-constants" for n in e["nodes"]}
     assert chain_ops <= folded
