@@ -240,7 +240,7 @@ def _staged(model: ir.Model) -> FileMap | bytes:
 def verify_fix(fix: Fix, asked: tuple[Runner, ...] = (), require_gpu_proof: bool = False) -> Verifications | None:
     """Run the numerical comparison on every runner that proves every fix when something changed,
     the executor placing ops as the fix's profile and options do; also on the `asked` runners, and
-    on LiteRT's real GPU accelerator when the fix aims at it (a profile of a LiteRT release). With
+    on LiteRT's real GPU accelerator when `accelerator_asked` says so. With
     `require_gpu_proof`, an unchanged model with delegated ops not known right runs on the
     accelerator against itself on the reference interpreter. The result is kept on `fix`."""
     if not fix.changed and require_gpu_proof and fix.unproven:
@@ -248,8 +248,8 @@ def verify_fix(fix: Fix, asked: tuple[Runner, ...] = (), require_gpu_proof: bool
         fix.verification = Verifications([verify(model, model, {"exact"}, REAL_GPU, fix.samples)])
     if fix.changed:
         original, fixed, safeties = bytes(fix.original), bytes(fix.fixed), fix.trace.safeties()
-        if fix.after.profile.release is not None:  # a profile of LiteRT's accelerator
-            asked = (*asked, REAL_GPU)
+        if accelerator_asked(fix.after.profile, asked, require_gpu_proof):
+            asked = (*asked, REAL_GPU)  # verify_everywhere runs each runner once
         with status("verifying the fix"):  # one spinner line; each runner's step names itself on it
             fix.verification = verify_everywhere(original, fixed, safeties, fix.after.profile.name,
                                                  fix.after.options, fix.samples, asked)
@@ -278,8 +278,6 @@ def prove_and_write(fix: Fix, rewrites: list[Rewrite], output: str | None, in_pl
     verification name the rewrites to blame and write nothing. With `require_gpu_proof`, an output
     that delegates an op not known right on the real GPU (fix.unproven) is not written either
     unless the accelerator checked it in this run (fix.refusal says why). True when the fix holds."""
-    if require_gpu_proof:
-        asked = (*asked, REAL_GPU)
     if verify and verify_fix(fix, asked, require_gpu_proof) is not None \
             and not fix.verification.ok:
         fix.failing_rewrites = blame(fix, rewrites, fix.after.profile, fix.after.options)
