@@ -79,8 +79,8 @@ def fix(path: Path) -> dict:
                                      "--format", "json", report_on_stdout=True)
     try:
         doc = json.loads(stdout)
-    except ValueError:  # no report: the run failed, and its tail says why
-        return outcome
+    except ValueError:  # no report: the run stopped before rewriting (its tail says why), nothing applied
+        return {**outcome, "applied": [], "refused": [], "refusal": None, "gpu_ops": None}
     refused = [f"{e['rewrite']} at {e['candidate']}: {e['reason']}" for e in doc["not_applied"]
                if e["reason"].startswith("refused:")]
     return {**outcome, "applied": [e["rewrite"] for e in doc["applied"]], "refused": refused, "refusal": doc["refusal"],
