@@ -60,3 +60,15 @@ def test_the_sample_spans_what_the_zoo_claims(judged):
     runtime = [c["runtime"] for c in judged.values()]
     assert sum(1 for r in runtime if r["gpu_ops"]) > len(runtime) // 2
     assert any(r["fully_delegated"] for r in runtime) and any(r["rejected"] for r in runtime)
+
+
+def test_fix_on_a_tcn_with_an_open_batch_refuses_to_delegate_its_wrong_pads():
+    """The zoo's record of a fix run (tools/zoo/judge.fix, what docs/zoo.md lists): on a dilated
+    Conv1D stack with an open batch, folding a space-to-batch or removing an EXPAND_DIMS would put a
+    PAD of rank 3 on the GPU, a form LiteRT's accelerator computes wrongly, so fix refuses those steps
+    (naming the form) and still applies the others. No device needed: the form is in the table."""
+    rec = judge.fix(catalog.by_name()["app_tcn_batch"].built())
+    assert rec["exit"] == 0 and rec["internal_error"] is None, rec["tail"]
+    assert any(line.startswith("fold-space-to-batch at ") for line in rec["refused"]), rec["refused"]
+    assert all("PAD [PAD rank 3 on axes 1]" in line and "computes wrongly" in line for line in rec["refused"])
+    assert rec["applied"] and rec["gpu_ops"][1] >= rec["gpu_ops"][0]

@@ -1,6 +1,7 @@
 """`python -m tools.zoo build|judge [--only SUBSTRING] [--until HH:MM]`: build the zoo's models into
 the cache (skipping those already there), or judge the built ones not judged yet (`--watch` keeps
-judging what a concurrent build adds); one line of progress per model on stdout."""
+judging what a concurrent build adds; `--again STEP` redoes a step on judged models, `--results FILE`
+reads and writes another results file); one line of progress per model on stdout."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import time
 import traceback
+from pathlib import Path
 
 from tools.zoo import catalog, judge, results
 
@@ -71,8 +73,12 @@ def build_worker(only: str | None, until: str | None) -> None:
 CONFIRM_BATCH = 20  # models compiled on the accelerator before their records are saved
 
 
-def _pending(only: str | None, records: dict[str, dict]) -> list[tuple[catalog.Entry, object, list[int]]]:
-    """Built models with no record for their current file: (entry, path, [size, mtime])."""
+STEPS = ("confirm", "verify", "fix")
+
+
+def _pending(only: str | None, records: dict[str, dict], stale: set[str]) -> list[tuple]:
+    """Built models with no record for their current file, or named in `stale`: (entry, path,
+    [size, mtime])."""
     found = []
     for e in catalog.entries():
         path = e.path()
@@ -80,38 +86,48 @@ def _pending(only: str | None, records: dict[str, dict]) -> list[tuple[catalog.E
             continue
         stat = path.stat()
         stamp = [stat.st_size, stat.st_mtime_ns]
-        if records.get(e.name, {}).get("stamp") != stamp:
+        if e.name in stale or records.get(e.name, {}).get("stamp") != stamp:
             found.append((e, path, stamp))
     return found
 
 
-def _confirm_pending(pending: list, records: dict[str, dict]) -> None:
+def _confirm_pending(pending: list, records: dict[str, dict], where: Path | None) -> None:
     """Compile every pending model on the accelerator (fast) and record it; verify and fix are kept
     from the last record when the bytes are the same, else left to run (None)."""
     digests = [judge.sha256(p) for _, p, _ in pending]
     for (e, _, stamp), digest, conf in zip(pending, digests, judge.confirm([p for _, p, _ in pending])):
         old = records.get(e.name, {})
         same = old.get("sha256") == digest
+        kept = {step: old.get(step) if same else None for step in ("verify", "fix")}
         records[e.name] = {"family": e.family, "architecture": e.architecture, "mode": e.mode,
                            "quantization": e.quantization, "versions": e.versions(), "sha256": digest,
-                           "stamp": stamp, "bytes": stamp[0], "confirm": conf,
-                           "verify": old.get("verify") if same else None, "fix": old.get("fix") if same else None}
+                           "stamp": stamp, "bytes": stamp[0], "confirm": conf, **kept}
         print(f"confirmed {e.name}: agree={conf['agree']}"
               + "".join(f"\n  DISAGREE {d}" for d in conf["disagreements"]), flush=True)
-    results.save(records)
+    results.save(records, where)
 
 
-def judge_all(only: str | None, until: str | None, watch: bool, runs: int) -> None:
+def judge_all(only: str | None, until: str | None, watch: bool, runs: int, again: set[str],
+              where: Path | None) -> None:
     """Compare every built model with the accelerator as soon as it is built, and run verify and fix
-    on the compared ones in build order, saving each record as soon as it changes."""
-    records = results.load()
+    on the compared ones in build order (only the steps a record lacks), saving each record as soon
+    as it changes. `again` names steps to redo on models already judged (the runtime and the model
+    unchanged, the code judging them changed); `where` is the results file (default: the cache's)."""
+    records = results.load(where)
+    selected = [e for e in catalog.entries() if not only or only in e.name]
+    judged = {e.name for e in selected if e.name in records}
+    for name in judged:  # a step left None is run again
+        records[name].update({step: None for step in again - {"confirm"}})
+    stale = judged if "confirm" in again else set()
     while not _past(until):
-        pending = _pending(only, records)
+        pending = _pending(only, records, stale)
         if pending:
-            _confirm_pending(pending[:CONFIRM_BATCH], records)
+            batch = pending[:CONFIRM_BATCH]
+            _confirm_pending(batch, records, where)
+            stale -= {e.name for e, _, _ in batch}
             continue
-        waiting = [e for e in catalog.entries() if e.name in records and records[e.name]["verify"] is None
-                   and (not only or only in e.name)]
+        waiting = [e for e in selected if e.name in records
+                   and (records[e.name]["verify"] is None or records[e.name]["fix"] is None)]
         if not waiting:
             if not watch:
                 return
@@ -119,8 +135,11 @@ def judge_all(only: str | None, until: str | None, watch: bool, runs: int) -> No
             continue
         e = waiting[0]
         rec = records[e.name]
-        rec["verify"], rec["fix"] = judge.verify(e.path(), runs), judge.fix(e.path())
-        results.save(records)
+        if rec["verify"] is None:
+            rec["verify"] = judge.verify(e.path(), runs)
+        if rec["fix"] is None:
+            rec["fix"] = judge.fix(e.path())
+        results.save(records, where)
         print(f"ran {e.name}: verify={rec['verify']['exit']} ({rec['verify']['seconds']} s) "
               f"fix={rec['fix']['exit']} ({rec['fix']['seconds']} s)", flush=True)
 
@@ -133,13 +152,17 @@ def main() -> None:
     parser.add_argument("--until", help="stop starting new models at this UTC time (HH:MM)")
     parser.add_argument("--watch", action="store_true", help="judge: wait for more models until --until")
     parser.add_argument("--runs", type=int, default=1, help="judge: verify's --runs (default 1)")
+    parser.add_argument("--again", action="append", choices=STEPS, default=[],
+                        help="judge: redo this step on models already judged (repeatable)")
+    parser.add_argument("--results", type=Path, help="judge: the results file to read and write "
+                        "(default: results.json in the zoo's cache)")
     args = parser.parse_args()
     if args.step == "build":
         build(args.only, args.until)
     elif args.step == "build-worker":
         build_worker(args.only, args.until)
     else:
-        judge_all(args.only, args.until, args.watch, args.runs)
+        judge_all(args.only, args.until, args.watch, args.runs, set(args.again), args.results)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ runs them, recording exit codes, internal errors, their last words and the time 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -44,9 +45,10 @@ def confirm(paths: list[Path]) -> list[dict]:
     return out
 
 
-def _gpucompat(*args: str) -> dict:
+def _gpucompat(*args: str, report_on_stdout: bool = False) -> tuple[dict, str]:
     """Run the CLI as a user does, outside the source tree (the installed package): exit code,
-    seconds, an internal error's line, the last lines."""
+    seconds, an internal error's line, the last lines (of stderr alone when `report_on_stdout`: a
+    JSON report); and its standard output."""
     start = time.monotonic()
     try:
         proc = subprocess.run([sys.executable, "-m", "gpucompat", *args], capture_output=True, text=True,
@@ -54,19 +56,32 @@ def _gpucompat(*args: str) -> dict:
                               cwd=tempfile.gettempdir())
     except subprocess.TimeoutExpired:
         return {"exit": None, "seconds": round(time.monotonic() - start, 1), "internal_error": None,
-                "timed_out": True, "tail": []}
+                "timed_out": True, "tail": []}, ""
     internal = next((line for line in proc.stderr.splitlines() if "internal error" in line), None)
-    tail = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()][-6:]
+    said = proc.stderr if report_on_stdout else proc.stdout + proc.stderr
+    tail = [line for line in said.splitlines() if line.strip()][-6:]
     return {"exit": proc.returncode, "seconds": round(time.monotonic() - start, 1),
-            "internal_error": internal if proc.returncode == 2 else None, "timed_out": False, "tail": tail}
+            "internal_error": internal if proc.returncode == 2 else None, "timed_out": False,
+            "tail": tail}, proc.stdout
 
 
 def verify(path: Path, runs: int = 1) -> dict:
     """`gpucompat verify MODEL --runs N` on the included executor."""
-    return _gpucompat("verify", os.path.abspath(path), "--runs", str(runs))
+    return _gpucompat("verify", os.path.abspath(path), "--runs", str(runs))[0]
 
 
 def fix(path: Path) -> dict:
-    """`gpucompat fix MODEL -o TEMP` (the fixed model is thrown away)."""
+    """`gpucompat fix MODEL -o TEMP --format json` (the fixed model is thrown away): besides the run's
+    outcome, the rewrites applied, the steps refused (a form known wrong or never measured on the
+    accelerator; their reasons name the form), and the GPU ops before and after."""
     with tempfile.TemporaryDirectory() as tmp:
-        return _gpucompat("fix", os.path.abspath(path), "-o", os.path.join(tmp, "fixed.tflite"))
+        outcome, stdout = _gpucompat("fix", os.path.abspath(path), "-o", os.path.join(tmp, "fixed.tflite"),
+                                     "--format", "json", report_on_stdout=True)
+    try:
+        doc = json.loads(stdout)
+    except ValueError:  # no report: the run stopped before rewriting (its tail says why), nothing applied
+        return {**outcome, "applied": [], "refused": [], "refusal": None, "gpu_ops": None}
+    refused = [f"{e['rewrite']} at {e['candidate']}: {e['reason']}" for e in doc["not_applied"]
+               if e["reason"].startswith("refused:")]
+    return {**outcome, "applied": [e["rewrite"] for e in doc["applied"]], "refused": refused, "refusal": doc["refusal"],
+            "gpu_ops": [doc["before"]["ops_gpu"], doc["after"]["ops_gpu"]]}

@@ -4,6 +4,7 @@ be regenerated without judging again."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tools.zoo import cache
 
@@ -13,15 +14,16 @@ def path():
     return cache.root() / "results.json"
 
 
-def load() -> dict[str, dict]:
-    """Model name -> its record (empty when nothing was judged yet)."""
-    p = path()
+def load(where: Path | None = None) -> dict[str, dict]:
+    """Model name -> its record, from `where` (default: the results file); empty when nothing was
+    judged yet."""
+    p = where or path()
     return json.loads(p.read_text()) if p.is_file() else {}
 
 
-def save(records: dict[str, dict]) -> None:
-    """Write every record, atomically."""
-    cache.write_atomically(path(), json.dumps(records, indent=1, sort_keys=True).encode())
+def save(records: dict[str, dict], where: Path | None = None) -> None:
+    """Write every record to `where` (default: the results file), atomically."""
+    cache.write_atomically(where or path(), json.dumps(records, indent=1, sort_keys=True).encode())
 
 
 def failures_path():
