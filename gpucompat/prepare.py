@@ -108,7 +108,7 @@ def _same(op: Op, ins: list) -> list:
 def _broadcast(op: Op, ins: list) -> list:
     present = [s for s in ins if s is not None]
     try:
-        return [tuple(int(d) for d in np.broadcast_shapes(*present))]
+        return [tuple(map(int, np.broadcast_shapes(*present)))]
     except ValueError:
         raise PrepareError(f"operand shapes {', '.join(map(_text, present))} do not broadcast") from None
 
