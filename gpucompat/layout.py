@@ -38,7 +38,12 @@ def channels(t: Tensor) -> int | None:
 
 def padded_elements(t: Tensor) -> tuple[int, int] | None:
     """(useful, stored) element counts of `t` in slices of 4; None when unmappable."""
-    m = bhwc(t.shape)
+    return padded_counts(t.shape)
+
+
+def padded_counts(shape: tuple[int, ...]) -> tuple[int, int] | None:
+    """(useful, stored) element counts of a tensor of `shape` in slices of 4; None when unmappable."""
+    m = bhwc(shape)
     if m is None:
         return None
     b, h, w, c = m

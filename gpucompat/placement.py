@@ -116,9 +116,10 @@ def check_model(model: Model, profile: Profile, options: Options) -> ModelResult
         gv = judge_graph(g, profile, options)
         base = len(ops)
         gi = g.index  # a search of the model's graphs: asked once, not per op
-        for i, op in enumerate(g.ops):
-            ops.append(OpResult(gi, i, op.name, op.builtin, op.code.custom if op.is_custom else None,
-                                op.version, gv.verdicts[i]))
+        for i, (op, verdict) in enumerate(zip(g.ops, gv.verdicts)):
+            code = op.code
+            ops.append(OpResult(gi, i, code.name, code.builtin, code.custom if op.is_custom else None,
+                                code.version, verdict))
         sr = SubgraphResult(gi, g.name, len(g.ops), fp16_dequantize=sorted(gv.fp16_dequantize))
         subgraphs.append(sr)
         sr.topology_problem = g.topological_problem()

@@ -36,6 +36,7 @@ from gpucompat.ir import Graph, Op, Tensor, opcodes
 Shape = tuple[int, ...]
 B = opcodes.BUILTIN
 _SAME, _VALID = 0, 1  # schema Padding
+_UNSEEN = object()
 
 
 class PrepareError(Exception):
@@ -71,14 +72,15 @@ def prepare_failure(graph: Graph) -> PrepareFailure | None:
     def shape(t: Tensor | None) -> Shape | None:
         if t is None:
             return None
-        if t.is_constant or t.producer is None:
-            return shapes.get(id(t), t.shape)
-        return shapes.get(id(t))
+        got = shapes.get(id(t), _UNSEEN)  # an earlier op's output, mostly: no other question
+        if got is not _UNSEEN:
+            return got
+        return t.shape if t.producer is None or t.is_constant else None
 
     for op in graph.ops:
-        rule = _RULES.get(op.builtin)
+        rule = _RULES.get(op.code.builtin)
         ins = [shape(t) for t in op.inputs]
-        known = all(s is not None for t, s in zip(op.inputs, ins) if t is not None)
+        known = None not in ins or all(s is not None for t, s in zip(op.inputs, ins) if t is not None)
         if rule is not None and known:
             try:
                 outs = rule(op, ins) or [None] * len(op.outputs)
@@ -106,7 +108,7 @@ def _same(op: Op, ins: list) -> list:
 def _broadcast(op: Op, ins: list) -> list:
     present = [s for s in ins if s is not None]
     try:
-        return [tuple(int(d) for d in np.broadcast_shapes(*present))]
+        return [tuple(map(int, np.broadcast_shapes(*present)))]
     except ValueError:
         raise PrepareError(f"operand shapes {', '.join(map(_text, present))} do not broadcast") from None
 

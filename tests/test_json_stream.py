@@ -60,3 +60,14 @@ def test_stdout_gets_the_same_text(capsys):
     doc = {"models": [{"ops": [{"i": i} for i in range(3)]}]}
     write_json(doc, None)
     assert capsys.readouterr().out == "".join(json_stream.lines(doc))
+
+
+def test_without_the_c_encoder_the_text_is_the_same(monkeypatch):
+    # another Python may lack json's C encoder: the records then go through JSONEncoder.encode
+    doc = {"models": [{"ops": [{"i": i, "name": f"é{i}", "x": [1.5, None, True]} for i in range(600)],
+                       "nan": math.nan}]}
+    with_c = "".join(json_stream.lines(doc))
+    monkeypatch.setattr(json_stream.encoder, "c_make_encoder", None)
+    monkeypatch.setattr(json_stream, "_encode", json_stream._one_line_encoder())
+    assert json_stream._encode == json_stream._ONE_LINE.encode
+    assert "".join(json_stream.lines(doc)) == with_c

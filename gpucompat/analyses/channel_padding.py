@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpucompat.ir import Op, Tensor, opcodes
-from gpucompat.layout import align4, bhwc, padded_elements
+from gpucompat.layout import align4, bhwc, padded_counts
 from gpucompat.rules.support.judging import is_fp16_constant_dequantize
 
 # Bytes per stored element at the precision the C++ API defaults to (MAX_PRECISION -> F32,
@@ -21,7 +21,7 @@ STORED_BYTES = 4
 _B = opcodes.BUILTIN
 
 
-@dataclass
+@dataclass(slots=True)  # one per GPU tensor: thousands of them
 class TensorPadding:
     """One GPU tensor: useful vs stored elements."""
 
@@ -89,18 +89,12 @@ def gpu_tensors(graph, gpu_ops: list[Op]) -> list[tuple[int, Tensor]]:
     """(index, tensor) of the runtime tensors read or written by GPU ops, once each, in
     tensor-index order. Constants (weights) and the outputs of constant-FP16 DEQUANTIZE nodes (the
     GPU reads the FP16 weights directly) are not activations and are left out."""
-    touched: dict[int, Tensor] = {}
+    touched: set[int] = set()
     for op in gpu_ops:
-        for t in op.inputs:
-            if t is not None:
-                touched[id(t)] = t
-        for t in op.outputs:
-            touched[id(t)] = t
-    index = graph.tensor_index
-    kept = [(index(t), t) for t in touched.values()
-            if not t.is_constant and not (t.producer is not None and is_fp16_constant_dequantize(t.producer))]
-    kept.sort(key=lambda pair: pair[0])
-    return kept
+        touched.update(map(id, op.inputs))
+        touched.update(map(id, op.outputs))
+    return [(i, t) for i, t in enumerate(graph.tensors) if id(t) in touched and not t.is_constant
+            and not (t.producer is not None and is_fp16_constant_dequantize(t.producer))]
 
 
 def channel_padding(model, result) -> ChannelPadding:
@@ -111,18 +105,23 @@ def channel_padding(model, result) -> ChannelPadding:
     for g in model.graphs:
         gi = g.index  # a search of the model's graphs: asked once, not per op
         gpu_ops = [g.ops[o.index] for o in result.ops if o.subgraph == gi and o.placement == "gpu"]
+        layouts: dict[tuple[int, ...], tuple[int, int, int] | None] = {}  # shape -> (C, useful, stored)
         for i, t in gpu_tensors(g, gpu_ops):
-            counts = padded_elements(t)
-            if counts is None:
+            shape = t.shape
+            if shape not in layouts:
+                counts = padded_counts(shape)
+                layouts[shape] = None if counts is None else (bhwc(shape)[3], *counts)
+            laid = layouts[shape]
+            if laid is None:
                 continue
-            c = bhwc(t.shape)[3]
-            out.tensors.append(TensorPadding(gi, i, t.name, list(t.shape), t.dtype_name, c, *counts,
+            c = laid[0]
+            out.tensors.append(TensorPadding(gi, i, t.name, list(shape), t.dtype_name, *laid,
                                              single_texture_possible=cl and c < 4))
         for op in gpu_ops:
             macs = op_macs(op)
             if macs is not None:
                 out.ops.append(OpMacs(gi, op.index, op.name, *macs))
-    out.tensors.sort(key=lambda t: (-t.wasted_elements, t.subgraph, t.index))
+    out.tensors.sort(key=lambda t: (t.useful_elements - t.padded_elements, t.subgraph, t.index))  # most wasted first
     out.ops.sort(key=lambda o: (-(o.padded_macs - o.useful_macs), o.subgraph, o.index))
     return out
 

@@ -176,19 +176,20 @@ def _build(model: Model, path: str) -> None:
         where = f"subgraph {gi}"
         g.inputs = [g.tensors[i] for i in _indices(sg.inputs, f"{where} input list", n, path, False)]
         g.outputs = [g.tensors[i] for i in _indices(sg.outputs, f"{where} output list", n, path, False)]
+        tensors = g.tensors
         for oi, o in enumerate(sg.operators or []):
             if o is None:
                 raise ModelError(path, f"{where}: operator {oi} is missing")
-            if not 0 <= o.opcodeIndex < len(codes) or codes[o.opcodeIndex] is None:
+            code = codes[o.opcodeIndex] if 0 <= o.opcodeIndex < len(codes) else None
+            if code is None:
                 raise ModelError(path, f"{where}: operator {oi} has op code index {o.opcodeIndex}, "
                                        f"but the model has {len(codes)} op codes")
             what = lambda where=where, oi=oi: f"{where} operator {oi}"  # noqa: E731 - made only for an error
             ins = _indices(o.inputs, what, n, path, True)
             outs = _indices(o.outputs, what, n, path, False)
-            mids = _indices(o.intermediates, what, n, path, False)
-            g.ops.append(Op(o, g, codes[o.opcodeIndex],
-                            [g.tensors[i] if i >= 0 else None for i in ins],
-                            [g.tensors[i] for i in outs], [g.tensors[i] for i in mids]))
+            mids = _indices(o.intermediates, what, n, path, False) if o.intermediates is not None else ()
+            g.ops.append(Op(o, g, code, [tensors[i] if i >= 0 else None for i in ins],
+                            [tensors[i] for i in outs], [tensors[i] for i in mids]))
         try:
             g.link()
         except Exception as e:
@@ -209,12 +210,14 @@ def _validate_operands(g: Graph, path: str) -> None:
         return f"subgraph {gi}: operator {i} ({op.name})"
 
     for i, op in enumerate(g.ops):
-        _validate_options(op, lambda i=i, op=op: where(i, op), path)
-        if not op.outputs and op.builtin not in _NO_OUTPUTS:
+        builtin = op.code.builtin
+        if builtin in options.EXPECTED:
+            _validate_options(op, lambda i=i, op=op: where(i, op), path)
+        if not op.outputs and builtin not in _NO_OUTPUTS:
             raise ModelError(path, f"{where(i, op)} has no outputs")
-        required = _REQUIRED_INPUTS.get(op.builtin, 0 if op.is_custom or op.builtin in _NO_INPUTS else 1)
-        missing = next((k for k in range(required) if op.input(k) is None), None)
-        if missing is not None:
+        required = _REQUIRED_INPUTS.get(builtin, 0 if op.is_custom or builtin in _NO_INPUTS else 1)
+        if required and None in op.inputs[:required] or len(op.inputs) < required:
+            missing = next(k for k in range(required) if op.input(k) is None)
             raise ModelError(path, f"{where(i, op)} lacks input {missing}, which its kernel requires")
         for t in op.inputs:
             if (t is not None and t.producer is None and id(t) not in inputs and not t.is_constant

@@ -3,18 +3,35 @@ line of its own, encoded by the C encoder.
 
 `json.dumps(doc, indent=2)` encodes in pure Python (the C encoder takes no indent) and returns the
 whole text at once: for a 20,000-op model that is 1.8 s and a 26 MB string beside the records.
-Here the records' long lists (ops, tensors, findings) cost one C call per element and the text
-goes to its destination a line at a time."""
+Here each element of the records' long lists (ops, tensors, findings) is one call of the C
+encoder, made once (json.dumps makes one per call), and the text goes to its destination a few
+hundred lines at a time."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from json import encoder
 
 _ONE_LINE = json.JSONEncoder(separators=(", ", ": "), check_circular=False)
 _KEY = json.JSONEncoder(check_circular=False)
 INDENT = "  "
 OPEN_LEVELS = 2  # a list this near the top (a document's models, SARIF's runs) lays out its objects too
+BATCH = 256  # lines of a long list joined into one piece
+
+
+def _one_line_encoder() -> Callable[[object], str]:
+    """What `_ONE_LINE.encode` returns, from one C encoder made once: `encode` makes a new one at
+    each call, a fifth of the time of a short record. Without the C encoder (another Python),
+    `encode` itself."""
+    if encoder.c_make_encoder is None:
+        return _ONE_LINE.encode
+    make = encoder.c_make_encoder(None, _ONE_LINE.default, encoder.encode_basestring_ascii, None,
+                                  _ONE_LINE.key_separator, _ONE_LINE.item_separator, False, False, True)
+    return lambda value: "".join(make(value, 0))
+
+
+_encode = _one_line_encoder()
 
 
 def chunks(value, level: int = 0) -> Iterator[str]:
@@ -33,18 +50,20 @@ def chunks(value, level: int = 0) -> Iterator[str]:
     elif isinstance(value, (list, tuple)) and value and any(isinstance(v, (dict, list, tuple)) for v in value):
         inner = INDENT * (level + 1)
         yield "["
-        first = True
-        for item in value:
-            yield "\n" if first else ",\n"
-            if level < OPEN_LEVELS:
-                yield inner
+        if level < OPEN_LEVELS:
+            first = True
+            for item in value:
+                yield ("\n" if first else ",\n") + inner
                 yield from chunks(item, level + 1)
-            else:
-                yield inner + _ONE_LINE.encode(item)
-            first = False
+                first = False
+        else:
+            between = ",\n" + inner
+            for start in range(0, len(value), BATCH):
+                lead = "\n" + inner if start == 0 else between
+                yield lead + between.join(map(_encode, value[start:start + BATCH]))
         yield "\n" + INDENT * level + "]"
     else:
-        yield _ONE_LINE.encode(value)
+        yield _encode(value)
 
 
 def _key(key) -> str:

@@ -73,8 +73,8 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None) ->
         described: dict[int, dict] = {}  # a tensor is read by several ops: described once
         for o in rec["ops"]:
             op = model.graphs[o["subgraph"]].ops[o["index"]]
-            o["inputs"] = [_tensor(t, described) for t in op.inputs if t is not None]
-            o["outputs"] = [_tensor(t, described) for t in op.outputs]
+            o["inputs"] = [described.get(id(t)) or _tensor(t, described) for t in op.inputs if t is not None]
+            o["outputs"] = [described.get(id(t)) or _tensor(t, described) for t in op.outputs]
         desc = model.fb.description
         rec["model"] = {"description": desc.decode("utf-8", "replace") if isinstance(desc, bytes) else (desc or ""),
                         "metadata": sorted(model.metadata())}
@@ -88,9 +88,10 @@ def _tensor(t, described: dict[int, dict]) -> dict:
     that record (records are read, never edited in place)."""
     d = described.get(id(t))
     if d is None:
-        d = described[id(t)] = {"index": t.index, "name": t.name, "shape": list(t.signature), "dtype": t.dtype_name}
-        if t.signature != t.shape:
-            d["stored_shape"] = list(t.shape)
+        signature, shape = t.signature, t.shape
+        d = described[id(t)] = {"index": t.index, "name": t.name, "shape": list(signature), "dtype": t.dtype_name}
+        if signature != shape:
+            d["stored_shape"] = list(shape)
     return d
 
 

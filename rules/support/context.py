@@ -18,6 +18,8 @@ class Context:
     # is_const answers by tensor id, shared by the ops of one judged graph (each tensor is asked
     # about several times per op, by every op that reads it)
     known: dict[int, bool] = field(default_factory=dict)
+    # the last op's (runtime, constant) inputs: the checks of one op run in turn, several asking
+    last_split: list = field(default_factory=lambda: [None, None], repr=False, compare=False)
 
     def source(self, t: Tensor) -> Tensor:
         """The tensor the delegate reads in place of `t` (the FP16 constant for a folded one)."""
@@ -32,3 +34,17 @@ class Context:
         if answer is None:
             answer = self.known[key] = t.is_constant or key in self.folded
         return answer
+
+    def split_inputs(self, op) -> tuple[list[Tensor], list[Tensor]]:
+        """The inputs of `op` the delegate reads at run time and those it sees as constants, in
+        input order, optional (absent) ones left out; asked by several checks of the same op in
+        turn, worked out once."""
+        last = self.last_split
+        if last[0] is not op:
+            runtime: list[Tensor] = []
+            const: list[Tensor] = []
+            for t in op.inputs:
+                if t is not None:
+                    (const if self.is_const(t) else runtime).append(t)
+            last[0], last[1] = op, (runtime, const)
+        return last[1]

@@ -48,8 +48,10 @@ def partition_supported(verdicts: list[Verdict], fp16_dequantize: set[int]) -> s
 
 def is_fp16_constant_dequantize(op: Op) -> bool:
     """A DEQUANTIZE whose input is a constant FLOAT16 tensor (fp16-weight models)."""
+    if op.code.builtin != DEQUANTIZE:
+        return False
     src = op.input(0)
-    return op.builtin == DEQUANTIZE and src is not None and src.dtype == dtypes.FLOAT16 and src.is_constant
+    return src is not None and src.dtype == dtypes.FLOAT16 and src.is_constant
 
 
 def judge_graph(graph: Graph, profile: Profile, options: Options) -> GraphVerdicts:
@@ -84,16 +86,15 @@ def judge_op(op: Op, profile: Profile, ctx: Context) -> Verdict:
     if entry.max_version is not None and op.version > entry.max_version:
         return reject(f"op version {op.version} is above the supported maximum {entry.max_version}",
                       runtime_message=f"Max version supported: {entry.max_version}. Requested version {op.version}.")
-    results = [check(op, ctx) for check in entry.checks]
-    for v in results:
-        if not v.ok and v.layer == "partition":
+    failures = [v for v in [check(op, ctx) for check in entry.checks] if not v.ok]
+    for v in failures:
+        if v.layer == "partition":
             return v
     tensor_verdict = allowed_tensors(op, profile, entry, ctx)
     if not tensor_verdict.ok:
         return tensor_verdict
-    for v in results:
-        if not v.ok:
-            return v
+    if failures:
+        return failures[0]
     if entry.backends is not None and options.backend not in entry.backends:
         return reject(f"no kernel on the {options.backend} backend", "backend")
     return ACCEPT
@@ -103,16 +104,19 @@ def allowed_tensors(op: Op, profile: Profile, entry, ctx: Context) -> Verdict:
     """IsAllAllowedTensors: rank at most `max_rank` for every tensor; runtime tensors of an
     allowed type (FLOAT32/FLOAT16, INT8/UINT8 with quantized ops, per-op extras)."""
     runtime_types, quant_types = profile.runtime_types, profile.quant_types if ctx.options.allow_quant else ()
+    max_rank = profile.max_rank
     for tensors, extra in ((op.inputs, entry.input_types), (op.outputs, entry.output_types)):
         for t in tensors:
             if t is None:
                 continue
-            if t.rank > profile.max_rank:
+            if len(t.shape) > max_rank:
                 return reject(f"tensor {t.name!r} has rank {t.rank} (at most {profile.max_rank} is supported)",
                               runtime_message=profile.rank_message.format(
                                   limit=profile.max_rank + 1, type=t.dtype_name, name=display_name(t)))
             dtype = t.dtype
-            if dtype not in runtime_types and dtype not in quant_types and dtype not in extra and not ctx.is_const(t):
+            if dtype in runtime_types:  # the common case, asked first
+                continue
+            if dtype not in quant_types and dtype not in extra and not ctx.is_const(t):
                 return reject(f"tensor {t.name!r} is {t.dtype_name}, which the GPU does not take at runtime",
                               runtime_message=profile.type_message.format(
                                   limit=profile.max_rank + 1, type=t.dtype_name, name=display_name(t)))

@@ -33,13 +33,15 @@ def _opt(op: Op, name: str, default=0):
 
 
 def runtime_inputs(op: Op, ctx: Context) -> list[Tensor]:
-    """Inputs that are neither constant nor optional (GetNumberOfRuntimeInputsForNode)."""
-    return [t for t in op.inputs if t is not None and not ctx.is_const(t)]
+    """Inputs that are neither constant nor optional (GetNumberOfRuntimeInputsForNode); the
+    list is shared by the op's checks: read it, never edit it."""
+    return ctx.split_inputs(op)[0]
 
 
 def const_inputs(op: Op, ctx: Context) -> list[Tensor]:
-    """Constant inputs (kTfLiteMmapRo at runtime: tensors with data in the file)."""
-    return [t for t in op.inputs if t is not None and ctx.is_const(t)]
+    """Constant inputs (kTfLiteMmapRo at runtime: tensors with data in the file); shared, as
+    runtime_inputs' list is."""
+    return ctx.split_inputs(op)[1]
 
 
 def io_counts(runtime: int | tuple[int, ...], outputs: int | None = 1, const: int | None = None,
