@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from gpucompat.ir import Op
-from gpucompat.opencl.device import KINDS
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
 from gpucompat.opencl.ops.indexed import fully_connected_runtime
 from gpucompat.opencl.ops.registry import TFLITE_PADDING_SAME, activation, custom_params, lowering, options, sequence
@@ -168,15 +167,12 @@ def _runtime_weights_conv(ex: Executor, op: Op) -> Step:
 
 
 def _pointwise(ex: Executor, head: tuple, so, act: int) -> Step:
-    """pointwise_conv2d over `head` (src, its dims, packed filter, bias, dst, its dims), with its
-    pixel loops unrolled on PoCL, where that measured faster; a single pixel per batch (a
-    FULLY_CONNECTED row) runs as pointwise_row, which does not repeat it."""
+    """pointwise_conv2d over `head` (src, its dims, packed filter, bias, dst, its dims); a single
+    pixel per batch (a FULLY_CONNECTED row) runs as pointwise_row, which does not repeat it."""
     if so.h * so.w == 1:
         return ex.prepare("conv", "pointwise_row", (1, -(-so.c // BLOCK_LANES), so.b), *head, act)
     size = (-(-so.h * so.w // P_BLOCK), -(-so.c // BLOCK_LANES), so.b)
-    unrolled = ex.runtime.device.kind == KINDS[1]  # PoCL: conv.cl POINTWISE_KERNEL
-    return ex.prepare("conv", "pointwise_conv2d_unrolled" if unrolled else "pointwise_conv2d", size, *head, act,
-                      local=BLOCKED_GROUP)
+    return ex.prepare("conv", "pointwise_conv2d", size, *head, act, local=BLOCKED_GROUP)
 
 
 @lowering("CONV_2D")
