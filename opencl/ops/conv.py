@@ -23,7 +23,8 @@ SAME, VALID = 0, 1  # schema Padding enum
 X_BLOCK, DW_X_BLOCK, DWS1_X_BLOCK, P_BLOCK, BLOCK_LANES = 8, 4, 8, 8, 16
 DWS1_SIZES = (3, 5)  # square stride-1 depthwise windows with a kernel of their own (conv.cl DEPTHWISE_S1_KERNEL)
 # Work-groups of 8 along x / pixels for the blocked kernels: measured fastest on PoCL's CPU device,
-# where the driver's own choice ran them up to 1.5x slower (docs/verify.md "Speed").
+# where the driver's own choice ran them up to 1.5x slower (docs/verify.md "Speed"); Intel's CPU
+# runtime ran depthwise_pointwise 5-9x slower with its own (docs/benchmarks.md "Executor speed").
 BLOCKED_GROUP = (8, 1, 1)
 
 
@@ -226,7 +227,8 @@ def depthwise_plus_1x1(ex: Executor, dw: Op, conv: Op) -> Step:
     so = ex.shape(out)
     return ex.prepare("conv", "depthwise_pointwise", x_blocks(ex, out, DW_X_BLOCK, BLOCK_LANES), ex.tensor(src),
                       ex.shape(src).dims, filter_, bias, k, p, activation(dw), ex.runtime.weights(pack_blocked(pw)),
-                      bias_of(ex, conv, 2, pw.shape[0], BLOCK_LANES), ex.tensor(out), so.dims, activation(conv))
+                      bias_of(ex, conv, 2, pw.shape[0], BLOCK_LANES), ex.tensor(out), so.dims, activation(conv),
+                      local=BLOCKED_GROUP)
 
 
 def _transpose_conv(ex: Executor, op: Op, src, bias_index: int, strides: tuple[int, int], same: bool) -> Step:
