@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import subprocess
+from pathlib import Path
 
 import numpy as np
 
@@ -34,7 +35,7 @@ def revision_program_source(revision: str) -> str:
 
     def show(name: str) -> str:
         return subprocess.run(["git", "show", f"{revision}:opencl/{name}.cl"], check=True, capture_output=True,
-                              text=True).stdout
+                              text=True, cwd=Path(__file__).parent).stdout
 
     return "\n".join([functions.preamble(), show("common"), show("linked"), programs.PLAIN_EPILOGUE, show("conv")])
 

@@ -33,14 +33,16 @@
 #define LOAD_BLOCK16(w, wi) \
   float16 w0 = LOAD16(w, (wi)), w1 = LOAD16(w, (wi) + 1), w2 = LOAD16(w, (wi) + 2), w3 = LOAD16(w, (wi) + 3)
 #define MAC_BLOCK16(acc, v) acc += w0 * (v).x + w1 * (v).y + w2 * (v).z + w3 * (v).w
-// Store the four slices (4g .. 4g + 3, those that exist) of one output pixel.
-#define STORE_BLOCK16(dst, od, b, g, y, x, acc, act)                                             \
-  {                                                                                            \
-    int s4 = (g) * 4, S4 = ((od).w + 3) / 4;                                                    \
-    STORE_CELL(dst, od, b, s4, y, x, activate((acc).s0123, act));                               \
-    if (s4 + 1 < S4) STORE_CELL(dst, od, b, (s4 + 1), y, x, activate((acc).s4567, act));       \
-    if (s4 + 2 < S4) STORE_CELL(dst, od, b, (s4 + 2), y, x, activate((acc).s89ab, act));       \
-    if (s4 + 3 < S4) STORE_CELL(dst, od, b, (s4 + 3), y, x, activate((acc).scdef, act));       \
+// Store the four slices (4g .. 4g + 3, those that exist) of output pixel (py, px), whose first
+// slice's cell is at float4 index `first` (the kernel walks its pixels' cells in order: 8-15 %
+// less pointwise time than a CELL per slice, PoCL and Intel).
+#define STORE_BLOCK16(dst, od, b, g, py, px, first, acc, act)                                                 \
+  {                                                                                                           \
+    int s4 = (g) * 4, S4 = ((od).w + 3) / 4, out_plane = (od).y * (od).z;                                     \
+    STORE_AT(dst, first, od, b, s4, py, px, activate((acc).s0123, act));                                      \
+    if (s4 + 1 < S4) STORE_AT(dst, (first) + out_plane, od, b, (s4 + 1), py, px, activate((acc).s4567, act)); \
+    if (s4 + 2 < S4) STORE_AT(dst, (first) + 2 * out_plane, od, b, (s4 + 2), py, px, activate((acc).s89ab, act));\
+    if (s4 + 3 < S4) STORE_AT(dst, (first) + 3 * out_plane, od, b, (s4 + 3), py, px, activate((acc).scdef, act));\
   }
 
 // Runtime (non-constant) CONV_2D weights into the blocked layout, before each run of the conv, as the
@@ -95,7 +97,7 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
   }
   for (int i = 0; i < X_BLOCK && x0 + i < od.z; i++) {
     int x = x0 + i;
-    STORE_BLOCK16(dst, od, b, g, y, x, acc[i], act);
+    STORE_BLOCK16(dst, od, b, g, y, x, CELL(b, g * 4, y, x, (od.w + 3) / 4, od.y, od.z), acc[i], act);
   }
 }
 
@@ -154,10 +156,10 @@ __kernel void conv2d_slice(__global const store_t* src, int4 sd, __global const 
         MAC_BLOCK16(acc[i], v);                                                                    \
       }                                                                                            \
     }                                                                                              \
-    int y = p0 / od.z, x = p0 % od.z;                                                              \
-    for (int i = 0; i < (block) && p0 + i < plane; i++, x++) {                                     \
+    int y = p0 / od.z, x = p0 % od.z, first = (b * ((od.w + 3) / 4) + g * 4) * plane + p0;        \
+    for (int i = 0; i < (block) && p0 + i < plane; i++, x++, first++) {                            \
       if (x == od.z) x = 0, y++;                                                                   \
-      STORE_BLOCK16(dst, od, b, g, y, x, acc[i], act);                                             \
+      STORE_BLOCK16(dst, od, b, g, y, x, first, acc[i], act);                                      \
     }                                                                                              \
   }
 POINTWISE_KERNEL(pointwise_conv2d, 8, UNROLL)
@@ -265,7 +267,7 @@ __kernel void depthwise_pointwise(__global const store_t* src, int4 sd, __global
   }
   for (int i = 0; i < DW_X_BLOCK && x0 + i < od.z; i++) {
     int x = x0 + i;
-    STORE_BLOCK16(dst, od, b, g, y, x, acc[i], act);
+    STORE_BLOCK16(dst, od, b, g, y, x, CELL(b, g * 4, y, x, (od.w + 3) / 4, od.y, od.z), acc[i], act);
   }
 }
 
