@@ -4,7 +4,8 @@ convolutions and FULLY_CONNECTED as a matrix product over the flattened pixels) 
 depthwise_conv3x3_s1 (a row of input cells reused over the taps), over the shapes
 where their blocking has edges: output channels around multiples of 16, pixel counts around
 multiples of 8, batches, fused activations and a fused residual ADD; fp32 tight and fp16 within
-the documented tolerance."""
+the documented tolerance. The blocked kernels with linked ops also run on each CPU runtime (PoCL and
+Intel's, whose compilers treat their float16 arithmetic differently)."""
 
 import pytest
 
