@@ -65,8 +65,9 @@ float4 round_half4(float4 v) {
 
 // How every producer kernel stores its result cell (b, s, y, x) of a tensor with BHWC dims `od`:
 // through the linked ops, padding lanes zeroed.
-#define STORE_CELL(dst, od, b, s, y, x, v) \
-  STORE4(dst, CELL(b, s, y, x, ((od).w + 3) / 4, (od).y, (od).z), zero_padding(EPILOGUE((v), b, s, y, x), s, (od).w))
+#define STORE_CELL(dst, od, b, s, y, x, v) STORE_AT(dst, CELL(b, s, y, x, ((od).w + 3) / 4, (od).y, (od).z), od, b, s, y, x, v)
+// The same at a float4 index `cell` the kernel already holds (one walking its cells in order).
+#define STORE_AT(dst, cell, od, b, s, y, x, v) STORE4(dst, cell, zero_padding(EPILOGUE((v), b, s, y, x), s, (od).w))
 
 // A float4 cell of a tensor with BHWC dims `d` read for output position (b, s, y, x), broadcasting
 // every dimension of size 1 (a 1-channel tensor repeats its value over the 4 lanes).

@@ -7,42 +7,42 @@
 
 // PoCL 3.0 compiles OpenCL builtins here as calls that are not inlined (vload4, vload8, vstore4,
 // min, clamp, fmax: one call per use, read in the generated code; 1.3-2x slower inner loops), so
-// the kernels below avoid them: float8 weights are read through aligned pointers (float4 cells
+// the kernels below avoid them: float16 weights are read through aligned pointers (float4 cells
 // and the fused activations as common.cl's LOAD4 / STORE4 / activate do), bounds are plain
 // conditionals (docs/verify.md "Speed").
 #ifdef HALF_STORAGE
-#define LOAD8(p, i) vload_half8((i), (p))
+#define LOAD16(p, i) vload_half16((i), (p))
 #else
-#define LOAD8(p, i) (((__global const float8*)(p))[i])
+#define LOAD16(p, i) (((__global const float16*)(p))[i])
 #endif
 
 // One input cell times the 4 packed float4 at `w[wi..wi+3]`.
 #define MAC(acc, v, w, wi) \
   acc += LOAD4(w, (wi)) * (v).x + LOAD4(w, (wi) + 1) * (v).y + LOAD4(w, (wi) + 2) * (v).z + LOAD4(w, (wi) + 3) * (v).w
 
-// The blocked convolutions (conv2d, pointwise_conv2d) compute four output slices per work-item, as
-// two float8 halves (PoCL 3.0's LLVM 14 miscompiles float16 arithmetic on AVX-512: lanes 8-15 come
-// out wrong), for several neighbouring pixels, so each input cell loaded is used 16 times and each
-// weight once per pixel of the block. Filters are packed by pack_blocked (opencl/ops/conv.py):
-// [ceil(S_out / 4), KH, KW, C_in padded to whole slices, 16 output lanes]; the bias is padded to
-// whole groups of 16.
+// The blocked convolutions (conv2d, pointwise_conv2d, depthwise_pointwise) compute four output
+// slices per work-item as one float16 (16 output channels: one AVX-512 register), for several
+// neighbouring pixels, so each input cell loaded is used 16 times and each weight once per pixel
+// of the block: per input lane one float16 multiply-add with the lane broadcast, the shape of
+// XNNPACK's micro-kernels, written out per work-item since neither CPU runtime vectorizes across
+// work-items here (docs/benchmarks.md "Executor speed"). Filters are packed by pack_blocked
+// (opencl/ops/conv.py): [ceil(S_out / 4), KH, KW, C_in padded to whole slices, 16 output lanes];
+// the bias is padded to whole groups of 16.
 
-// The 16-lane filter block of one input slice at float8 index wi: lane c of the input cell times
-// (lo##c, hi##c).
-#define LOAD_BLOCK16(w, wi)                                                                        \
-  float8 lo0 = LOAD8(w, (wi)), hi0 = LOAD8(w, (wi) + 1), lo1 = LOAD8(w, (wi) + 2), hi1 = LOAD8(w, (wi) + 3); \
-  float8 lo2 = LOAD8(w, (wi) + 4), hi2 = LOAD8(w, (wi) + 5), lo3 = LOAD8(w, (wi) + 6), hi3 = LOAD8(w, (wi) + 7)
-#define MAC_BLOCK16(low, high, v)                                     \
-  low += lo0 * (v).x + lo1 * (v).y + lo2 * (v).z + lo3 * (v).w; \
-  high += hi0 * (v).x + hi1 * (v).y + hi2 * (v).z + hi3 * (v).w
-// Store the four slices (4g .. 4g + 3, those that exist) of one output pixel.
-#define STORE_BLOCK16(dst, od, b, g, y, x, low, high, act)                                             \
-  {                                                                                            \
-    int s4 = (g) * 4, S4 = ((od).w + 3) / 4;                                                    \
-    STORE_CELL(dst, od, b, s4, y, x, activate((low).lo, act));                                  \
-    if (s4 + 1 < S4) STORE_CELL(dst, od, b, (s4 + 1), y, x, activate((low).hi, act));          \
-    if (s4 + 2 < S4) STORE_CELL(dst, od, b, (s4 + 2), y, x, activate((high).lo, act));          \
-    if (s4 + 3 < S4) STORE_CELL(dst, od, b, (s4 + 3), y, x, activate((high).hi, act));          \
+// The 16-lane filter block of one input slice at float16 index wi: lane c of the input cell times w##c.
+#define LOAD_BLOCK16(w, wi) \
+  float16 w0 = LOAD16(w, (wi)), w1 = LOAD16(w, (wi) + 1), w2 = LOAD16(w, (wi) + 2), w3 = LOAD16(w, (wi) + 3)
+#define MAC_BLOCK16(acc, v) acc += w0 * (v).x + w1 * (v).y + w2 * (v).z + w3 * (v).w
+// Store the four slices (4g .. 4g + 3, those that exist) of output pixel (py, px), whose first
+// slice's cell is at float4 index `first` (the kernel walks its pixels' cells in order: 8-15 %
+// less pointwise time than a CELL per slice, PoCL and Intel).
+#define STORE_BLOCK16(dst, od, b, g, py, px, first, acc, act)                                                 \
+  {                                                                                                           \
+    int s4 = (g) * 4, S4 = ((od).w + 3) / 4, out_plane = (od).y * (od).z;                                     \
+    STORE_AT(dst, first, od, b, s4, py, px, activate((acc).s0123, act));                                      \
+    if (s4 + 1 < S4) STORE_AT(dst, (first) + out_plane, od, b, (s4 + 1), py, px, activate((acc).s4567, act)); \
+    if (s4 + 2 < S4) STORE_AT(dst, (first) + 2 * out_plane, od, b, (s4 + 2), py, px, activate((acc).s89ab, act));\
+    if (s4 + 3 < S4) STORE_AT(dst, (first) + 3 * out_plane, od, b, (s4 + 3), py, px, activate((acc).scdef, act));\
   }
 
 // Runtime (non-constant) CONV_2D weights into the blocked layout, before each run of the conv, as the
@@ -78,26 +78,26 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
   int G = (od.w + 15) / 16, b = bg / G, g = bg % G;
   int SI = (sd.w + 3) / 4, plane = sd.y * sd.z;
   if (x0 >= od.z) return;
-  float8 lo[X_BLOCK], hi[X_BLOCK];
-  for (int i = 0; i < X_BLOCK; i++) lo[i] = LOAD8(bias, 2 * g), hi[i] = LOAD8(bias, 2 * g + 1);
+  float16 acc[X_BLOCK];
+  for (int i = 0; i < X_BLOCK; i++) acc[i] = LOAD16(bias, g);
   for (int ky = 0; ky < k.x; ky++) {
     int iy = y * k.z - p.z + ky * p.x;
     if (iy < 0 || iy >= sd.y) continue;
     for (int kx = 0; kx < k.y; kx++) {
       WINDOW_COLUMNS(ix, inside, x0, kx, k, p, sd);
-      int wi = ((g * k.x + ky) * k.y + kx) * SI * 8, row = CELL(b, 0, iy, 0, SI, sd.y, sd.z);
-      for (int si = 0; si < SI; si++, wi += 8, row += plane) {
+      int wi = ((g * k.x + ky) * k.y + kx) * SI * 4, row = CELL(b, 0, iy, 0, SI, sd.y, sd.z);
+      for (int si = 0; si < SI; si++, wi += 4, row += plane) {
         LOAD_BLOCK16(w, wi);
         for (int i = 0; i < X_BLOCK; i++) {
           float4 v = inside[i] ? LOAD4(src, row + ix[i]) : (float4)(0.0f);
-          MAC_BLOCK16(lo[i], hi[i], v);
+          MAC_BLOCK16(acc[i], v);
         }
       }
     }
   }
   for (int i = 0; i < X_BLOCK && x0 + i < od.z; i++) {
     int x = x0 + i;
-    STORE_BLOCK16(dst, od, b, g, y, x, lo[i], hi[i], act);
+    STORE_BLOCK16(dst, od, b, g, y, x, CELL(b, g * 4, y, x, (od.w + 3) / 4, od.y, od.z), acc[i], act);
   }
 }
 
@@ -135,10 +135,9 @@ __kernel void conv2d_slice(__global const store_t* src, int4 sd, __global const 
 // A 1x1 convolution with stride 1 and no padding (most of a MobileNet's multiply-adds) as a
 // matrix product over the flattened pixels: `block` neighbouring pixels per work-item, the loops
 // over them under `unroll` (UNROLL or KEEP_LOOP). Global size (ceil(H * W / block), G, B).
-// Instances: pointwise_conv2d (8 pixels, work-groups of 8 along the pixels: opencl/ops/conv.py),
-// pointwise_conv2d_unrolled (the same, unrolled: what PoCL runs, 10-15 % faster there and up to
-// 8 % slower on Intel's CPU runtime, docs/benchmarks.md "Executor speed") and pointwise_row (one
-// pixel: a FULLY_CONNECTED over a few rows, where a block of pixels would only repeat the one row).
+// Instances: pointwise_conv2d (8 pixels, unrolled, so the accumulators live in registers;
+// work-groups of 8 along the pixels: opencl/ops/conv.py) and pointwise_row (one pixel: a
+// FULLY_CONNECTED over a few rows, where a block of pixels would only repeat the one row).
 #define UNROLL _Pragma("unroll")
 #define KEEP_LOOP
 #define POINTWISE_KERNEL(name, block, unroll)                                                      \
@@ -147,28 +146,28 @@ __kernel void conv2d_slice(__global const store_t* src, int4 sd, __global const 
     int p0 = get_global_id(0) * (block), g = get_global_id(1), b = get_global_id(2);                \
     int SI = (sd.w + 3) / 4, plane = sd.y * sd.z, last = plane - 1;                                \
     if (p0 >= plane) return;                                                                       \
-    float8 lo[block], hi[block];                                                                   \
-    unroll for (int i = 0; i < (block); i++) lo[i] = LOAD8(bias, 2 * g), hi[i] = LOAD8(bias, 2 * g + 1); \
-    int row = b * SI * plane, wi = g * SI * 8;                                                     \
-    for (int si = 0; si < SI; si++, wi += 8, row += plane) {                                       \
+    float16 acc[block];                                                                            \
+    unroll for (int i = 0; i < (block); i++) acc[i] = LOAD16(bias, g);                             \
+    int row = b * SI * plane, wi = g * SI * 4;                                                     \
+    for (int si = 0; si < SI; si++, wi += 4, row += plane) {                                       \
       LOAD_BLOCK16(w, wi);                                                                         \
       unroll for (int i = 0; i < (block); i++) {                                                   \
-        float4 v = LOAD4(src, row + (p0 + i < last ? p0 + i : last));                        \
-        MAC_BLOCK16(lo[i], hi[i], v);                                                              \
+        float4 v = LOAD4(src, row + (p0 + i < last ? p0 + i : last));                              \
+        MAC_BLOCK16(acc[i], v);                                                                    \
       }                                                                                            \
     }                                                                                              \
-    for (int i = 0; i < (block) && p0 + i < plane; i++) {                                          \
-      int y = (p0 + i) / od.z, x = (p0 + i) % od.z;                                                \
-      STORE_BLOCK16(dst, od, b, g, y, x, lo[i], hi[i], act);                                       \
+    int y = p0 / od.z, x = p0 % od.z, first = (b * ((od.w + 3) / 4) + g * 4) * plane + p0;        \
+    for (int i = 0; i < (block) && p0 + i < plane; i++, x++, first++) {                            \
+      if (x == od.z) x = 0, y++;                                                                   \
+      STORE_BLOCK16(dst, od, b, g, y, x, first, acc[i], act);                                      \
     }                                                                                              \
   }
-POINTWISE_KERNEL(pointwise_conv2d, 8, KEEP_LOOP)
-POINTWISE_KERNEL(pointwise_conv2d_unrolled, 8, UNROLL)
+POINTWISE_KERNEL(pointwise_conv2d, 8, UNROLL)
 POINTWISE_KERNEL(pointwise_row, 1, KEEP_LOOP)
 
 // The depthwise kernels unroll their loops over the block (the accumulators and the input row
-// then live in registers: 36 % less time measured on MobileNetV2); the blocked kernels above do
-// not, unrolled they measured 20-30 % slower.
+// then live in registers: 36 % less time measured on MobileNetV2); conv2d does not (with float8
+// halves, unrolled it measured 20-30 % slower).
 
 // The generic depthwise sums of slice s (of S) for DW_X_BLOCK outputs along x from x0 into
 // acc[]: the bias, then every tap of the window inside the input (k and p as in conv2d).
@@ -255,20 +254,20 @@ __kernel void depthwise_pointwise(__global const store_t* src, int4 sd, __global
   int x0 = get_global_id(0) * DW_X_BLOCK, y = get_global_id(1), bg = get_global_id(2);
   int G = (od.w + 15) / 16, b = bg / G, g = bg % G, SI = (sd.w + 3) / 4;
   if (x0 >= od.z) return;
-  float8 lo[DW_X_BLOCK], hi[DW_X_BLOCK];
-  _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) lo[i] = LOAD8(bias, 2 * g), hi[i] = LOAD8(bias, 2 * g + 1);
+  float16 acc[DW_X_BLOCK];
+  _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) acc[i] = LOAD16(bias, g);
   for (int si = 0; si < SI; si++) {
     float4 cell[DW_X_BLOCK];
     DEPTHWISE_TAPS(cell, src, sd, dw, dw_bias, b, si, SI, y, x0, k, p);
-    LOAD_BLOCK16(w, (g * SI + si) * 8);
+    LOAD_BLOCK16(w, (g * SI + si) * 4);
     _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) {
       float4 v = activate(cell[i], dw_act);
-      MAC_BLOCK16(lo[i], hi[i], v);
+      MAC_BLOCK16(acc[i], v);
     }
   }
   for (int i = 0; i < DW_X_BLOCK && x0 + i < od.z; i++) {
     int x = x0 + i;
-    STORE_BLOCK16(dst, od, b, g, y, x, lo[i], hi[i], act);
+    STORE_BLOCK16(dst, od, b, g, y, x, CELL(b, g * 4, y, x, (od.w + 3) / 4, od.y, od.z), acc[i], act);
   }
 }
 

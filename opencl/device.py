@@ -164,7 +164,7 @@ class Device:
 
     @property
     def kind(self) -> str:
-        """Which of KINDS this device is (some kernels have a variant measured faster on one kind)."""
+        """Which of KINDS this device is (PoCL builds one program at a time: parallel_builds)."""
         return kind(self.device)
 
     @property

@@ -4,11 +4,15 @@ convolutions and FULLY_CONNECTED as a matrix product over the flattened pixels) 
 depthwise_conv3x3_s1 (a row of input cells reused over the taps), over the shapes
 where their blocking has edges: output channels around multiples of 16, pixel counts around
 multiples of 8, batches, fused activations and a fused residual ADD; fp32 tight and fp16 within
-the documented tolerance."""
+the documented tolerance. The blocked kernels with linked ops also run on each CPU runtime (PoCL and
+Intel's, whose compilers treat their float16 arithmetic differently)."""
 
 import pytest
 
 from gpucompat import ir
+from gpucompat.opencl.device import CLError, choose
+from gpucompat.opencl.runtime import Runtime
+from gpucompat.verification.hybrid import HybridRunner
 from modelgen import builder, const, convert_fn, tf
 from test_executor_kernels import compare_all_gpu, runtimes  # noqa: F401  (fixture)
 
@@ -128,3 +132,49 @@ def test_blocked_conv_matches_reference(models, runtimes, precision):  # noqa: F
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
 def test_pointwise_conv_matches_reference(models, runtimes, precision):  # noqa: F811
     compare_all_gpu(models, runtimes[precision], "k_pointwise")
+
+
+@builder("k_blocked_fused")
+def k_blocked_fused() -> bytes:
+    """The float16 blocked kernels where a group of 16 output channels is partial and ops are linked
+    after them: a 1x1 conv 37 -> 19 over 63 pixels (blocks of 8 crossing rows) with an ADD of a
+    second input (+RELU) and a MUL by a per-channel input linked; 150 -> 45 (38 input slices), batch
+    2, TANH; a depthwise 3x3 over 13 channels merged with its 1x1 conv to 29 outputs, an ADD linked
+    after; and a FULLY_CONNECTED over 5 rows of 70 -> 23 (+RELU6)."""
+    t = tf()
+
+    def f(x37, y19, s19, x150, x13, y29, rows):
+        summed = t.nn.relu(t.nn.conv2d(x37, const([1, 1, 37, 19], 1), 1, "VALID") + const([19], 2) + y19)
+        dw = t.nn.depthwise_conv2d(x13, const([3, 3, 13, 1], 5), [1, 1, 1, 1], "SAME") + const([13], 6)
+        return [
+            summed * s19,
+            t.tanh(t.nn.conv2d(x150, const([1, 1, 150, 45], 3), 1, "VALID") + const([45], 4)),
+            t.nn.conv2d(t.nn.relu6(dw), const([1, 1, 13, 29], 7), 1, "VALID") + const([29], 8) + y29,
+            t.nn.relu6(t.matmul(rows, const([70, 23], 9)) + const([23], 10)),
+        ]
+
+    return convert_fn(f, [([1, 7, 9, 37], t.float32), ([1, 7, 9, 19], t.float32), ([1, 1, 1, 19], t.float32),
+                          ([2, 3, 5, 150], t.float32), ([1, 6, 5, 13], t.float32), ([1, 6, 5, 29], t.float32),
+                          ([5, 70], t.float32)])
+
+
+@pytest.fixture(scope="module", params=["Portable", "Intel(R) OpenCL"])
+def cpu_runtimes(request):
+    """Runtimes (fp32, fp16) on each CPU OpenCL runtime the kernels are tuned for: PoCL and Intel's,
+    whose compilers differ (a test skips naming the one that is missing)."""
+    try:
+        device = choose(request.param)
+    except CLError as e:
+        pytest.skip(f"no {request.param} OpenCL device: {e}")
+    return {p: Runtime(device, p) for p in ("fp32", "fp16")}
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_blocked_kernels_with_linked_ops_match_reference_on_each_cpu_runtime(models, cpu_runtimes, precision):
+    model = ir.from_bytes(models.bytes("k_blocked_fused"))
+    runner = HybridRunner(model, ["gpu"] * len(model.graphs[0].ops), cpu_runtimes[precision])
+    ops = [[op.name for op in run] for run, _ in runner.parts[0].steps]
+    assert ["CONV_2D", "ADD", "MUL"] in ops  # the ADD and the per-channel MUL run in the conv's kernel
+    assert ["CONV_2D", "TANH"] in ops
+    assert ["DEPTHWISE_CONV_2D", "CONV_2D", "ADD"] in ops  # the merged pair, the ADD linked after it
+    compare_all_gpu(models, cpu_runtimes[precision], "k_blocked_fused")

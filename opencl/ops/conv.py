@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from gpucompat.ir import Op
-from gpucompat.opencl.device import KINDS
 from gpucompat.opencl.executor import Executor, Step, UnsupportedOp
 from gpucompat.opencl.ops.indexed import fully_connected_runtime
 from gpucompat.opencl.ops.registry import TFLITE_PADDING_SAME, activation, custom_params, lowering, options, sequence
@@ -24,7 +23,8 @@ SAME, VALID = 0, 1  # schema Padding enum
 X_BLOCK, DW_X_BLOCK, DWS1_X_BLOCK, P_BLOCK, BLOCK_LANES = 8, 4, 8, 8, 16
 DWS1_SIZES = (3, 5)  # square stride-1 depthwise windows with a kernel of their own (conv.cl DEPTHWISE_S1_KERNEL)
 # Work-groups of 8 along x / pixels for the blocked kernels: measured fastest on PoCL's CPU device,
-# where the driver's own choice ran them up to 1.5x slower (docs/verify.md "Speed").
+# where the driver's own choice ran them up to 1.5x slower (docs/verify.md "Speed"); Intel's CPU
+# runtime ran depthwise_pointwise 5-9x slower with its own (docs/benchmarks.md "Executor speed").
 BLOCKED_GROUP = (8, 1, 1)
 
 
@@ -168,15 +168,12 @@ def _runtime_weights_conv(ex: Executor, op: Op) -> Step:
 
 
 def _pointwise(ex: Executor, head: tuple, so, act: int) -> Step:
-    """pointwise_conv2d over `head` (src, its dims, packed filter, bias, dst, its dims), with its
-    pixel loops unrolled on PoCL, where that measured faster; a single pixel per batch (a
-    FULLY_CONNECTED row) runs as pointwise_row, which does not repeat it."""
+    """pointwise_conv2d over `head` (src, its dims, packed filter, bias, dst, its dims); a single
+    pixel per batch (a FULLY_CONNECTED row) runs as pointwise_row, which does not repeat it."""
     if so.h * so.w == 1:
         return ex.prepare("conv", "pointwise_row", (1, -(-so.c // BLOCK_LANES), so.b), *head, act)
     size = (-(-so.h * so.w // P_BLOCK), -(-so.c // BLOCK_LANES), so.b)
-    unrolled = ex.runtime.device.kind == KINDS[1]  # PoCL: conv.cl POINTWISE_KERNEL
-    return ex.prepare("conv", "pointwise_conv2d_unrolled" if unrolled else "pointwise_conv2d", size, *head, act,
-                      local=BLOCKED_GROUP)
+    return ex.prepare("conv", "pointwise_conv2d", size, *head, act, local=BLOCKED_GROUP)
 
 
 @lowering("CONV_2D")
@@ -230,7 +227,8 @@ def depthwise_plus_1x1(ex: Executor, dw: Op, conv: Op) -> Step:
     so = ex.shape(out)
     return ex.prepare("conv", "depthwise_pointwise", x_blocks(ex, out, DW_X_BLOCK, BLOCK_LANES), ex.tensor(src),
                       ex.shape(src).dims, filter_, bias, k, p, activation(dw), ex.runtime.weights(pack_blocked(pw)),
-                      bias_of(ex, conv, 2, pw.shape[0], BLOCK_LANES), ex.tensor(out), so.dims, activation(conv))
+                      bias_of(ex, conv, 2, pw.shape[0], BLOCK_LANES), ex.tensor(out), so.dims, activation(conv),
+                      local=BLOCKED_GROUP)
 
 
 def _transpose_conv(ex: Executor, op: Op, src, bias_index: int, strides: tuple[int, int], same: bool) -> Step:
