@@ -169,35 +169,18 @@ class Device:
 
     @property
     def parallel_builds(self) -> int:
-        """How many programs are worth building at once: one per core. PoCL's compiler holds one lock
-        per context, so there each program is built in a context of its own (`compile`)."""
-        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        """How many programs are worth building at once: one per core, but one on PoCL, whose
+        compiler takes turns: two programs built in two threads cost their sum, and the second
+        program's parse of the shared text on top, even in two contexts of their own (PoCL 3.0,
+        docs/benchmarks.md "Cold start")."""
+        return 1 if self.kind == KINDS[1] else os.cpu_count() or 1
 
-    def compile(self, source: str, options: list[str], what: str, keep_binary: bool) -> tuple[object, bytes | None]:
-        """Compile `source` into a program of this device's context, with its binary when
-        `keep_binary` (for the program cache); a CLError with the build log when it does not
-        compile. Safe to call from several threads at once: on PoCL each call builds in a context
-        of its own (two builds in one context take turns, two contexts build side by side) and
-        loads the binary into the device's context, which costs no compilation (PoCL's binary
-        carries the compiled kernels)."""
-        if self.kind != KINDS[1]:
-            program = self.build(source, options, what, self.context)
-            return program, self.binary_of(program) if keep_binary else None
-        pcl = cl()
-        try:
-            apart = pcl.Context([self.device])
-        except pcl.Error as e:
-            raise describe(e, what) from None
-        binary = self.binary_of(self.build(source, options, what, apart))
-        return self.load_binary(binary, what), binary
-
-    def build(self, source: str, options: list[str], what: str, context=None):
-        """Compile `source` in `context` (default: the device's); a CLError with the build log when
-        it does not compile."""
+    def build(self, source: str, options: list[str], what: str):
+        """Compile `source`; a CLError with the build log when it does not compile."""
         pcl = cl()
         try:
             with native_stderr_silenced(), compiler_output_quiet():
-                return pcl.Program(context or self.context, source).build(options=options, cache_dir=False)
+                return pcl.Program(self.context, source).build(options=options, cache_dir=False)
         except pcl.Error as e:
             raise describe(e, what) from None
 

@@ -150,9 +150,9 @@ class Runtime:
         if binary is not None:
             program = self.device.load_binary(binary, what)
         else:
-            program, compiled = self.device.compile(source, self.options, what, keep_binary=self.cache is not None)
+            program = self.device.build(source, self.options, what)
             if self.cache:
-                self.cache.put(key, compiled)
+                self.cache.put(key, Device.binary_of(program))
         _log.log(DETAIL, "%s: %s in %.2f s", what, "loaded from the cache" if binary else "compiled",
                  time.perf_counter() - t0)
         (self.loaded if binary is not None else self.built).extend(labels)
