@@ -18,6 +18,7 @@ import re
 import sys
 import threading
 import warnings
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
 
 from gpucompat.errors import GpucompatError
@@ -307,10 +308,45 @@ def first_working(devices: list, cache_dir: str | None) -> tuple[object, list[st
     raise NoWorkingDevice(failures)
 
 
+# choose() calls started in the background by open_ahead, by their arguments
+_AHEAD: dict[tuple[str | None, str | None], Future] = {}
+
+
+def open_ahead(spec: str | None = None, cache_dir: str | None = None) -> None:
+    """Start `choose(spec, cache_dir)` in a background thread: listing the devices and a cold probe
+    (a build, most of a second) overlap with what a command does before its first build (a fix's
+    rewriting, verify's reference side). The next `choose` with these arguments takes the device,
+    or raises the error the background attempt met."""
+    if (spec, cache_dir) in _AHEAD:
+        return
+    started: Future = Future()
+
+    def attempt() -> None:
+        try:
+            started.set_result(_open(spec, cache_dir))
+        except BaseException as e:  # noqa: BLE001 - handed to whoever takes the device, unchanged
+            started.set_exception(e)
+
+    _AHEAD[(spec, cache_dir)] = started
+    threading.Thread(target=attempt, name="gpucompat-open-device", daemon=True).start()
+
+
+def settle() -> None:
+    """Wait for every device being opened in the background: its probe silences stderr while it
+    builds, so an error written meanwhile would be lost."""
+    wait(list(_AHEAD.values()))
+
+
 def choose(spec: str | None = None, cache_dir: str | None = None) -> Device:
     """Open the device named by `spec` (an index into `all_devices()` or part of its name), or when
     `spec` is None the first candidate whose probe passes (probe answers kept in `cache_dir`,
-    default the program cache directory)."""
+    default the program cache directory); the one `open_ahead` opened, when it was started with
+    these arguments."""
+    started = _AHEAD.pop((spec, cache_dir), None)
+    return started.result() if started is not None else _open(spec, cache_dir)
+
+
+def _open(spec: str | None, cache_dir: str | None) -> Device:
     devices = all_devices()
     if not devices:
         raise CLError(NO_DEVICE)
