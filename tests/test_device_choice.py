@@ -195,3 +195,16 @@ def test_an_error_while_fix_opens_the_device_in_the_background_is_one_line(monke
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.startswith("gpucompat: ") and str(bad) in r.stderr and len(r.stderr.splitlines()) == 1
     assert not (tmp_path / "out.tflite").exists()
+
+
+def test_a_device_opened_ahead_under_other_driver_settings_is_not_taken(monkeypatch, tmp_path):
+    """A process that changes the driver settings between two commands (the API, tests) gets a
+    device chosen under the new ones, not what a background open found under the old."""
+    real = device.all_devices()
+    monkeypatch.setattr(device, "all_devices", lambda: [fake_gpu("fake0")])
+    device.open_ahead(cache_dir=str(tmp_path))
+    device.settle()
+    monkeypatch.setenv("POCL_GPUCOMPAT_TEST_SETTING", "1")
+    monkeypatch.setattr(device, "all_devices", lambda: real)
+    working = [d for d in real if probe(d, str(tmp_path)).works]
+    assert device.choose(cache_dir=str(tmp_path)).name == device.name_of(working[0])
