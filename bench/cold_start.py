@@ -9,10 +9,11 @@ nowhere: its litert-gpu check is "not run" (what is measured is the OpenCL side)
 wall and CPU seconds (user + system of the child) and the cold/warm ratio; asserts nothing
 (timings depend on what else runs on the machine).
 
-    python bench/cold_start.py [--repeat 3] [--devices PoCL,Intel] [--checkout DIR]
+    python bench/cold_start.py [--repeat 3] [--devices PoCL,Intel] [--checkout DIR ...]
 
 --checkout runs another source tree (e.g. an export of an older commit), laid out as installed
-(bench/checkout_tree.py) and put first on PYTHONPATH.
+(bench/checkout_tree.py) and put first on PYTHONPATH; given more than once (`installed` naming the
+installed tree), the trees take turns run by run, so that they see the same load.
 The MediaPipe models come from the tests' cache (tests/real_models.py fetches them).
 """
 
@@ -79,17 +80,21 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--devices", default="PoCL,Intel")
     parser.add_argument("--cases", help="comma-separated case names (default all)")
-    parser.add_argument("--checkout", help="source tree to run (laid out as installed; default: the installed one)")
+    parser.add_argument("--checkout", action="append",
+                        help="source tree to run (laid out as installed; `installed`, the default: the installed "
+                             "one); repeat to alternate trees")
     args = parser.parse_args()
     chosen = {k: v for k, v in cases().items() if not args.cases or k in args.cases.split(",")}
-    print("| command | device | cold wall | cold CPU | warm wall | warm CPU | cold/warm (wall) |")
-    print("|---|---|---|---|---|---|---|")
+    trees = [None if t == "installed" else t for t in args.checkout or ["installed"]]
+    print("| command | device | tree | cold wall | cold CPU | warm wall | warm CPU | cold/warm (wall) |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, argv in chosen.items():
         for device in args.devices.split(","):
-            runs = [pair(argv, DEVICES[device], args.checkout) for _ in range(args.repeat)]
-            med = [statistics.median(r[i][j] for r in runs) for i in (0, 1) for j in (0, 1)]
-            print(f"| {name} | {device} | {med[0]:.1f} s | {med[1]:.1f} s | {med[2]:.1f} s | {med[3]:.1f} s "
-                  f"| {med[0] / med[2]:.1f}x |", flush=True)
+            runs = [[pair(argv, DEVICES[device], tree) for tree in trees] for _ in range(args.repeat)]
+            for k, tree in enumerate(trees):
+                med = [statistics.median(r[k][i][j] for r in runs) for i in (0, 1) for j in (0, 1)]
+                print(f"| {name} | {device} | {tree or 'installed'} | {med[0]:.1f} s | {med[1]:.1f} s | {med[2]:.1f} s "
+                      f"| {med[3]:.1f} s | {med[0] / med[2]:.1f}x |", flush=True)
 
 
 if __name__ == "__main__":

@@ -67,7 +67,10 @@ def main() -> None:
     """Entry point: run the app, turning every error into one line and exit code 2."""
     try:
         debug.configure()
-        code = app(standalone_mode=False)
+        try:
+            code = app(standalone_mode=False)
+        finally:
+            _settle_background()
     except typer.Exit as e:
         code = e.exit_code
     except GpucompatError as e:
@@ -84,6 +87,15 @@ def main() -> None:
         typer.echo(f"gpucompat: internal error: {type(e).__name__}: {printable(str(e))}", err=True)
         code = EXIT_ERROR
     sys.exit(code or 0)
+
+
+def _settle_background() -> None:
+    """Let an OpenCL device still being opened in the background finish before anything more is
+    written (its probe silences stderr while it builds) and before the process ends at once; no
+    import when the command never touched OpenCL."""
+    device = sys.modules.get("gpucompat.opencl.device")
+    if device is not None:
+        device.settle()
 
 
 def run() -> None:

@@ -18,6 +18,7 @@ import re
 import sys
 import threading
 import warnings
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
 
 from gpucompat.errors import GpucompatError
@@ -170,8 +171,9 @@ class Device:
     @property
     def parallel_builds(self) -> int:
         """How many programs are worth building at once: one per core, but one on PoCL, whose
-        compiler holds one lock per context (two programs built in two threads cost their sum,
-        and the second program's parse of the shared text on top)."""
+        compiler takes turns: two programs built in two threads cost their sum, and the second
+        program's parse of the shared text on top, even in two contexts of their own (PoCL 3.0,
+        docs/benchmarks.md "Cold start")."""
         return 1 if self.kind == KINDS[1] else os.cpu_count() or 1
 
     def build(self, source: str, options: list[str], what: str):
@@ -243,14 +245,23 @@ def name_of(device) -> str:
 # specialization every launch runs that one version: a kernel compiles once. A user's own setting
 # wins.
 POCL_SETTINGS = {"POCL_WORK_GROUP_SPECIALIZATION": "0"}
+# Environment variables that change what a driver's compiler does (PoCL's, Intel's): a probe answer,
+# or a device opened ahead, holds only under the settings it was found with.
+DRIVER_SETTINGS = ("POCL_", "CL_CONFIG_")
+
+
+def driver_settings() -> tuple[tuple[str, str], ...]:
+    """The driver settings in effect (POCL_SETTINGS' defaults put in the environment first)."""
+    for name, value in POCL_SETTINGS.items():
+        os.environ.setdefault(name, value)
+    return tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(DRIVER_SETTINGS)))
 
 
 def all_devices() -> list:
     """Every OpenCL device on every platform (Intel's CPU runtime included when its wheel is
     installed), in the order of KINDS."""
     _fork_guard()
-    for name, value in POCL_SETTINGS.items():
-        os.environ.setdefault(name, value)
+    driver_settings()
     pcl = cl()
     try:
         with intel_runtime.registered():
@@ -306,10 +317,52 @@ def first_working(devices: list, cache_dir: str | None) -> tuple[object, list[st
     raise NoWorkingDevice(failures)
 
 
+# choose() calls started in the background by open_ahead, by _ahead_key
+_AHEAD: dict[tuple, Future] = {}
+
+
+def _ahead_key(spec: str | None, cache_dir: str | None) -> tuple:
+    """What a device opened ahead was chosen under: the arguments, where probe answers are kept and
+    the driver settings (a process may change them between two commands: the API, tests)."""
+    return spec, cache_dir, default_dir(), driver_settings()
+
+
+def open_ahead(spec: str | None = None, cache_dir: str | None = None) -> None:
+    """Start `choose(spec, cache_dir)` in a background thread: listing the devices and a cold probe
+    (a build, most of a second) overlap with what a command does before its first build (a fix's
+    rewriting, verify's reference side). The next `choose` with these arguments, under the same
+    settings, takes the device, or raises the error the background attempt met."""
+    key = _ahead_key(spec, cache_dir)
+    if key in _AHEAD:
+        return
+    started: Future = Future()
+
+    def attempt() -> None:
+        try:
+            started.set_result(_open(spec, cache_dir))
+        except BaseException as e:  # noqa: BLE001 - handed to whoever takes the device, unchanged
+            started.set_exception(e)
+
+    _AHEAD[key] = started
+    threading.Thread(target=attempt, name="gpucompat-open-device", daemon=True).start()
+
+
+def settle() -> None:
+    """Wait for every device being opened in the background: its probe silences stderr while it
+    builds, so an error written meanwhile would be lost."""
+    wait(list(_AHEAD.values()))
+
+
 def choose(spec: str | None = None, cache_dir: str | None = None) -> Device:
     """Open the device named by `spec` (an index into `all_devices()` or part of its name), or when
     `spec` is None the first candidate whose probe passes (probe answers kept in `cache_dir`,
-    default the program cache directory)."""
+    default the program cache directory); the one `open_ahead` opened, when it was started with
+    these arguments."""
+    started = _AHEAD.pop(_ahead_key(spec, cache_dir), None)
+    return started.result() if started is not None else _open(spec, cache_dir)
+
+
+def _open(spec: str | None, cache_dir: str | None) -> Device:
     devices = all_devices()
     if not devices:
         raise CLError(NO_DEVICE)

@@ -18,7 +18,14 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from gpucompat.opencl.cache import write_quietly
-from gpucompat.opencl.device import cl, compiler_output_quiet, describe, device_key, native_stderr_silenced
+from gpucompat.opencl.device import (
+    cl,
+    compiler_output_quiet,
+    describe,
+    device_key,
+    driver_settings,
+    native_stderr_silenced,
+)
 
 SOURCE = r"""
 __kernel void probe(__global const float4* cells, __global float* out, __global half* out_half) {
@@ -31,9 +38,6 @@ __kernel void probe(__global const float4* cells, __global float* out, __global 
 """
 OPTIONS = ["-cl-std=CL1.2"]  # as the executor's kernels are built (runtime.py)
 CELLS = 64
-# Environment variables that change what a driver's compiler does (PoCL's, Intel's): a probe answer
-# holds only under the settings it was found with.
-DRIVER_SETTINGS = ("POCL_", "CL_CONFIG_")
 
 
 @dataclass
@@ -81,8 +85,7 @@ def _first_line(error: Exception) -> str:
 
 
 def _settings_digest() -> str:
-    settings = sorted((k, v) for k, v in os.environ.items() if k.startswith(DRIVER_SETTINGS))
-    return hashlib.sha256(json.dumps([SOURCE, OPTIONS, settings]).encode()).hexdigest()[:16]
+    return hashlib.sha256(json.dumps([SOURCE, OPTIONS, list(driver_settings())]).encode()).hexdigest()[:16]
 
 
 def result_path(device, cache_dir: str) -> str:

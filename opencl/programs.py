@@ -92,12 +92,11 @@ def source(variants: list[Variant]) -> str:
 
 
 def split(variants: list[Variant], count: int) -> list[list[Variant]]:
-    """`variants` in at most `count` programs of about equal source size, the same way every time
-    (the program cache finds them again by their source)."""
+    """`variants` in at most `count` programs of about equal numbers of kernels, the longest texts
+    dealt first, the same way every time (the program cache finds them again by their source).
+    By number, not by text: compiling a kernel takes 0.1-0.4 s whatever its length on PoCL (a
+    one-line macro instance expands to a blocked convolution; docs/benchmarks.md "Cold start")."""
     bins: list[list[Variant]] = [[] for _ in range(max(1, min(count, len(variants))))]
-    sizes = [0] * len(bins)
-    for v in sorted(variants, key=lambda v: (-len(family(v.family)[1][v.kernel]), v)):
-        i = sizes.index(min(sizes))
-        bins[i].append(v)
-        sizes[i] += len(family(v.family)[1][v.kernel]) + len(v.epilogue)
+    for k, v in enumerate(sorted(variants, key=lambda v: (-len(family(v.family)[1][v.kernel]) - len(v.epilogue), v))):
+        bins[k % len(bins)].append(v)
     return [sorted(b) for b in bins]

@@ -160,3 +160,51 @@ def test_a_name_matches_a_platform_before_a_device_named_after_the_processor():
     assert device._pick([pocl, intel], "pthread") is pocl
     assert device._pick([pocl, intel], "portable") is pocl
     assert device._pick([pocl, intel], "1") is intel
+
+
+def test_a_device_opened_ahead_fails_with_the_lines_choose_gives(monkeypatch, tmp_path):
+    """verify and fix start opening the device in the background (its probe overlaps with their
+    other work): a failure there reaches the user as the same lines as when choose runs in the
+    foreground, and only once: the next choose tries again."""
+    monkeypatch.setattr(device, "all_devices", lambda: [fake_gpu("fake0")])
+    with pytest.raises(device.NoWorkingDevice) as foreground:
+        device.choose(cache_dir=str(tmp_path / "a"))
+    device.open_ahead(cache_dir=str(tmp_path / "b"))
+    with pytest.raises(device.NoWorkingDevice) as background:
+        device.choose(cache_dir=str(tmp_path / "b"))
+    assert background.value.lines() == foreground.value.lines()
+    monkeypatch.setattr(device, "all_devices", lambda: [])
+    with pytest.raises(device.CLError, match="no OpenCL device found"):
+        device.choose(cache_dir=str(tmp_path / "b"))
+
+
+def test_a_device_opened_ahead_is_the_one_choose_gives(tmp_path):
+    device.open_ahead(cache_dir=str(tmp_path))
+    ahead = device.choose(cache_dir=str(tmp_path))
+    assert ahead.name == device.choose(cache_dir=str(tmp_path)).name
+    assert ahead.context.devices == [ahead.device]
+
+
+def test_an_error_while_fix_opens_the_device_in_the_background_is_one_line(monkeypatch, tmp_path):
+    """fix starts opening the device (a cold probe silences stderr while it builds) before it reads
+    the model: a model it cannot read still gets its one-line error on stderr, exit code 2."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # a cold probe
+    bad = tmp_path / "bad.tflite"
+    bad.write_bytes(b"not a model")
+    r = gpucompat("fix", str(bad), "-o", str(tmp_path / "out.tflite"))
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("gpucompat: ") and str(bad) in r.stderr and len(r.stderr.splitlines()) == 1
+    assert not (tmp_path / "out.tflite").exists()
+
+
+def test_a_device_opened_ahead_under_other_driver_settings_is_not_taken(monkeypatch, tmp_path):
+    """A process that changes the driver settings between two commands (the API, tests) gets a
+    device chosen under the new ones, not what a background open found under the old."""
+    real = device.all_devices()
+    monkeypatch.setattr(device, "all_devices", lambda: [fake_gpu("fake0")])
+    device.open_ahead(cache_dir=str(tmp_path))
+    device.settle()
+    monkeypatch.setenv("POCL_GPUCOMPAT_TEST_SETTING", "1")
+    monkeypatch.setattr(device, "all_devices", lambda: real)
+    working = [d for d in real if probe(d, str(tmp_path)).works]
+    assert device.choose(cache_dir=str(tmp_path)).name == device.name_of(working[0])

@@ -10,7 +10,7 @@ from gpucompat.commands import common
 from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, BackendChoice, ConfigFile, FailOn, format_option
 from gpucompat.errors import GpucompatError
 from gpucompat.output.renderers import TERMINAL, Kind, emit
-from gpucompat.runners import RUNNERS, named, on_request
+from gpucompat.runners import OPENCL, RUNNERS, named, on_request
 
 VERIFY_ON_HELP = ("Also verify on this runner: " + "; ".join(f"{name} ({RUNNERS[name].about})" for name in on_request())
                   + " (automatic with --profile litert-mldrift; 'not run' without its device).")
@@ -90,6 +90,8 @@ def fix(
     normalization = normalization_from_flags(input_mean, input_std, input_range, inputs)
     verify = not dry_run and not cfg.pick("no_verify", no_verify, False)
     require_gpu_proof = cfg.pick("require_gpu_proof", require_gpu_proof, False)
+    if verify:
+        OPENCL.start()  # the executor proves every fix: its device's probe overlaps with the rewriting
     result = run.fix_file(path, chosen, prof, options,
                           verify and run.accelerator_asked(prof, asked, require_gpu_proof))
     if inputs:

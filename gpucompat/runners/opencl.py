@@ -29,6 +29,14 @@ class OpenCLRunner:
     placed = True
     proves_every_fix = True
 
+    def start(self, device: str | None = None) -> None:
+        """Start opening the OpenCL device (`device`: as --device names it, None: the first that
+        works) in the background, so that its probe overlaps with what comes before `open`, which
+        takes it (opencl/device.py open_ahead)."""
+        from gpucompat.opencl.device import open_ahead
+
+        open_ahead(device)
+
     def open(self, job: Job) -> Opened:
         """The executor's programs built for the model; NotRun when there is no OpenCL device or an
         op has no kernel."""

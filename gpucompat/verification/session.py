@@ -17,7 +17,7 @@ from gpucompat import ir
 from gpucompat.errors import GpucompatError
 from gpucompat.npz_inputs import fits
 from gpucompat.progress import status
-from gpucompat.runners import REAL_GPU, Job, Runner, named, verify_choices
+from gpucompat.runners import OPENCL, REAL_GPU, Job, Runner, named, verify_choices
 from gpucompat.verification import at_input_shape, budget, inputs, sensitivity, tolerance
 from gpucompat.verification.comparison import OutputStats, ShapeMismatch
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
@@ -132,6 +132,9 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     by_subgraph = placements_by_subgraph(model, settings.profile)
     # at the stored shapes before any input is drawn: a model claiming 4 GiB tensors is refused, not tried
     budget.enforce(path, budget.estimate(model, by_subgraph, settings.precision, original), settings.max_memory)
+    runner = named(settings.runner, "--runner", verify_choices())
+    if runner is OPENCL and any("gpu" in p for p in by_subgraph.values()):
+        runner.start(settings.device)  # its probe overlaps with drawing inputs and the reference's preparation
     all_feeds = _feeds(model, settings)
     frozen = None
     if at_input_shape.differs(model.graphs[0], all_feeds[0]):  # the test side runs the model frozen there
@@ -143,7 +146,6 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     graph = model.graphs[0]
     where = [p for ps in by_subgraph.values() for p in ps]
     _refuse_other_signature(all_feeds[0], original or model)
-    runner = named(settings.runner, "--runner", verify_choices())
     ref_bytes, changes = reference_model(ref_bytes, _gpu_side(runner, original or model, by_subgraph, original,
                                                               settings.profile))
     reference = _reference(ref_bytes, ref_path, all_feeds[0])
