@@ -200,44 +200,46 @@ __kernel void depthwise_conv2d(__global const store_t* src, int4 sd, __global co
     STORE_CELL(dst, od, b, s, y, x0 + i, activate(acc[i], act));
 }
 
-// KxK depthwise, stride 1, dilation 1 (most of a MobileNet's depthwise layers are 3x3, MediaPipe's
-// landmark models also have 5x5): DWS1_X_BLOCK outputs along x per work-item from one row of
-// DWS1_X_BLOCK + K - 1 input cells loaded once per filter row (the generic kernel loads each cell
-// once per tap). Global size (ceil(W / DWS1_X_BLOCK), H, B * S); p = (pad_top, pad_left). Each
-// filter row's products are summed before they join the accumulator.
-#define DWS1_X_BLOCK 8
-#define DEPTHWISE_S1_KERNEL(name, K)                                                                 \
+// KxK depthwise at stride 1 or 2, dilation 1 (most of a MobileNet's depthwise layers are 3x3,
+// MediaPipe's landmark models also have 5x5): DW_ROW_X_BLOCK outputs along x per work-item from one
+// row of (DW_ROW_X_BLOCK - 1) * STRIDE + K input cells loaded once per filter row (the generic
+// kernel loads each cell once per tap). Global size (ceil(W / DW_ROW_X_BLOCK), H, B * S);
+// p = (pad_top, pad_left). Each filter row's products are summed before they join the accumulator.
+#define DW_ROW_X_BLOCK 8
+#define DEPTHWISE_ROW_KERNEL(name, K, STRIDE)                                                        \
   __kernel void name(__global const store_t* src, int4 sd, __global const store_t* w,                \
                      __global const store_t* bias, __global store_t* dst, int4 od, int2 p,           \
                      int act EPILOGUE_PARAMS) {                                                      \
-    int x0 = get_global_id(0) * DWS1_X_BLOCK, y = get_global_id(1), bs = get_global_id(2);          \
-    int S = (od.w + 3) / 4, b = bs / S, s = bs % S, left = x0 - p.y;                                \
+    int x0 = get_global_id(0) * DW_ROW_X_BLOCK, y = get_global_id(1), bs = get_global_id(2);        \
+    int S = (od.w + 3) / 4, b = bs / S, s = bs % S, left = x0 * (STRIDE) - p.y;                     \
     if (x0 >= od.z) return;                                                                          \
-    float4 acc[DWS1_X_BLOCK];                                                                        \
-    _Pragma("unroll") for (int i = 0; i < DWS1_X_BLOCK; i++) acc[i] = LOAD4(bias, s);               \
+    float4 acc[DW_ROW_X_BLOCK];                                                                      \
+    _Pragma("unroll") for (int i = 0; i < DW_ROW_X_BLOCK; i++) acc[i] = LOAD4(bias, s);             \
     _Pragma("unroll") for (int ky = 0; ky < (K); ky++) {                                            \
-      int iy = y - p.x + ky;                                                                         \
+      int iy = y * (STRIDE) - p.x + ky;                                                              \
       if (iy < 0 || iy >= sd.y) continue;                                                            \
       int row = CELL(b, s, iy, 0, S, sd.y, sd.z);                                                    \
-      float4 v[DWS1_X_BLOCK + (K) - 1], wk[K];                                                      \
-      _Pragma("unroll") for (int j = 0; j < DWS1_X_BLOCK + (K) - 1; j++) {                          \
+      float4 v[(DW_ROW_X_BLOCK - 1) * (STRIDE) + (K)], wk[K];                                        \
+      _Pragma("unroll") for (int j = 0; j < (DW_ROW_X_BLOCK - 1) * (STRIDE) + (K); j++) {            \
         int ix = left + j;                                                                           \
         bool inside = ix >= 0 && ix < sd.z;                                                          \
         float4 cell = LOAD4(src, row + (inside ? ix : 0));                                           \
         v[j] = inside ? cell : (float4)(0.0f);                                                       \
       }                                                                                              \
       _Pragma("unroll") for (int kx = 0; kx < (K); kx++) wk[kx] = LOAD4(w, (ky * (K) + kx) * S + s); \
-      _Pragma("unroll") for (int i = 0; i < DWS1_X_BLOCK; i++) {                                    \
-        float4 sum = v[i] * wk[0];                                                                   \
-        _Pragma("unroll") for (int kx = 1; kx < (K); kx++) sum += v[i + kx] * wk[kx];               \
+      _Pragma("unroll") for (int i = 0; i < DW_ROW_X_BLOCK; i++) {                                  \
+        float4 sum = v[i * (STRIDE)] * wk[0];                                                        \
+        _Pragma("unroll") for (int kx = 1; kx < (K); kx++) sum += v[i * (STRIDE) + kx] * wk[kx];    \
         acc[i] += sum;                                                                               \
       }                                                                                              \
     }                                                                                                \
-    for (int i = 0; i < DWS1_X_BLOCK && x0 + i < od.z; i++)                                          \
+    for (int i = 0; i < DW_ROW_X_BLOCK && x0 + i < od.z; i++)                                        \
       STORE_CELL(dst, od, b, s, y, x0 + i, activate(acc[i], act));                                   \
   }
-DEPTHWISE_S1_KERNEL(depthwise_conv3x3_s1, 3)
-DEPTHWISE_S1_KERNEL(depthwise_conv5x5_s1, 5)
+DEPTHWISE_ROW_KERNEL(depthwise_conv3x3_s1, 3, 1)
+DEPTHWISE_ROW_KERNEL(depthwise_conv5x5_s1, 5, 1)
+DEPTHWISE_ROW_KERNEL(depthwise_conv3x3_s2, 3, 2)
+DEPTHWISE_ROW_KERNEL(depthwise_conv5x5_s2, 5, 2)
 
 // A DEPTHWISE_CONV_2D (multiplier 1, any window) and the 1x1 CONV_2D reading its output in one
 // kernel, where the delegate merges them (opencl/fusion.py depthwise_plus_1x1: at most 16 depthwise

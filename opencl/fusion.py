@@ -1,7 +1,9 @@
 """Elementwise fusion, as the delegate merges nodes (common/gpu_model.cc MergeNodes /
 MergeElementwiseNodes): a node whose one output is not a graph output and is
 read by exactly one linkable (elementwise) node, as that node's first input, takes the node into
-its own kernel; the merged node may then take the next one, so whole chains fuse.
+its own kernel; the merged node may then take the next one, so whole chains fuse. The executor
+also links a two-input op into the producer of its second input (`_next_link`): the same values,
+one launch fewer.
 
 Here a "graph output" is any tensor the partition hands on (a model output, or one read outside
 the partition). A linked node's other operands must exist when the producer runs: constants,
@@ -61,18 +63,25 @@ def groups(ops: list[Op], handed_on: set[int], producer: Callable[[Op], bool],
 
 def _next_link(last: Op, position: dict[int, int], start: int, handed_on: set[int],
                linkable: Callable[[Op], bool]) -> Op | None:
+    """The op linked after `last`, or None. Beyond the delegate's rule, which links an op only at its
+    first input, the executor also links a two-input op into the producer of its second input: the
+    first is then the operand (read as the op's own kernel reads it), and the producer's value is
+    rounded to storage precision before the op, as its stored tensor would be (TO_STORE), so the op
+    computes the values its own kernel computes, with one launch and one tensor fewer. A residual
+    connection written ADD(skip, conv(...)), as Keras' MobileNetV2 writes it, fuses so."""
     if len(last.outputs) != 1:
         return None
     t = last.outputs[0]
     if id(t) in handed_on or len(t.consumers) != 1:
         return None
     c = t.consumers[0]
-    if id(c) not in position or not linkable(c) or c.inputs[0] is not t:
+    if id(c) not in position or not linkable(c) or [i for i, x in enumerate(c.inputs) if x is t] not in ([0], [1]):
         return None
     if len(c.outputs) != 1 or bhwc(c.outputs[0].shape) != bhwc(t.shape):
         return None
-    for x in c.present_inputs[1:]:
-        if x is t or (x.producer is not None and id(x.producer) in position and position[id(x.producer)] >= start):
+    for x in c.present_inputs:
+        if x is not t and x.producer is not None and id(x.producer) in position \
+                and position[id(x.producer)] >= start:
             return None
     return c
 

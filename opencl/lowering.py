@@ -56,7 +56,8 @@ def lower(ex: Executor, run: list[Op]) -> Step:
               and t.dtype in (dtypes.INT8, dtypes.UINT8)]
     ex.pending = []
     if len(run) > len(head):
-        ex.epilogue = epilogue([elementwise.link(ex, c) for c in run[len(head):]])
+        links = zip(run[len(head) - 1:], run[len(head):])  # (the op before, the linked op)
+        ex.epilogue = epilogue([elementwise.link(ex, c, prev.outputs[0]) for prev, c in links])
         ex.alias(last.outputs[0], run[-1].outputs[0])
     step = fn(ex, op) if len(head) == 1 else conv.depthwise_plus_1x1(ex, *head)
     if ex.epilogue is not None:

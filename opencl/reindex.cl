@@ -44,3 +44,15 @@ __kernel void reshape_cells(__global const store_t* src, int4 sd, __global store
   int4 q = source_position(RESHAPE, sd, dd, (int4)(b, y, x, s * 4), 0);
   STORE4(dst, CELL(b, s, y, x, S, dd.y, dd.z), LOAD4(src, CELL(q.x, q.w / 4, q.y, q.z, sd.w / 4, sd.y, sd.z)));
 }
+
+// A partition input as the host holds it (plain BHWC values, its channels not whole slices) laid
+// out in PHWC4, as the delegate converts its inputs on the device: one work-item per dst cell,
+// grid (W, H, B * slices), lanes past the channel count zero.
+__kernel void from_bhwc(__global const store_t* src, __global store_t* dst, int4 dd) {
+  int x = get_global_id(0), y = get_global_id(1), S = (dd.w + 3) / 4;
+  int b = get_global_id(2) / S, s = get_global_id(2) % S, c = s * 4;
+  int n = ((b * dd.y + y) * dd.z + x) * dd.w + c;
+  float4 v = (float4)(LOAD1(src, n), c + 1 < dd.w ? LOAD1(src, n + 1) : 0.0f, c + 2 < dd.w ? LOAD1(src, n + 2) : 0.0f,
+                      c + 3 < dd.w ? LOAD1(src, n + 3) : 0.0f);
+  STORE4(dst, CELL(b, s, y, x, S, dd.y, dd.z), v);
+}

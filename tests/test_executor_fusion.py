@@ -6,7 +6,9 @@
 Worked out from the delegate's rule (one non-output tensor, read by exactly one elementwise op as
 its first input, the op's other operands ready when the producer runs): the whole first chain
 fuses into op 0; op 2's output is read twice, so nothing joins it; op 6's output is ADD's first
-input, but ADD's other operand comes from op 7, which runs after op 6, so it stays alone.
+input, but ADD's other operand comes from op 7, which runs after op 6, so the delegate's rule leaves
+it alone. The executor links it into op 7 instead, whose output is its second input (its first is
+ready by then): fusion._next_link, tests/test_executor_second_input_link.py.
 """
 
 import pytest
@@ -36,10 +38,10 @@ def indices(runs):
     return [[op.index for op in run] for run in runs]
 
 
-def test_chains_fuse_by_the_delegates_rule(models):
+def test_chains_fuse_by_the_delegates_rule_and_at_second_inputs(models):
     _, graph = plan(models)
     handed_on = {id(t) for t in graph.outputs}
-    assert indices(groups(graph.ops, handed_on, producer, linkable)) == [[0, 1, 3, 4, 5], [2], [6], [7], [8]]
+    assert indices(groups(graph.ops, handed_on, producer, linkable)) == [[0, 1, 3, 4, 5], [2], [6], [7, 8]]
 
 
 def test_a_linked_ops_operand_must_be_ready_before_the_producer(models):
@@ -55,7 +57,7 @@ def test_a_tensor_handed_on_ends_the_chain(models):
     # there; MUL (itself a producer) then takes ADD and LOGISTIC.
     _, graph = plan(models)
     handed_on = {id(t) for t in graph.outputs} | {id(graph.ops[1].outputs[0])}
-    assert indices(groups(graph.ops, handed_on, producer, linkable)) == [[0, 1], [2], [3, 4, 5], [6], [7], [8]]
+    assert indices(groups(graph.ops, handed_on, producer, linkable)) == [[0, 1], [2], [3, 4, 5], [6], [7, 8]]
 
 
 def test_fused_runs_compute_what_the_ops_compute_one_by_one(models):
@@ -63,7 +65,7 @@ def test_fused_runs_compute_what_the_ops_compute_one_by_one(models):
     runtime = Runtime(choose(), "fp32")
     fused = HybridRunner(model, ["gpu"] * len(graph.ops), runtime)
     single = HybridRunner(model, ["gpu"] * len(graph.ops), runtime, record=True)
-    assert len(fused.parts[0].steps) == 5 and len(single.parts[0].steps) == 9
+    assert len(fused.parts[0].steps) == 4 and len(single.parts[0].steps) == 9
     feeds = seeded_feeds(model.graphs[0], 3)
     for a, b in zip(fused.run(feeds), single.run(feeds)):
         assert_within(a, b, "fp32", "fused vs one by one")

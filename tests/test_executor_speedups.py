@@ -95,9 +95,9 @@ def test_blocked_dense_matches_reference(models, runtimes, precision):  # noqa: 
 
 @builder("k_blocked_depthwise")
 def k_blocked_depthwise() -> bytes:
-    """depthwise_conv3x3_s1's and depthwise_conv5x5_s1's edges: widths 17 and 3 (partial blocks of
-    8, a row narrower than the block and than the 5x5 window), SAME and VALID, batch 2, 6 and 16
-    channels, RELU6; and a stride-2 3x3 beside them (the generic kernel)."""
+    """depthwise_conv{3x3,5x5}_s{1,2}'s edges: widths 17 and 3 (partial blocks of 8, a row narrower
+    than the block and than the 5x5 window), SAME and VALID, batch 2, 6 and 16 channels, RELU6; and
+    a dilated 3x3 beside them (the generic kernel)."""
     t = tf()
 
     def f(x, xb):
@@ -105,6 +105,10 @@ def k_blocked_depthwise() -> bytes:
             "same": t.nn.relu6(t.nn.depthwise_conv2d(x, const([3, 3, 6, 1], 1), [1, 1, 1, 1], "SAME") + const([6], 2)),
             "valid": t.nn.depthwise_conv2d(x, const([3, 3, 6, 1], 3), [1, 1, 1, 1], "VALID"),
             "strided": t.nn.depthwise_conv2d(x, const([3, 3, 6, 1], 4), [1, 2, 2, 1], "SAME"),
+            "strided_valid": t.nn.depthwise_conv2d(x, const([3, 3, 6, 1], 10), [1, 2, 2, 1], "VALID"),
+            "strided5": t.nn.relu6(t.nn.depthwise_conv2d(x, const([5, 5, 6, 1], 11), [1, 2, 2, 1], "SAME")),
+            "strided_batch_narrow5": t.nn.depthwise_conv2d(xb, const([5, 5, 16, 1], 12), [1, 2, 2, 1], "SAME"),
+            "dilated": t.nn.depthwise_conv2d(x, const([3, 3, 6, 1], 13), [1, 1, 1, 1], "SAME", dilations=[2, 2]),
             "batch_narrow": t.nn.depthwise_conv2d(xb, const([3, 3, 16, 1], 5), [1, 1, 1, 1], "SAME"),
             "same5": t.nn.relu6(t.nn.depthwise_conv2d(x, const([5, 5, 6, 1], 6), [1, 1, 1, 1], "SAME")
                                 + const([6], 7)),

@@ -18,10 +18,11 @@ from gpucompat.opencl.ops.registry import TFLITE_PADDING_SAME, activation, custo
 
 SAME, VALID = 0, 1  # schema Padding enum
 # Blocking of the kernels in conv.cl: outputs along x per conv2d / depthwise_conv2d /
-# depthwise_conv{K}x{K}_s1 work-item (depthwise_pointwise: DW_X_BLOCK), pixels per pointwise_conv2d
+# depthwise_conv{K}x{K}_s{1,2} work-item (depthwise_pointwise: DW_X_BLOCK), pixels per pointwise_conv2d
 # work-item, output channels per blocked work-item (four slices).
-X_BLOCK, DW_X_BLOCK, DWS1_X_BLOCK, P_BLOCK, BLOCK_LANES = 8, 4, 8, 8, 16
-DWS1_SIZES = (3, 5)  # square stride-1 depthwise windows with a kernel of their own (conv.cl DEPTHWISE_S1_KERNEL)
+X_BLOCK, DW_X_BLOCK, DW_ROW_X_BLOCK, P_BLOCK, BLOCK_LANES = 8, 4, 8, 8, 16
+# square depthwise windows and strides (both ways) with a kernel of their own (conv.cl DEPTHWISE_ROW_KERNEL)
+DW_ROW_SIZES, DW_ROW_STRIDES = (3, 5), (1, 2)
 # Work-groups of 8 along x / pixels for the blocked kernels: measured fastest on PoCL's CPU device,
 # where the driver's own choice ran them up to 1.5x slower (docs/verify.md "Speed"); Intel's CPU
 # runtime ran depthwise_pointwise 5-9x slower with its own (docs/benchmarks.md "Executor speed").
@@ -200,8 +201,8 @@ def depthwise_conv2d(ex: Executor, op: Op) -> Step:
     k, p, src = _window(ex, op, out, kh, kw)
     filter_, bias = _depthwise_parameters(ex, op, w)
     head = (ex.tensor(src), ex.shape(src).dims, filter_, bias, ex.tensor(out), ex.shape(out).dims)
-    if k[0] == k[1] and k[0] in DWS1_SIZES and k[2:] == (1, 1) and p[:2] == (1, 1):
-        return ex.prepare("conv", f"depthwise_conv{k[0]}x{k[0]}_s1", x_blocks(ex, out, DWS1_X_BLOCK), *head,
+    if k[0] == k[1] and k[0] in DW_ROW_SIZES and k[2] == k[3] and k[2] in DW_ROW_STRIDES and p[:2] == (1, 1):
+        return ex.prepare("conv", f"depthwise_conv{k[0]}x{k[0]}_s{k[2]}", x_blocks(ex, out, DW_ROW_X_BLOCK), *head,
                           p[2:], activation(op))
     return ex.prepare("conv", "depthwise_conv2d", x_blocks(ex, out, DW_X_BLOCK), *head, k, p, activation(op))
 

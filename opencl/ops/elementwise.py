@@ -104,11 +104,15 @@ def _rows(ex: Executor, t: Tensor, rank: int) -> tuple[GpuTensor, tuple[int, int
     return view, shape.dims
 
 
-def link(ex: Executor, op: Op) -> Link:
+def link(ex: Executor, op: Op, carried: Tensor) -> Link:
     """A one- or two-input op as a link in a fused kernel (linked.cl's math on the running value,
-    the second operand broadcast as in binary_op)."""
+    the value of `carried`; the other operand broadcast as in binary_op). `carried` is the op's
+    first input, or its second when the op is linked into that input's producer (fusion._next_link):
+    the other input is then the first operand."""
     if op.name in UNARY:
         fn, alpha = unary_code(op)
         return Link(f"unary(VALUE, {fn}, {alpha!r}f)")
-    operand = ex.tensor_as(op.inputs[1], len(op.outputs[0].shape))
-    return Link(f"activate(binary(VALUE, OPERAND, {BINARY[op.name]}), {activation(op)})", operand)
+    first = op.inputs[0] is carried
+    operand = ex.tensor_as(op.inputs[1 if first else 0], len(op.outputs[0].shape))
+    a, b = ("VALUE", "OPERAND") if first else ("OPERAND", "VALUE")
+    return Link(f"activate(binary({a}, {b}, {BINARY[op.name]}), {activation(op)})", operand)
