@@ -41,7 +41,7 @@ written in the model source does not help: the converter folds it back.
 exact: the same values, in the same order, computed by the same op.
 
 ## References
-rules/support/calibration/litert_gpu.json (the measurements, per form); tests/numerics_grid.py (the grid);
+rules/support/calibration/litert_gpu.json (the measurements, per form); gpucompat/calibrate/grid.py (the grid);
 docs/fidelity.md (Numerics calibration).
 """
 
