@@ -48,12 +48,16 @@ def test_every_form_computed_wrongly_is_recorded_wrong(grid):
 
 
 def test_every_key_s_evidence_still_shows(grid):
-    """The form a key's record names as its evidence gets the recorded verdict again."""
+    """The form a key's record names as its evidence gets the recorded verdict again, unless
+    either verdict is one the drawn values decide (the sample's batches draw other values)."""
     recorded = calibration.load()["forms"]
-    disagree = [f"{f.name} [{f.key}] {p}: accelerator {_verdict(got)}, recorded {recorded[f.key][p]}"
-                for f in grid.values() if f.key in recorded for p, got in f.result.items()
-                if recorded[f.key][p]["example"].startswith(f"{f.name}:")
-                and recorded[f.key][p]["wrong"] != got["wrong"]]
+    evidence = [(f, p, got, recorded[f.key][p]) for f in grid.values() if f.key in recorded
+                for p, got in f.result.items() if recorded[f.key][p]["example"].startswith(f"{f.name}:")]
+    settled = [(f, p, got, was) for f, p, got, was in evidence
+               if not numerics_grid.near_threshold(got, p) and not numerics_grid.near_threshold(was, p)]
+    assert len(settled) > 0.9 * len(evidence) > 0, "most evidence is far from the noise threshold"
+    disagree = [f"{f.name} [{f.key}] {p}: accelerator {_verdict(got)}, recorded {was}"
+                for f, p, got, was in settled if was["wrong"] != got["wrong"]]
     assert not disagree, "\n".join(disagree)
 
 
