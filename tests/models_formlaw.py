@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from irbuild import one_op
+from irbuild import IRModel, one_op, options
 from modelgen import builder, const, convert_fn, tf
 
 # name: a function building the model
@@ -20,6 +20,8 @@ WRONG: dict[str, Callable[[], bytes]] = {
     "mul_r3_c4": lambda: one_op("MUL", [5, 7, 8], const([1, 5, 7, 8], 6)),
     "add_r0_c2": lambda: one_op("ADD", [], const([2, 1], 7)),
     "softmax_r1": lambda: one_op("SOFTMAX", [8]),
+    "mirror_pad_r3": lambda: one_op("MIRROR_PAD", [6, 6, 8], np.array([[1, 1], [1, 1], [0, 0]], np.int32),
+                                    mode=0),  # REFLECT
 }
 RIGHT: dict[str, Callable[[], bytes]] = {
     "add_r3_bias": lambda: one_op("ADD", [5, 7, 8], const([8], 1)),
@@ -28,12 +30,21 @@ RIGHT: dict[str, Callable[[], bytes]] = {
     "softmax_r2": lambda: one_op("SOFTMAX", [4, 8]),
     "transpose_r3": lambda: one_op("TRANSPOSE", [2, 5, 8], np.array([0, 2, 1], np.int32)),
     "exp_r3": lambda: one_op("EXP", [2, 5, 8]),
-}
-# MIRROR_PAD is delegated under litert-mldrift, and the grid has no form of it
-UNMEASURED: dict[str, Callable[[], bytes]] = {
     "mirror_pad_r4": lambda: one_op("MIRROR_PAD", [1, 6, 6, 8], np.array([[0, 0], [1, 1], [1, 1], [0, 0]], np.int32),
                                     mode=0),  # REFLECT
 }
+def _strided_slice_step4() -> bytes:
+    """x[:, :, :, ::4] of a [1, 6, 6, 8] input, as the converter writes it."""
+    m = IRModel(signature="serving_default")
+    ints = [np.array(v, np.int32) for v in ([0, 0, 0, 0], [1, 6, 6, 8], [1, 1, 1, 4])]
+    m.output(m.op("STRIDED_SLICE", [m.input("x", [1, 6, 6, 8]), *(m.const(f"c{j}", v) for j, v in enumerate(ints))],
+                  [1, 6, 6, 2], options=options("StridedSlice")))
+    return m.bytes()
+
+
+# a STRIDED_SLICE with step 4 is delegated under litert-mldrift, and the grid measures steps 1-3 only
+UNMEASURED_FORM = "STRIDED_SLICE rank 4 step 4 on axes 3"
+UNMEASURED: dict[str, Callable[[], bytes]] = {"strided_slice_step4_r4": _strided_slice_step4}
 
 for _name, _build in {**WRONG, **RIGHT, **UNMEASURED}.items():
     builder(f"formlaw_{_name}")(_build)

@@ -77,20 +77,12 @@ def test_the_sampled_grid_reproduces_the_shipped_table(calibrated):
     assert len(both) > 0.9 * len(grid["table"])
     assert {k for k in both if grid["table"][k]["fp32"]["wrong"]}, "the sample holds forms computed wrongly"
     pairs = [(k, p) for k in both for p in ("fp32", "fp16")]
-    settled = [(k, p) for k, p in pairs if not _near_threshold(grid["table"][k][p], p)
-               and not _near_threshold(shipped[k][p], p)]
+    settled = [(k, p) for k, p in pairs if not calibrate_grid.near_threshold(grid["table"][k][p], p)
+               and not calibrate_grid.near_threshold(shipped[k][p], p)]
     assert len(settled) > 0.97 * len(pairs), "most verdicts are far from the noise threshold"
     differ = [f"{k} at {p}: measured {grid['table'][k][p]}, shipped {shipped[k][p]}"
               for k, p in settled if grid["table"][k][p]["wrong"] != shipped[k][p]["wrong"]]
     assert not differ, "\n".join(differ)
-
-
-def _near_threshold(r: dict, precision: str) -> bool:
-    """A verdict the drawn values decide (the grids draw other values: other batches): its max
-    error or its cosine within a factor of 2 of the precision's threshold (a single-output
-    FULLY_CONNECTED at fp16 measures 0.0125 in the suite's grid and 0.0008 in calibrate's)."""
-    min_cos, max_err = calibrate_grid.NOISE[precision]
-    return max_err / 2 <= r["max_error"] <= max_err * 2 or (1 - min_cos) / 2 <= 1 - r["cosine"] <= (1 - min_cos) * 2
 
 
 @pytest.mark.fidelity
@@ -226,3 +218,35 @@ def test_a_point_this_version_does_not_know_is_named(tmp_path):
     model.write_bytes(probes.by_point("ADD").write())
     r = run_cli("check", str(model), "--profile", path)
     assert r.returncode == 2 and "'WARP_DRIVE' is not one this gpucompat measures" in r.stderr
+
+
+def test_the_grid_reaches_every_key_of_the_shipped_table():
+    """The one grid writes a form of every key the shipped table records, so recording the table
+    anew with it (tools/record_grid.py) loses none."""
+    from gpucompat import ir
+    from gpucompat.ir.build import Sketch
+    from gpucompat.rules.support.forms import form_of
+
+    forms, reached = calibrate_grid.forms(), set()
+    for i in range(0, len(forms), calibrate_grid.BATCH):
+        s = Sketch()
+        s.output(*(f.write(s, f"f{j}") for j, f in enumerate(forms[i:i + calibrate_grid.BATCH])))
+        reached |= {form_of(t.producer) for t in ir.from_bytes(s.to_bytes()).graphs[0].outputs}
+    missing = sorted(set(calibration.load()["forms"]) - reached)
+    assert not missing, missing[:20]
+
+
+def test_a_quantized_output_one_step_off_is_right():
+    """A full-int8 form rounds to the neighbouring step where the CPU's int8 kernel does not:
+    within one quantization step of the output it is right, two steps off it is wrong, and an
+    output of a step or two whose values point elsewhere is wrong."""
+    import numpy as np
+
+    want = np.arange(-64, 64) * 0.25
+    one, two = want.copy(), want.copy()
+    one[3] += 0.25
+    two[3] += 0.5
+    assert calibrate_grid.judge(one, want, "fp16")["wrong"]  # 0.25 of a largest output of 16: past 1e-2
+    assert not calibrate_grid.judge(one, want, "fp16", step=0.25)["wrong"]
+    assert calibrate_grid.judge(two, want, "fp16", step=0.25)["wrong"]
+    assert calibrate_grid.judge(np.array([0.25, 0.0]), np.array([0.0, 0.25]), "fp16", step=0.25)["wrong"]

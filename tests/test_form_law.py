@@ -13,7 +13,10 @@ import pytest
 import models_formlaw
 from cli import gpucompat
 from gpucompat.ir import from_bytes
+from gpucompat.rules.support import calibration
 from gpucompat.rules.support.forms import form_of
+
+UNMEASURED = "formlaw_strided_slice_step4_r4"
 
 
 def _check(path, profile="litert-mldrift"):
@@ -43,21 +46,22 @@ def test_a_right_form_is_not_flagged(models, name):
 
 
 def test_a_form_never_measured_is_reported_unmeasured(models):
-    rec = _check(models.path("formlaw_mirror_pad_r4"))
+    assert calibration.status(models_formlaw.UNMEASURED_FORM, "fp32") == "unmeasured", "the grid measures it now"
+    rec = _check(models.path(UNMEASURED))
     found = [f for f in rec["findings"] if f["code"] == "GPU007"]
     assert len(found) == 1 and found[0]["severity"] == "warning", rec["findings"]
-    assert "[MIRROR_PAD rank 4 on axes 1,2]" in found[0]["message"]
+    assert f"[{models_formlaw.UNMEASURED_FORM}]" in found[0]["message"]
     assert "never measured" in found[0]["message"]
     assert rec["summary"]["ops_unmeasured"] == 1 and rec["summary"]["ops_wrong"] == 0
 
 
 def test_the_terminal_counts_unmeasured_ops(models):
-    r = gpucompat("check", models.path("formlaw_mirror_pad_r4"), "--profile", "litert-mldrift")
+    r = gpucompat("check", models.path(UNMEASURED), "--profile", "litert-mldrift")
     assert "1 delegated op(s) in forms never measured on the real GPU" in r.stdout
 
 
 def test_no_unmeasured_finding_under_a_profile_without_measurements(models):
-    rec = _check(models.path("formlaw_mirror_pad_r4"), "gpu-current")
+    rec = _check(models.path(UNMEASURED), "gpu-current")
     assert not [f for f in rec["findings"] if f["code"] == "GPU007"]
 
 

@@ -93,28 +93,28 @@ def test_check_flags_nothing_wrong_in_what_fix_wrote(models, tmp_path):
 def test_without_vulkan_fix_says_the_gpu_check_did_not_run_and_lists_unmeasured_ops(models, tmp_path, no_vulkan):
     """explicit-rank-4 repairs a known-wrong ADD with RESHAPEs the grid measured right: with no
     Vulkan device the summary and the JSON say the real-GPU check did not run, and no op of the
-    output is unproven. A MIRROR_PAD, a form the grid never measured, is listed as such."""
+    output is unproven. A STRIDED_SLICE with step 4, a form the grid never measured, is listed as such."""
     out = tmp_path / "fixed.tflite"
     code, doc = _fix(models.path("gpuproof_mixed_rank"), "-o", str(out), "--profile", "litert-mldrift")
     assert code == 0 and out.exists() and doc["applied"], doc
     assert doc["real_gpu"]["check"].startswith("not run: no Vulkan device"), doc["real_gpu"]
     assert doc["real_gpu"]["ops"] == [], doc["real_gpu"]  # the ADD known wrong is gone, the RESHAPEs known right
-    code, doc = _fix(models.path("formlaw_mirror_pad_r4"), "-o", str(tmp_path / "pad.tflite"),
+    code, doc = _fix(models.path("formlaw_strided_slice_step4_r4"), "-o", str(tmp_path / "pad.tflite"),
                      "--profile", "litert-mldrift")
     unmeasured = [u for u in doc["real_gpu"]["ops"] if u["status"] == "unmeasured"]
-    assert [(u["op"], u["introduced"]) for u in unmeasured] == [("MIRROR_PAD", False)], doc["real_gpu"]
-    r = gpucompat("fix", models.path("formlaw_mirror_pad_r4"), "-o", str(tmp_path / "again.tflite"),
+    assert [(u["op"], u["introduced"]) for u in unmeasured] == [("STRIDED_SLICE", False)], doc["real_gpu"]
+    r = gpucompat("fix", models.path("formlaw_strided_slice_step4_r4"), "-o", str(tmp_path / "again.tflite"),
                   "--profile", "litert-mldrift", timeout=600)
     assert "real-GPU check (LiteRT's accelerator): not asked" in r.stdout  # nothing changed, nothing to prove
-    assert "never measured on the real GPU: MIRROR_PAD [" in r.stdout, r.stdout
+    assert "never measured on the real GPU: STRIDED_SLICE [" in r.stdout, r.stdout
 
 
 @pytest.mark.opencl
 def test_require_gpu_proof_without_vulkan_exits_1_and_writes_nothing(models, tmp_path, no_vulkan):
-    """Unproven (a MIRROR_PAD never measured, no device to run it): exit 1, nothing written.
+    """Unproven (a STRIDED_SLICE with step 4 never measured, no device to run it): exit 1, nothing written.
     Every delegated op known right (the repaired ADD): written without a device."""
     out = tmp_path / "fixed.tflite"
-    code, doc = _fix(models.path("formlaw_mirror_pad_r4"), "-o", str(out), "--profile", "litert-mldrift",
+    code, doc = _fix(models.path("formlaw_strided_slice_step4_r4"), "-o", str(out), "--profile", "litert-mldrift",
                      "--require-gpu-proof")
     assert code == 1 and not out.exists() and doc["output"] is None
     assert doc["refusal"].startswith("--require-gpu-proof"), doc

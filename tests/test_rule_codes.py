@@ -58,10 +58,10 @@ CASES: dict[str, Case] = {
     "GPU006": Case(lambda raises: mr.with_constant("ADD", mr.SHAPE, np.ones(3 if raises else 8, np.float32),
                                                    mr.SHAPE),
                    about=says("cannot be prepared at the stored input shapes")),
-    "GPU007": Case(lambda raises: mr.with_constant("MIRROR_PAD", mr.SHAPE,
-                                                   np.asarray([[0, 0], [1, 1], [1, 1], [0, 0]], np.int32),
-                                                   [1, 6, 6, 8]) if raises else mr.unary("TANH"),
-                   MLDRIFT, about=says("MIRROR_PAD", "never measured")),
+    # a REDUCE_PROD of 1024 values into each output: the grid measures short ones only
+    "GPU007": Case(lambda raises: mr.with_constant("REDUCE_PROD", [1, 32, 32, 8], np.asarray([1, 2], np.int32),
+                                                   [1, 8]) if raises else mr.unary("TANH"),
+                   MLDRIFT, about=says("REDUCE_PROD rank 4 over axes 1,2 (long)", "never measured")),
     "PRT101": Case(mr.unsupported_between, about=says("a GPU-capable partition of 1 op(s) stays on the CPU")),
     # the first TANH alone is delegated (the largest GPU island, first of two of one op); GATHER_ND and
     # the second TANH make the CPU partition after it

@@ -8,12 +8,12 @@ The forms: 36 binary ops between a runtime tensor and a constant or a second run
 ranks 0-4 with random broadcast patterns; unary chains, SOFTMAX, TRANSPOSE, CONCATENATION, MEAN
 and SLICE at ranks 1-3; 40 FULLY_CONNECTED forms (random input shape of rank 1-4, keep_num_dims,
 units, weights and bias) and 30 DIVs by a constant (random broadcast patterns), written op by op
-as the grid writes them. Needs a Vulkan device (docs/fidelity.md, "Set-up").
+as the grid (gpucompat/calibrate/grid.py) writes its own. Needs a Vulkan device (docs/fidelity.md,
+"Set-up").
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import random
 import sys
@@ -21,93 +21,104 @@ import tempfile
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
+from gpucompat.calibrate import grid
+from gpucompat.ir.build import Sketch
+from gpucompat.rules.support import forms as keys
 
-import numerics_grid as grid  # noqa: E402
-from modelgen import const  # noqa: E402
-
-F = np.float32
 SIZES = ((6, 5, 3, 2), (12, 2, 7, 3), (5, 9, 2, 4))  # output sizes from the last axis: none of the grid's
+
+
+def _const(shape, seed: int) -> np.ndarray:
+    return (np.random.default_rng(seed).standard_normal(shape) * 0.5).astype(np.float32)
+
+
+def _pattern(rnd: random.Random, lowest: int) -> str:
+    return "".join(rnd.choice("nn1") for _ in range(rnd.randint(lowest, 4)))
 
 
 def binary_forms(rnd: random.Random, count: int) -> list[grid.Form]:
     """`count` binary forms with random ops, ranks, broadcast patterns and operand kinds."""
     forms = []
     for i in range(count):
-        op = rnd.choice(list(grid.BINARY_OPS))
-        f, sizes = grid.BINARY_OPS[op], rnd.choice(SIZES)
-        pa, pb = ("".join(rnd.choice("nn1") for _ in range(rnd.randint(0, 4))) for _ in range(2))
+        op, sizes = rnd.choice(keys.BINARY), rnd.choice(SIZES)
+        pa, pb = _pattern(rnd, 0), _pattern(rnd, 0)
         sa, sb = grid.shape_of(pa, sizes), grid.shape_of(pb, sizes)
+        out, options = np.broadcast_shapes(sa, sb), grid.options_of(grid.OPTIONS.get(op))
         runtime = (pa == "") == (pb == "") and rnd.random() < 1 / 3  # a runtime scalar with a tensor is not taken
         name = f"h{i}_{op.lower()}_r{pa or 's'}_{'r' if runtime else 'c'}{pb or 's'}"
         if runtime:
-            forms.append(grid.Form(name, lambda t, a, b, f=f: f(t, a, b), [(sa, F), (sb, F)],
-                                   "away" if op == "DIV" else "normal"))
+            forms.append(grid.one_op(name, op, [sa, sb], [], out, options, "away" if op == "DIV" else "normal"))
         else:
-            c = np.abs(const(sb, 11)) + 0.5 if op == "DIV" else const(sb, 11)
-            forms.append(grid.Form(name, lambda t, a, c=c, f=f: f(t, a, c), [(sa, F)]))
+            c = np.abs(_const(sb, 11)) + 0.5 if op == "DIV" else _const(sb, 11)
+            forms.append(grid.one_op(name, op, [sa], [c], out, options))
     return forms
+
+
+def chain(name: str, shape: tuple, steps: list[tuple]) -> grid.Form:
+    """A form of one-operand ops in a row; a step is (op,) or (op, scalar constant operand)."""
+    def write(s: Sketch, prefix: str, exact: bool = False):
+        t = s.input(f"{prefix}__0", shape)
+        for j, (op, *operand) in enumerate(steps):
+            fixed = [s.const(f"{prefix}_c{j}", np.float32(operand[0]))] if operand else []
+            t = s.op(op, [t, *fixed], shape, options=grid.options_of(grid.OPTIONS.get(op)))
+        return t
+    return grid.Form(name, write)
 
 
 def other_forms() -> list[grid.Form]:
     """Unary chains, SOFTMAX, TRANSPOSE, CONCATENATION with a constant, MEAN and SLICE at ranks 1-3."""
-    chains = [lambda t, a: t.exp(t.tanh(a)), lambda t, a: t.sqrt(t.nn.relu(a) + 1.0), lambda t, a: -t.sigmoid(a),
-              lambda t, a: t.math.log(t.abs(a) + 0.5), lambda t, a: t.square(t.sin(a)), lambda t, a: t.cos(t.nn.elu(a))]
-    forms = [grid.Form(f"chain{j}", fn, [([[10], [3, 10], [2, 5, 6]][j % 3], F)]) for j, fn in enumerate(chains)]
-    forms += [grid.Form(f"softmax{j}", lambda t, a: t.nn.softmax(a), [(s, F)])
-              for j, s in enumerate([[6], [3, 6], [2, 3, 6], [1, 5, 6]])]
-    forms += [grid.Form(f"transpose{j}", lambda t, a, p=p: t.transpose(a, p), [(s, F)])
-              for j, (s, p) in enumerate([([6, 5], [1, 0]), ([2, 5, 6], [2, 1, 0]), ([2, 5, 6], [1, 0, 2]),
-                                          ([3, 5, 6], [0, 2, 1])])]
-    forms += [grid.Form(f"concat{j}", lambda t, a, ax=ax, s=s: t.concat([a, const(s, 12)], ax), [(s, F)])
-              for j, (s, ax) in enumerate([([6], 0), ([3, 6], 1), ([2, 5, 6], 0), ([2, 5, 6], 2)])]
-    forms += [grid.Form(f"mean{j}", lambda t, a, ax=ax: t.reduce_mean(a, axis=ax), [(s, F)])
-              for j, (s, ax) in enumerate([([3, 6], [1]), ([2, 5, 6], [1]), ([2, 5, 6], [0, 2])])]
-    forms += [grid.Form(f"slice{j}", lambda t, a, b=b, z=z: t.slice(a, b, z), [(s, F)])
-              for j, (s, b, z) in enumerate([([10], [2], [5]), ([3, 10], [0, 1], [2, 6]),
-                                             ([2, 5, 6], [0, 1, 0], [2, 3, 6])])]
+    chains = [[("TANH",), ("EXP",)], [("RELU",), ("ADD", 1.0), ("SQRT",)], [("LOGISTIC",), ("NEG",)],
+              [("ABS",), ("ADD", 0.5), ("LOG",)], [("SIN",), ("SQUARE",)], [("ELU",), ("COS",)]]
+    forms = [chain(f"chain{j}", [(10,), (3, 10), (2, 5, 6)][j % 3], steps) for j, steps in enumerate(chains)]
+    forms += [grid.one_op(f"softmax{j}", "SOFTMAX", [s], [], s, grid.options_of("Softmax", beta=1.0))
+              for j, s in enumerate([(6,), (3, 6), (2, 3, 6), (1, 5, 6)])]
+    forms += [grid.one_op(f"transpose{j}", "TRANSPOSE", [s], [np.asarray(p, np.int32)], tuple(s[i] for i in p))
+              for j, (s, p) in enumerate([((6, 5), (1, 0)), ((2, 5, 6), (2, 1, 0)), ((2, 5, 6), (1, 0, 2)),
+                                          ((3, 5, 6), (0, 2, 1))])]
+    forms += [grid.one_op(f"concat{j}", "CONCATENATION", [s], [_const(s, 12)],
+                          tuple(d * 2 if i == ax else d for i, d in enumerate(s)),
+                          grid.options_of("Concatenation", axis=ax))
+              for j, (s, ax) in enumerate([((6,), 0), ((3, 6), 1), ((2, 5, 6), 0), ((2, 5, 6), 2)])]
+    forms += [grid.one_op(f"mean{j}", "MEAN", [s], [np.asarray(ax, np.int32)],
+                          tuple(d for i, d in enumerate(s) if i not in ax), grid.options_of("Reducer"))
+              for j, (s, ax) in enumerate([((3, 6), [1]), ((2, 5, 6), [1]), ((2, 5, 6), [0, 2])])]
+    forms += [grid.one_op(f"slice{j}", "SLICE", [s], [np.asarray(b, np.int32), np.asarray(z, np.int32)], tuple(z))
+              for j, (s, b, z) in enumerate([((10,), [2], [5]), ((3, 10), [0, 1], [2, 6]),
+                                             ((2, 5, 6), [0, 1, 0], [2, 3, 6])])]
     return forms
 
 
 def written_forms(rnd: random.Random, count: int) -> list[grid.Form]:
     """`count` FULLY_CONNECTED forms and `count` * 3 // 4 DIVs by a constant, random as above."""
-    from ai_edge_litert import schema_py_generated as fb
-
-    forms = []
-    for i in range(count):
-        x = grid.shape_of("".join(rnd.choice("nn1") for _ in range(rnd.randint(1, 4))), rnd.choice(SIZES))
-        weights = rnd.choice(grid.FC_WEIGHTS)
-        fc = functools.partial(grid._fully_connected, x=x, units=rnd.choice((3, 1)), keep=rnd.random() < 0.5,
-                               weights=weights, bias=rnd.random() < 0.5)
-        forms.append(grid.Form(f"hfc{i}", fc, [(x, F), ([fc.keywords["units"], x[-1]], F)] if weights == "runtime"
-                               else [(x, F)], written=True))
+    forms = [grid.fully_connected(f"hfc{i}", grid.shape_of(_pattern(rnd, 1), rnd.choice(SIZES)), rnd.choice((3, 1)),
+                                  rnd.random() < 0.5, rnd.choice(grid.FC_WEIGHTS), rnd.random() < 0.5)
+             for i in range(count)]
     for i in range(count * 3 // 4):
         sizes = rnd.choice(SIZES)
-        sa, sb = (grid.shape_of("".join(rnd.choice("nn1") for _ in range(rnd.randint(0, 4))), sizes) for _ in "ab")
-        out = list(np.broadcast_shapes(tuple(sa), tuple(sb)))
-        forms.append(grid.Form(f"hdiv{i}", lambda m, ins, exact, s=sb, o=out: m.op(
-            "DIV", [ins[0], m.const("c", np.abs(const(s, 11)) + 0.5)], o, options=fb.DivOptionsT()), [(sa, F)],
-            written=True))
+        sa, sb = (grid.shape_of(_pattern(rnd, 0), sizes) for _ in "ab")
+        forms.append(grid.one_op(f"hdiv{i}", "DIV", [sa], [np.abs(_const(sb, 11)) + 0.5], np.broadcast_shapes(sa, sb),
+                                 grid.options_of("Div")))
     return forms
 
 
 def main(seed: int = 23) -> None:
     from gpucompat import api
+    from gpucompat.confirm.runner import launcher
 
     os.environ.setdefault("GPUCOMPAT_VULKAN_DIR", os.path.expanduser("~/.cache/gpucompat-oracle"))
     rnd = random.Random(seed)
-    forms = [*binary_forms(rnd, 36), *other_forms(), *written_forms(rnd, 40)]
+    forms = grid.run([*binary_forms(rnd, 36), *other_forms(), *written_forms(rnd, 40)], launcher())
     wrong = flagged = right = alarms = unmeasured = 0
     with tempfile.TemporaryDirectory() as tmp:
-        grid.run_grid(tmp, forms, seed)
         for f in forms:
             if "fp32" not in f.result:
                 print(f"left out {f.name}: {f.refused}")
                 continue
             path = os.path.join(tmp, f"{f.name}.tflite")
+            s = Sketch()
+            s.output(f.write(s, "f"))
             with open(path, "wb") as fh:
-                fh.write(grid.convert([f]))
+                fh.write(s.to_bytes())
             codes = {x["code"] for x in api.check(path, profile="litert-mldrift")["findings"]}
             is_wrong, is_flagged = f.result["fp32"]["wrong"], "GPU005" in codes
             wrong, flagged = wrong + is_wrong, flagged + (is_wrong and is_flagged)

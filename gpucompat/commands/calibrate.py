@@ -25,7 +25,7 @@ SAID = {"gpu": "delegated", "cpu": "refused at partitioning", "fails": "fails to
 def calibrate(
     output: Annotated[str | None, typer.Option("--output", "-o", help="The profile file to write (default litert-mldrift-RELEASE-calibrated.json here).")] = None,
     vulkan_dir: Annotated[str | None, typer.Option(help="Directory whose env.sh ('export K=V' lines) names the Vulkan driver (default $GPUCOMPAT_VULKAN_DIR or ~/.cache/gpucompat-oracle when present).")] = None,
-    grid: Annotated[Grid, typer.Option("--grid", help="The numerics grid to run (which op forms the GPU computes wrongly, fp32 and fp16): sample (one form in 40, about a minute on a software driver), full (31,394 forms: 10 to 25 minutes on a software driver), none.")] = Grid.sample,
+    grid: Annotated[Grid, typer.Option("--grid", help="The numerics grid to run (which op forms the GPU computes wrongly, fp32 and fp16): sample (every hand-picked form and one in 40 of the rest, about a minute on a software driver), full (34,070 forms: 10 to 25 minutes on a software driver), none.")] = Grid.sample,
     timeout: Annotated[float | None, typer.Option(help="Seconds one probe may take to compile before it is given up (default 120).")] = None,
 ) -> None:
     """Compile the calibration probes (one-op models, one per op type, version cap and constraint

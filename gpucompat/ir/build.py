@@ -55,6 +55,18 @@ def constant(graph: Graph, name: str, value: np.ndarray) -> Tensor:
     return graph.add_tensor(rec)
 
 
+def quantize(t: Tensor, quantization: tuple | None) -> Tensor:
+    """`t` marked quantized by `quantization` (scale, zero point), per channel of its first axis
+    when the scale is a sequence; unchanged for None."""
+    if quantization is not None:
+        scales = np.atleast_1d(np.asarray(quantization[0], np.float32))
+        q = fb.QuantizationParametersT()
+        q.scale, q.zeroPoint = [float(v) for v in scales], [int(quantization[1])] * len(scales)
+        q.quantizedDimension = 0
+        t.fb.quantization = q
+    return t
+
+
 def reshape_tensor(t: Tensor, shape: Sequence[int], signature: Sequence[int] | None = None) -> None:
     """Give an existing runtime tensor a new shape (and shape signature, -1 = dynamic)."""
     t.fb.shape = np.asarray([1 if d < 0 else int(d) for d in shape], dtype=np.int32)
@@ -96,9 +108,10 @@ class Sketch:
     def __init__(self) -> None:
         self.model, self.graph = empty_model()
 
-    def input(self, name: str, shape: Sequence[int], dtype: int = dtypes.FLOAT32) -> Tensor:
-        """A new model input."""
-        t = tensor(self.graph, name, shape, dtype)
+    def input(self, name: str, shape: Sequence[int], dtype: int = dtypes.FLOAT32,
+              quantization: tuple | None = None) -> Tensor:
+        """A new model input (`quantization` as for `const`)."""
+        t = quantize(tensor(self.graph, name, shape, dtype), quantization)
         self.graph.inputs.append(t)
         return t
 
@@ -108,19 +121,13 @@ class Sketch:
         value = np.asarray(value)
         t = constant(self.graph, name, value)
         t.fb.shape = np.asarray(value.shape, dtype=np.int32)  # a scalar stays rank 0 (constant() makes it [1])
-        if quantization is not None:
-            scales = np.atleast_1d(np.asarray(quantization[0], np.float32))
-            q = fb.QuantizationParametersT()
-            q.scale, q.zeroPoint = [float(v) for v in scales], [int(quantization[1])] * len(scales)
-            q.quantizedDimension = 0
-            t.fb.quantization = q
-        return t
+        return quantize(t, quantization)
 
     def op(self, op_name: str, inputs: Sequence[Tensor | None], shape: Sequence[int], dtype: int = dtypes.FLOAT32,
-           options=None, version: int = 1) -> Tensor:
+           options=None, version: int = 1, quantization: tuple | None = None) -> Tensor:
         """Append the builtin op `op_name` reading `inputs` and writing one new tensor of `shape`
-        and `dtype`; return that tensor."""
-        out = tensor(self.graph, f"{op_name.lower()}_{len(self.graph.ops)}", shape, dtype)
+        and `dtype` (`quantization` as for `const`); return that tensor."""
+        out = quantize(tensor(self.graph, f"{op_name.lower()}_{len(self.graph.ops)}", shape, dtype), quantization)
         self.graph.ops.append(operator(self.graph, op_name, inputs, [out], options, version))
         return out
 

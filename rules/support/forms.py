@@ -5,7 +5,7 @@ rank 3 is B,W,C) and reads a constant operand as a vector or as HWC (docs/resear
 so whether it computes an op right depends on the ranks of its operands, on which axes have their
 full size and which are 1, on which operand is a constant, and for layout ops and reductions on
 the axes they act on; not on the sizes themselves. A form key says exactly that, in a finite
-space the numerics grid (tests/numerics_grid.py) enumerates, so that a form it never measured is
+space the numerics grid (gpucompat/calibrate/grid.py) enumerates, so that a form it never measured is
 "unmeasured" (rules/support/calibration/), never assumed right.
 
 An operand's shape is written with `n` for an axis of size above 1 and `1` for an axis of size 1

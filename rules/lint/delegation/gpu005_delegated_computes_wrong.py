@@ -9,10 +9,11 @@ grid enumerates every form up to rank 4; a form is wrong when any of its measure
 Among the wrong forms: a binary elementwise op (ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM,
 SQUARED_DIFFERENCE) of a rank-0 to rank-3 runtime tensor with a constant of higher rank (ADD
 [8] + constant [2,1,8], MUL [8] x constant [1,1,1,8]), or of the same rank that is not a vector
-along the last axis; SOFTMAX of a rank-1 tensor; PAD of a rank-3 tensor; FULLY_CONNECTED of a
-rank-1 input, with runtime weights and a bias, or with int8 weights flattening a rank-4 input
-(FULLY_CONNECTED keys also name the output shape, keep_num_dims and the weights' kind and type:
-constant float32, float16 behind a DEQUANTIZE, int8, or runtime). The message names the
+along the last axis; SOFTMAX of a rank-1 tensor; PAD and MIRROR_PAD of a rank-3 tensor;
+FULLY_CONNECTED of a rank-1 input, with runtime weights and a bias, or with int8 weights
+flattening a rank-4 input, a float or an int8 input alike (FULLY_CONNECTED keys also name a
+non-float input, the output shape, keep_num_dims and the weights' kind and type: constant
+float32, float16 behind a DEQUANTIZE, int8, or runtime). The message names the
 form and its evidence: the LiteRT release, the precision, the cosine and the max error against
 the CPU, and the grid form that showed it. Raised under the profiles the calibration stands for
 (litert-mldrift).
@@ -41,7 +42,7 @@ written in the model source does not help: the converter folds it back.
 exact: the same values, in the same order, computed by the same op.
 
 ## References
-rules/support/calibration/litert_gpu.json (the measurements, per form); tests/numerics_grid.py (the grid);
+rules/support/calibration/litert_gpu.json (the measurements, per form); gpucompat/calibrate/grid.py (the grid);
 docs/fidelity.md (Numerics calibration).
 """
 

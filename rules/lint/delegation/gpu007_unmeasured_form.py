@@ -5,8 +5,7 @@ An op that LiteRT's GPU accelerator delegates, of an op type whose forms the num
 grid measures (binary and one-operand elementwise ops, SOFTMAX, TRANSPOSE, SLICE, STRIDED_SLICE,
 CONCATENATION, RESHAPE, PAD, reductions, EMBEDDING_LOOKUP, FULLY_CONNECTED), in a form
 (rules/support/forms.py) the grid never measured: a CONCATENATION of runtime, constant and runtime
-operands, a STRIDED_SLICE with a step of 4, a MIRROR_PAD, a long REDUCE_PROD, a FULLY_CONNECTED
-of an int8 input. Nothing is known about what the accelerator
+operands, a STRIDED_SLICE with a step of 4, a long REDUCE_PROD. Nothing is known about what the accelerator
 computes for it; unknown is not right. Raised under the profiles the calibration stands for
 (litert-mldrift).
 
@@ -15,18 +14,18 @@ The accelerator computes some forms of these ops wrongly with no error (GPU005);
 never compared with the CPU, so the model's outputs are unproven on the GPU.
 
 ## Example
-MIRROR_PAD of a [1, 16, 16, 8] tensor: "MIRROR_PAD rank 4 on axes 1,2" was never measured.
+`x[:, :, :, ::4]` of a [1, 6, 6, 8] tensor: "STRIDED_SLICE rank 4 step 4 on axes 3" was never measured.
 
 ## How to fix
 Check the model on the real accelerator: `gpucompat verify MODEL --runner litert-gpu` (fp32
-and `--precision fp16`). To add the form to the table, add it to tests/numerics_grid.py and
-re-record with `python tests/numerics_grid.py`.
+and `--precision fp16`). To add the form to the table, add it to gpucompat/calibrate/grid.py and
+record its group with `python tools/record_grid.py GROUP`.
 
 ## Fix safety
 Not applicable.
 
 ## References
-rules/support/calibration/litert_gpu.json; tests/numerics_grid.py; rules/support/forms.py.
+rules/support/calibration/litert_gpu.json; gpucompat/calibrate/grid.py; rules/support/forms.py.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ with GpuOptions(enforce_f32=True). Check with `gpucompat verify MODEL --runner l
 Not applicable.
 
 ## References
-rules/support/calibration/litert_gpu.json; tests/numerics_grid.py.
+rules/support/calibration/litert_gpu.json; gpucompat/calibrate/grid.py.
 """
 
 from __future__ import annotations

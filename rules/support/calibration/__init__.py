@@ -1,5 +1,5 @@
 """What LiteRT's real GPU accelerator computed for each op form of the numerics calibration grid
-(tests/numerics_grid.py), as data: litert_gpu.json holds, per form key (rules/support/forms.py), the
+(gpucompat/calibrate/grid.py), as data: litert_gpu.json holds, per form key (rules/support/forms.py), the
 verdict at fp32 and at the accelerator's default precision (fp16) with its evidence (cosine and
 max error relative to the largest CPU output, and the grid form that showed it).
 

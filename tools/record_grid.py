@@ -1,0 +1,87 @@
+"""Record the shipped calibration table (rules/support/calibration/litert_gpu.json) with the
+numerics grid of `gpucompat calibrate` (gpucompat/calibrate/grid.py) on LiteRT's real GPU
+accelerator (docs/fidelity.md, "Set-up").
+
+usage: python3 tools/record_grid.py [GROUP...]
+Without groups: every form of the grid (about 34,000; an hour on two shared cores), the table
+recorded anew. With groups (grid.groups(): first-sizes, second-sizes, hand-picked, unsliced,
+mirror-pad, int8-fc): those alone, their keys added to the recorded table, which keeps every
+other key (a key already recorded turns wrong, or takes worse evidence, when a form of the group
+measures so). Resumable: the forms run so far are kept in ~/.cache/gpucompat-grid/ (one progress
+file per set of groups), and the table is written after each batch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+
+PROGRESS = os.path.expanduser("~/.cache/gpucompat-grid/progress.json")
+
+
+def record(only: list[str]) -> None:
+    """Run every form of the groups `only` (all when empty) not yet in the progress file, a batch
+    at a time, and write the table after each batch."""
+    os.environ.setdefault("GPUCOMPAT_VULKAN_DIR", os.path.expanduser("~/.cache/gpucompat-oracle"))
+    from gpucompat.calibrate import grid
+    from gpucompat.confirm.runner import launcher
+    from gpucompat.rules.support import calibration
+
+    groups = grid.groups()
+    unknown = sorted(set(only) - set(groups))
+    if unknown:
+        sys.exit(f"record_grid.py: no group {unknown[0]!r}; the groups: {', '.join(groups)}")
+    progress = PROGRESS.replace(".json", "-" + re.sub(r"\W+", "-", "+".join(only)) + ".json") if only else PROGRESS
+    recorded = calibration.load()["forms"] if only else None
+    done = _read(progress)
+    launch = launcher()
+
+    def log(msg: str) -> None:
+        print(time.strftime("%H:%M:%S"), msg, flush=True)
+
+    for name, forms in groups.items():
+        if only and name not in only:
+            continue
+        todo = [f for f in forms if f.name not in done]
+        log(f"{name}: {len(forms)} forms, {len(todo)} to run")
+        for i in range(0, len(todo), grid.BATCH):
+            batch = grid.run(todo[i:i + grid.BATCH], launch, log)
+            done.update({f.name: {"key": f.key, "example": f.example, "result": f.result, "refused": f.refused}
+                         for f in batch})
+            _write(progress, done)
+            table = _record_table(done, recorded, launch.driver)
+            log(f"{name}: {i + len(batch)}/{len(todo)}; {len(done)} forms, {len(table)} keys, "
+                f"{sum(1 for v in table.values() if v['fp32']['wrong'])} wrong at fp32")
+    _record_table(done, recorded, launch.driver)  # a finished run resumed records its table again
+
+
+def _record_table(done: dict, recorded: dict | None, driver: str) -> dict:
+    """Write the verdicts per key of the forms run so far (the progress file's contents) into the
+    shipped table, added to `recorded` (the table before a run of some groups only)."""
+    from gpucompat.calibrate import grid
+    from gpucompat.rules.support import calibration
+
+    table = grid.by_key([(n, d["key"], d["result"], d["example"]) for n, d in done.items() if d["result"]], recorded)
+    calibration.write(table, driver)
+    return table
+
+
+def _read(path: str) -> dict:
+    if not os.path.exists(path):
+        return {}
+    with open(path) as fh:
+        return json.load(fh)
+
+
+def _write(path: str, done: dict) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w") as fh:
+        json.dump(done, fh)
+    os.replace(path + ".tmp", path)
+
+
+if __name__ == "__main__":
+    record(sys.argv[1:])
