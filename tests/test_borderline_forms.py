@@ -44,3 +44,21 @@ def test_recording_a_key_rewrites_its_line_alone(tmp_path):
     assert json.loads(path.read_text())["forms"]["B rank 1"] == wrong
     with pytest.raises(KeyError, match="D rank 1"):
         borderline_forms.rewrite_lines(str(path), {"D rank 1": wrong})
+
+
+def test_only_a_wrong_layout_spreads_to_the_other_binary_ops():
+    """A binary form wrong by its cosine for one op (a wrong layout) is recorded wrong for every op
+    of that form; one wrong by its max error alone (fp16 rounding of a one-element SUB near 0, as
+    the near-threshold pass found) stays that op's: a MUL of the same form is not flagged for it."""
+    from gpucompat.calibrate.grid import across_binary_ops
+
+    def entry(cosine=1.0, max_error=0.0, wrong=False):
+        return {"fp32": dict(RIGHT), "fp16": {**RIGHT, "cosine": cosine, "max_error": max_error, "wrong": wrong}}
+
+    table = across_binary_ops({"SUB runtime [1,1] with constant []": entry(max_error=0.0132, wrong=True),
+                               "MUL runtime [1,1] with constant []": entry(),
+                               "ADD runtime [n] with constant [n,1,n]": entry(0.52, 0.9, True),
+                               "MAXIMUM runtime [n] with constant [n,1,n]": entry()})
+    assert not table["MUL runtime [1,1] with constant []"]["fp16"]["wrong"]
+    spread = table["MAXIMUM runtime [n] with constant [n,1,n]"]["fp16"]
+    assert spread["wrong"] and "the same form of ADD" in spread["example"]
