@@ -126,3 +126,25 @@ def test_a_div_by_a_constant_is_judged_by_its_own_measurement(x_shape, c_shape, 
     found = [f for f in rec["findings"] if f["code"] in ("GPU005", "GPU007")]
     assert [f["code"] for f in found] == (["GPU005"] if wrong else []), found
     assert not wrong or "[DIV runtime [n] with constant [n,1,n]]" in found[0]["message"]
+
+
+@pytest.mark.parametrize("bias, wrong", [(True, True), (False, False)])
+def test_a_one_unit_fully_connected_with_runtime_weights_and_a_bias_is_wrong(bias, wrong, tmp_path):
+    """FULLY_CONNECTED of a [1,4,4,16] input with runtime weights [1,16] and a constant bias: the
+    accelerator's error for one unit with a bias sits at the fp32 threshold and passes it at sizes
+    the grid never used (tools/borderline_forms.py), so the key is recorded wrong and check says
+    GPU005; without the bias it computes right and check says nothing."""
+    from ai_edge_litert import schema_py_generated as fb
+
+    from gpucompat import api
+    from irbuild import IRModel
+
+    m = IRModel()
+    x, w = m.input("x", [1, 4, 4, 16]), m.input("w", [1, 16])
+    b = m.const("b", np.full([1], 0.5, np.float32)) if bias else -1
+    m.output(m.op("FULLY_CONNECTED", [x, w, b], [16, 1], options=fb.FullyConnectedOptionsT()))
+    rec = api.check(m.save(tmp_path / "fc.tflite"), profile="litert-mldrift")
+    found = [f for f in rec["findings"] if f["code"] in ("GPU005", "GPU007")]
+    assert [f["code"] for f in found] == (["GPU005"] if wrong else []), found
+    key = "FULLY_CONNECTED [1,n,n,n] to [n,1] with runtime float32 weights, bias"
+    assert not wrong or f"[{key}]" in found[0]["message"]

@@ -574,14 +574,15 @@ def across_binary_ops(table: dict[str, dict]) -> dict[str, dict]:
     delegate lays out the operands of every binary elementwise op alike (ADD, SUB, MUL and
     SQUARED_DIFFERENCE agree on every form), and MAXIMUM / MINIMUM come out right in a wrong
     layout only when the misplaced values happen to lose every comparison. The evidence names the
-    op that showed it."""
+    op that showed it. Only a wrong cosine spreads (a wrong layout moves values); a max error alone
+    is the op's own rounding (a one-element SUB near 0 at fp16), not its form's."""
     worst: dict[tuple[str, str], tuple[str, dict]] = {}
     for key, entry in table.items():
         op, form = key.split(" ", 1)
         if op in keys.BINARY:
             for precision, r in entry.items():
                 seen = worst.get((form, precision))
-                if r["wrong"] and (seen is None or r["cosine"] < seen[1]["cosine"]):
+                if r["cosine"] < NOISE[precision][0] and (seen is None or r["cosine"] < seen[1]["cosine"]):
                     worst[(form, precision)] = (op, r)
     out = {}
     for key, entry in table.items():
