@@ -11,19 +11,23 @@ from irbuild import IRModel
 
 
 def fully_connected(x_shape, out_shape, keep: bool, weights: str = "int8", blockwise: bool = False) -> IRModel:
-    """FULLY_CONNECTED of a float input with [128, 64] weights: int8 (dynamic-range quantized), or
-    float; int8 weights optionally carry blockwise quantization details (as INT4 exports do)."""
+    """FULLY_CONNECTED with [128, 64] weights: int8 of a float input (dynamic-range quantized),
+    "full-int8" (int8 input, weights and output, as a full-int8 model holds it), or float; int8
+    weights optionally carry blockwise quantization details (as INT4 exports do)."""
     m = IRModel()
-    x = m.input("x", x_shape)
-    values = (np.arange(128 * 64).reshape(128, 64) % 7 - 3).astype(np.int8 if weights == "int8" else np.float32)
-    w = m.const("w", values, quantization=(0.02, 0) if weights == "int8" else None)
+    full_int8 = weights == "full-int8"
+    x = m.input("x", x_shape, "INT8", quantization=(0.05, 3)) if full_int8 else m.input("x", x_shape)
+    int8 = weights in ("int8", "full-int8")
+    values = (np.arange(128 * 64).reshape(128, 64) % 7 - 3).astype(np.int8 if int8 else np.float32)
+    w = m.const("w", values, quantization=(0.02, 0) if int8 else None)
     if blockwise:
         q = m.graph.rec.tensors[w].quantization
         q.details, q.detailsType = fb.BlockwiseQuantizationT(), fb.QuantizationDetails.BlockwiseQuantization
         q.details.blockSize = 32
     options = fb.FullyConnectedOptionsT()
     options.keepNumDims = keep
-    m.output(m.op("FULLY_CONNECTED", [x, w, -1], out_shape, options=options))
+    out = dict(dtype="INT8", quantization=(0.25, -2)) if full_int8 else {}
+    m.output(m.op("FULLY_CONNECTED", [x, w, -1], out_shape, options=options, **out))
     return m
 
 
@@ -46,14 +50,27 @@ FLATTENING = [  # (input, output, keep_num_dims, weights, fails to build): each 
     ([1, 1, 17, 64], [17, 128], False, "int8", True),    # H = 1, W = 17: fails
     ([2, 1, 16, 64], [32, 128], False, "int8", False),   # batch 2: built
     ([1, 4, 8, 64], [1, 4, 8, 128], True, "int8", False),  # keeps its rank: built
+    ([1, 16, 64], [16, 128], False, "full-int8", False),    # full-int8 (int8 input), 16 rows: built
+    ([1, 17, 64], [17, 128], False, "full-int8", True),     # 17 rows: fails
+    ([1, 17, 64], [1, 17, 128], True, "full-int8", False),  # keeps its rank: built
+    ([1, 4, 4, 64], [16, 128], False, "full-int8", False),  # H * W = 16: built
+    ([1, 3, 6, 64], [18, 128], False, "full-int8", True),   # H * W = 18: fails
+    ([2, 40, 64], [80, 128], False, "full-int8", False),    # batch 2: built
+    ([2, 4, 8, 64], [64, 128], False, "full-int8", False),  # batch 2: built
 ]
 
 
 @pytest.mark.parametrize("x_shape, out_shape, keep, weights, fails", FLATTENING)
 def test_an_int8_weight_fully_connected_flattening_fails_to_build(x_shape, out_shape, keep, weights, fails,
                                                                   tmp_path):
-    s = summary(fully_connected(x_shape, out_shape, keep, weights), tmp_path)
+    rec = gpucompat.check(fully_connected(x_shape, out_shape, keep, weights).save(tmp_path / "m.tflite"),
+                          profile="litert-mldrift")
+    s = rec["summary"]
     assert s["delegation_fails"] is fails and s["ops_gpu"] == (0 if fails else 1)
+    if fails:  # the finding says what fails to build, and of which input
+        kind = "int8 (full-int8)" if weights == "full-int8" else "float"
+        assert any(f["code"] == "GPU002" and f"{kind} input {x_shape} into more than 16 rows fails to build"
+                   in f["message"] for f in rec["findings"]), rec["findings"]
 
 
 def test_the_accelerator_builds_the_flattening_forms_as_predicted(tmp_path):

@@ -53,7 +53,7 @@ def _not_from_densify(op, ctx: Context) -> Verdict:
 
 
 def _int8_weights_flattening(op, ctx: Context) -> Verdict:
-    """Dynamic-range quantized (int8 constant weights, float input) FULLY_CONNECTED flattening a
+    """Int8-weight FULLY_CONNECTED (int8 constant weights, float or int8 input) flattening a
     rank-3 or rank-4 input of batch 1 into more than 16 rows (keep_num_dims false: a [1, T, C]
     input with T > 16, a [T, N] output): taken at partitioning, then its kernel cannot be created
     and the whole compile fails ("Unable to parse bc coord for BATCH axis"); observed on an
@@ -63,21 +63,28 @@ def _int8_weights_flattening(op, ctx: Context) -> Verdict:
     C] builds, [1, 2, 9, C] and [1, 1, 17, C] fail); a first axis above 1 ([2, 40, C], [2, 1, 17,
     C]) builds, as do the same FC keeping its rank, at rank 2, or with float weights. This is the
     default (fp16) precision; with fp32 enforced the limit is 8 rows ([1, 9, C] fails), which the
-    profile does not model. The flattening forms that build compute wrong values when more than one
-    row comes from a batch-1 input (the numerics table: GPU005)."""
+    profile does not model. A full-int8 FULLY_CONNECTED (int8 input and weights) is bounded alike,
+    measured on 2.3.0 with keep_num_dims both ways at both precisions: [1, T, C] builds for
+    T <= 16 and fails for T >= 17, [1, H, W, C] by H * W ([1, 4, 4, C] builds, [1, 3, 6, C] and
+    [1, 1, 17, C] fail), 8 rows with fp32 enforced; batch 2-4, rank 1-2 and keep_num_dims build.
+    The flattening forms that build compute wrong values when more than one row comes from a
+    batch-1 input (the numerics table: GPU005)."""
     x, w = op.input(0), op.input(1)
-    if (x is not None and w is not None and x.dtype in (dtypes.FLOAT32, dtypes.FLOAT16) and w.dtype == dtypes.INT8
+    if (x is not None and w is not None and x.dtype in _FLATTENED_INPUT and w.dtype == dtypes.INT8
             and ctx.is_const(w) and op.outputs and op.outputs[0].rank != x.rank and _flattening_fails(x.shape)):
-        return reject(f"an int8-weight FULLY_CONNECTED flattening a rank-{x.rank} float input "
-                      f"{list(x.shape)} fails to build", "parse", "Unable to parse bc coord for BATCH axis.")
+        return reject(f"an int8-weight FULLY_CONNECTED flattening a rank-{x.rank} {_FLATTENED_INPUT[x.dtype]} input "
+                      f"{list(x.shape)} into more than {FLATTENED_ROWS_BUILT} rows fails to build: the accelerator "
+                      f"makes the rows a batch axis its kernel cannot write", "parse",
+                      "Unable to parse bc coord for BATCH axis.")
     return ACCEPT
 
 
-FLATTENED_ROWS_BUILT = 16  # the most rows of a batch-1 input an int8-weight FULLY_CONNECTED flattens
+_FLATTENED_INPUT = {dtypes.FLOAT32: "float", dtypes.FLOAT16: "float", dtypes.INT8: "int8 (full-int8)"}
+FLATTENED_ROWS_BUILT = 16  # the most rows of a batch-1 float or int8 input an int8-weight FULLY_CONNECTED flattens
 
 
 def _flattening_fails(shape) -> bool:
-    """The float input shapes an int8-weight FULLY_CONNECTED cannot flatten on the accelerator:
+    """The input shapes (float or int8) an int8-weight FULLY_CONNECTED cannot flatten on the accelerator:
     rank 3 or 4, batch 1, more than FLATTENED_ROWS_BUILT rows."""
     return len(shape) in (3, 4) and shape[0] == 1 and math.prod(shape[1:-1]) > FLATTENED_ROWS_BUILT
 
