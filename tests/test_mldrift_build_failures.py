@@ -11,14 +11,15 @@ from irbuild import IRModel
 
 
 def fully_connected(x_shape, out_shape, keep: bool, weights: str = "int8", blockwise: bool = False) -> IRModel:
-    """FULLY_CONNECTED with [128, 64] weights: int8 of a float input (dynamic-range quantized),
+    """FULLY_CONNECTED with [128, features] weights: int8 of a float input (dynamic-range quantized),
     "full-int8" (int8 input, weights and output, as a full-int8 model holds it), or float; int8
     weights optionally carry blockwise quantization details (as INT4 exports do)."""
     m = IRModel()
     full_int8 = weights == "full-int8"
     x = m.input("x", x_shape, "INT8", quantization=(0.05, 3)) if full_int8 else m.input("x", x_shape)
     int8 = weights in ("int8", "full-int8")
-    values = (np.arange(128 * 64).reshape(128, 64) % 7 - 3).astype(np.int8 if int8 else np.float32)
+    features = x_shape[-1]
+    values = (np.arange(128 * features).reshape(128, features) % 7 - 3).astype(np.int8 if int8 else np.float32)
     w = m.const("w", values, quantization=(0.02, 0) if int8 else None)
     if blockwise:
         q = m.graph.rec.tensors[w].quantization
