@@ -145,6 +145,11 @@ def device_key(device) -> str:
     return hashlib.sha256(ident.encode()).hexdigest()[:16]
 
 
+# A child process costs PoCL about what compiling two or three kernels costs (Python, pyopencl and
+# PoCL's set-up: 0.5-0.8 s), so fewer kernels than this are built in the process itself.
+CHILD_KERNELS = 4
+
+
 @dataclass
 class Device:
     """One OpenCL device with its context and an in-order profiling queue."""
@@ -169,10 +174,12 @@ class Device:
         """Which of KINDS this device is."""
         return kind(self.device)
 
-    @property
-    def parallel_builds(self) -> int:
-        """How many programs are worth building at once: one per core the process may use."""
-        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    def programs_at_once(self, kernels: int) -> int:
+        """How many programs `kernels` kernels are worth splitting into, built at once: one per core
+        the process may use; on a device that builds in child processes, one alone for fewer than
+        CHILD_KERNELS kernels."""
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        return 1 if self.builds_in_processes and kernels < CHILD_KERNELS else cores
 
     @property
     def builds_in_processes(self) -> bool:

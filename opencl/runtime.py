@@ -129,7 +129,7 @@ class Runtime:
         todo = sorted(set(variants) - self.kernels.keys())
         if not todo:
             return
-        groups = programs.split(todo, self.device.parallel_builds)
+        groups = programs.split(todo, self.device.programs_at_once(len(todo)))
         sources = [programs.source(group) for group in groups]
         keys = [source_key(source, self.options) for source in sources]
         binaries = [self.cache.get(key) if self.cache else None for key in keys]

@@ -129,7 +129,7 @@ def test_stderr_comes_back_when_parallel_builds_leave_out_of_order():
 
 def _in_processes(monkeypatch, on: bool = True) -> None:
     """Builds split in two programs, all but one compiled in child processes when `on`."""
-    monkeypatch.setattr(Device, "parallel_builds", property(lambda self: 2))
+    monkeypatch.setattr(Device, "programs_at_once", lambda self, kernels: 2)
     monkeypatch.setattr(Device, "builds_in_processes", property(lambda self: on))
 
 
