@@ -146,8 +146,9 @@ def device_key(device) -> str:
 
 
 # A child process costs PoCL about what compiling two or three kernels costs (Python, pyopencl and
-# PoCL's set-up: 0.5-0.8 s), so fewer kernels than this are built in the process itself.
-CHILD_KERNELS = 4
+# PoCL's set-up: 0.5-0.8 s): a program compiled in one holds at least this many kernels (and a
+# machine claiming many cores under a small CPU quota starts few children).
+CHILD_KERNELS = 3
 
 
 @dataclass
@@ -176,10 +177,10 @@ class Device:
 
     def programs_at_once(self, kernels: int) -> int:
         """How many programs `kernels` kernels are worth splitting into, built at once: one per core
-        the process may use; on a device that builds in child processes, one alone for fewer than
+        the process may use; on a device that builds in child processes, no more than one per
         CHILD_KERNELS kernels."""
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-        return 1 if self.builds_in_processes and kernels < CHILD_KERNELS else cores
+        return max(1, min(cores, kernels // CHILD_KERNELS)) if self.builds_in_processes else cores
 
     @property
     def builds_in_processes(self) -> bool:
