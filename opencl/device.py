@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from gpucompat.errors import GpucompatError
 from gpucompat.opencl import intel_runtime
+from gpucompat.opencl.builder import ChildBuild
 from gpucompat.opencl.cache import default_dir
 
 
@@ -144,6 +145,12 @@ def device_key(device) -> str:
     return hashlib.sha256(ident.encode()).hexdigest()[:16]
 
 
+# A child process costs PoCL about what compiling two or three kernels costs (Python, pyopencl and
+# PoCL's set-up: 0.5-0.8 s): a program compiled in one holds at least this many kernels (and a
+# machine claiming many cores under a small CPU quota starts few children).
+CHILD_KERNELS = 3
+
+
 @dataclass
 class Device:
     """One OpenCL device with its context and an in-order profiling queue."""
@@ -165,16 +172,27 @@ class Device:
 
     @property
     def kind(self) -> str:
-        """Which of KINDS this device is (PoCL builds one program at a time: parallel_builds)."""
+        """Which of KINDS this device is."""
         return kind(self.device)
 
+    def programs_at_once(self, kernels: int) -> int:
+        """How many programs `kernels` kernels are worth splitting into, built at once: one per core
+        the process may use; on a device that builds in child processes, no more than one per
+        CHILD_KERNELS kernels."""
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        return max(1, min(cores, kernels // CHILD_KERNELS)) if self.builds_in_processes else cores
+
     @property
-    def parallel_builds(self) -> int:
-        """How many programs are worth building at once: one per core, but one on PoCL, whose
-        compiler takes turns: two programs built in two threads cost their sum, and the second
-        program's parse of the shared text on top, even in two contexts of their own (PoCL 3.0,
-        docs/benchmarks.md "Cold start")."""
-        return 1 if self.kind == KINDS[1] else os.cpu_count() or 1
+    def builds_in_processes(self) -> bool:
+        """Whether programs built at once need processes of their own (opencl/builder.py): PoCL's
+        compiler takes turns, so two programs built in two threads cost their sum, even in two
+        contexts of their own (PoCL 3.0, docs/benchmarks.md "Cold start")."""
+        return self.kind == KINDS[1]
+
+    def build_elsewhere(self, source: str, options: list[str]) -> ChildBuild:
+        """Start compiling `source` in a child process on this device (its binary for
+        `load_binary`, or None when the child failed: then `build` it here)."""
+        return ChildBuild(self.device.platform.name, self.device.name, source, options)
 
     def build(self, source: str, options: list[str], what: str):
         """Compile `source`; a CLError with the build log when it does not compile."""

@@ -23,6 +23,7 @@ import numpy as np
 
 from gpucompat.debug import DETAIL
 from gpucompat.opencl import programs
+from gpucompat.opencl.builder import ChildBuild
 from gpucompat.opencl.cache import ProgramCache, source_key
 from gpucompat.opencl.device import Device, cl, describe
 from gpucompat.opencl.phwc4 import BHWC, from_phwc4, to_phwc4
@@ -122,12 +123,20 @@ class Runtime:
 
     def compile(self, variants: list[Variant]) -> None:
         """Compile the kernel variants not compiled yet: split into as many programs as the device
-        builds at once (programs.split), built in parallel threads (the OpenCL build releases the
-        GIL), each from the disk cache when it holds the program."""
+        builds at once (programs.split), each from the disk cache when it holds the program, else
+        built in parallel threads (the OpenCL build releases the GIL), or, on a device whose
+        compiler takes turns, all but one in child processes (opencl/builder.py)."""
         todo = sorted(set(variants) - self.kernels.keys())
         if not todo:
             return
-        groups = programs.split(todo, self.device.parallel_builds)
+        groups = programs.split(todo, self.device.programs_at_once(len(todo)))
+        sources = [programs.source(group) for group in groups]
+        keys = [source_key(source, self.options) for source in sources]
+        binaries = [self.cache.get(key) if self.cache else None for key in keys]
+        elsewhere = self.device.builds_in_processes
+        children = [self.device.build_elsewhere(source, self.options)
+                    if elsewhere and i and binary is None else None
+                    for i, (source, binary) in enumerate(zip(sources, binaries))]
         names = ", ".join(dict.fromkeys(v.kernel for v in todo))
         t0 = time.perf_counter()
 
@@ -135,27 +144,31 @@ class Runtime:
             return f"compiling {len(todo)} OpenCL kernels, {done} of {len(groups)} programs done: {names}"
 
         with self.progress(text(0)) as step, ThreadPoolExecutor(len(groups)) as pool:
-            for done, (group, program) in enumerate(zip(groups, pool.map(self._program, groups)), 1):
+            made = pool.map(self._program, groups, sources, keys, binaries, children)
+            for done, (group, program) in enumerate(zip(groups, made), 1):
                 self.kernels.update({v: (program, programs.entry_point(v, i)) for i, v in enumerate(group)})
                 step.say(text(done))
         self.compile_s += time.perf_counter() - t0
 
-    def _program(self, variants: list[Variant]):
-        source = programs.source(variants)
-        key = source_key(source, self.options)
-        binary = self.cache.get(key) if self.cache else None
+    def _program(self, variants: list[Variant], source: str, key: str, binary: bytes | None,
+                 child: ChildBuild | None):
         labels = [v.label for v in variants]
         what = f"building OpenCL kernels {', '.join(dict.fromkeys(labels))} for {self.device.name}"
         t0 = time.perf_counter()
+        how = "loaded from the cache"
+        if binary is None and child is not None and (binary := child.binary()) is not None:
+            how = "compiled in a child process"
+            if self.cache:
+                self.cache.put(key, binary)
         if binary is not None:
             program = self.device.load_binary(binary, what)
         else:
+            how = "compiled"
             program = self.device.build(source, self.options, what)
             if self.cache:
                 self.cache.put(key, Device.binary_of(program))
-        _log.log(DETAIL, "%s: %s in %.2f s", what, "loaded from the cache" if binary else "compiled",
-                 time.perf_counter() - t0)
-        (self.loaded if binary is not None else self.built).extend(labels)
+        _log.log(DETAIL, "%s: %s in %.2f s", what, how, time.perf_counter() - t0)
+        (self.loaded if how == "loaded from the cache" else self.built).extend(labels)
         return program
 
     def build(self) -> None:

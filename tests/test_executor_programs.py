@@ -7,13 +7,17 @@ import os
 import numpy as np
 import pytest
 
+import models_kernels  # noqa: F401  (registers builders)
 from gpucompat import ir
+from gpucompat.debug import DETAIL
 from gpucompat.opencl import functions, programs
-from gpucompat.opencl.device import CLError, choose, native_stderr_silenced
+from gpucompat.opencl.builder import ChildBuild
+from gpucompat.opencl.device import CLError, Device, choose, native_stderr_silenced
 from gpucompat.opencl.phwc4 import bhwc
 from gpucompat.opencl.programs import Variant
 from gpucompat.opencl.runtime import Runtime
 from gpucompat.verification.hybrid import HybridRunner
+from gpucompat.verification.inputs import seeded_feeds
 
 FAMILIES = sorted(p[:-3] for p in os.listdir(os.path.dirname(programs.__file__))
                   if p.endswith(".cl") and p not in ("common.cl", "linked.cl"))
@@ -121,3 +125,46 @@ def test_stderr_comes_back_when_parallel_builds_leave_out_of_order():
     second.__exit__(None, None, None)
     after = os.fstat(2)
     assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)
+
+
+def _in_processes(monkeypatch, on: bool = True) -> None:
+    """Builds split in two programs, all but one compiled in child processes when `on`."""
+    monkeypatch.setattr(Device, "programs_at_once", lambda self, kernels: 2)
+    monkeypatch.setattr(Device, "builds_in_processes", property(lambda self: on))
+
+
+@pytest.mark.opencl
+def test_programs_compiled_in_a_child_process_compute_what_programs_compiled_here_do(models, device, monkeypatch,
+                                                                                   caplog):
+    """On PoCL, whose compiler takes turns within a process, a cold start compiles all programs but
+    one in child processes (opencl/builder.py): the binaries they hand back load and compute, bit
+    for bit, what the same programs built in this process compute."""
+    if not device.builds_in_processes:
+        pytest.skip(f"needs PoCL (builds in child processes only there); the device here is {device.name}")
+    model = ir.from_bytes(models.bytes("k_fusion"))
+    where = ["gpu"] * len(model.graphs[0].ops)
+    _in_processes(monkeypatch)
+    with caplog.at_level(DETAIL, logger="gpucompat.opencl.runtime"):
+        elsewhere = HybridRunner(model, where, Runtime(device, "fp32"))
+    assert "compiled in a child process" in caplog.text
+    _in_processes(monkeypatch, on=False)
+    here = HybridRunner(model, where, Runtime(device, "fp32"))
+    feeds = seeded_feeds(model.graphs[0], 5)
+    for a, b in zip(elsewhere.run(feeds), here.run(feeds)):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.opencl
+def test_a_program_a_child_process_cannot_build_fails_here_with_the_compilers_words(device, monkeypatch):
+    """The child's failure is only a lost head start: the program is built here, and its error
+    names the compiler's complaint as an in-process build does."""
+    _in_processes(monkeypatch)
+    monkeypatch.setattr(functions, "UNARY_FUNCTIONS", functions.UNARY_FUNCTIONS[:-1])
+    with pytest.raises(CLError, match="UNARY_ROUND"):
+        Runtime(device, "fp32").compile([Variant("elementwise", "unary_op"), Variant("elementwise", "binary_op")])
+
+
+def test_a_child_process_that_finds_no_such_device_hands_back_nothing():
+    build = ChildBuild("No Such Platform", "no such device", "__kernel void f(__global float* a) { a[0] = 1.0f; }",
+                       [])
+    assert build.binary() is None
