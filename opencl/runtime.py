@@ -143,15 +143,20 @@ class Runtime:
         def text(done: int) -> str:
             return f"compiling {len(todo)} OpenCL kernels, {done} of {len(groups)} programs done: {names}"
 
+        said = []
         with self.progress(text(0)) as step, ThreadPoolExecutor(len(groups)) as pool:
             made = pool.map(self._program, groups, sources, keys, binaries, children)
-            for done, (group, program) in enumerate(zip(groups, made), 1):
+            for done, (group, (program, how)) in enumerate(zip(groups, made), 1):
                 self.kernels.update({v: (program, programs.entry_point(v, i)) for i, v in enumerate(group)})
+                said.append(how)
                 step.say(text(done))
+        for how in said:  # once every build is done: a build silences stderr while it runs
+            _log.log(DETAIL, "%s", how)
         self.compile_s += time.perf_counter() - t0
 
     def _program(self, variants: list[Variant], source: str, key: str, binary: bytes | None,
-                 child: ChildBuild | None):
+                 child: ChildBuild | None) -> tuple[object, str]:
+        """The program of `variants` and a line saying how it was made (for GPUCOMPAT_DEBUG=3)."""
         labels = [v.label for v in variants]
         what = f"building OpenCL kernels {', '.join(dict.fromkeys(labels))} for {self.device.name}"
         t0 = time.perf_counter()
@@ -167,9 +172,8 @@ class Runtime:
             program = self.device.build(source, self.options, what)
             if self.cache:
                 self.cache.put(key, Device.binary_of(program))
-        _log.log(DETAIL, "%s: %s in %.2f s", what, how, time.perf_counter() - t0)
         (self.loaded if how == "loaded from the cache" else self.built).extend(labels)
-        return program
+        return program, f"{what}: {how} in {time.perf_counter() - t0:.2f} s"
 
     def build(self) -> None:
         """Compile what the launches prepared so far need, and bind them."""
