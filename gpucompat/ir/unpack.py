@@ -105,8 +105,8 @@ def _tables(buf, at: int) -> list[int]:
     n = _U32(buf, p)[0]
     if p + 4 + 4 * n > len(buf):
         raise ValueError("vector runs past the end of the file")
-    offsets = struct.unpack_from(f"<{n}I", buf, p + 4)
-    return [p + 4 + 4 * i + o for i, o in enumerate(offsets)]
+    slots = np.arange(p + 4, p + 4 + 4 * n, 4, dtype=np.int64)  # where each uoffset is stored
+    return (slots + np.frombuffer(buf, "<u4", n, p + 4)).tolist()
 
 
 def _field(fields: tuple[int, ...], i: int) -> int:
