@@ -45,7 +45,7 @@ def node_subsets(graph: Graph, supported: set[int], remap: dict[int, int] | None
     ops = graph.ops
     n = len(ops)
     tensor_index = {id(t): i for i, t in enumerate(graph.tensors)}
-    inputs = [[tensor_index[id(t)] for t in op.present_inputs] for op in ops]
+    inputs = [[tensor_index[id(t)] for t in op.inputs if t is not None] for op in ops]
     for i in supported if remap else ():
         inputs[i] = [remap.get(t, t) for t in inputs[i]]
     outputs = [[tensor_index[id(t)] for t in op.outputs] for op in ops]
@@ -68,8 +68,9 @@ def node_subsets(graph: Graph, supported: set[int], remap: dict[int, int] | None
     def update(i: int, current: NodeSubset, current_epoch: int) -> bool:
         if node_epoch[i] != _NOT_READY or incoming[i]:
             return False
-        if any(epoch[t] == _NOT_READY for t in inputs[i]):
-            return False
+        for t in inputs[i]:  # a loop, not any(): a generator per node and pass costs more
+            if epoch[t] == _NOT_READY:
+                return False
         kind = i in supported
         if current.delegated_type is None:
             current.delegated_type = kind

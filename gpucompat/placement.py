@@ -14,7 +14,7 @@ from gpucompat.rules.support.profile import Options, Profile
 from gpucompat.rules.support.verdict import Verdict
 
 
-@dataclass
+@dataclass(slots=True)  # one per op: tens of thousands
 class OpResult:
     """Where one op runs and why."""
 

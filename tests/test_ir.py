@@ -125,3 +125,30 @@ def test_fast_unpack_equals_the_stock_reader(models, name):
 
     stock = fb.ModelT.InitFromPackedBuf(bytearray(raw), 0)
     assert packed(unpack_model(raw, int.from_bytes(raw[:4], "little"))) == packed(stock)
+
+
+def test_alike_options_tables_are_read_as_records_of_their_own():
+    """The reader reads an options table like one already read (same kind and bytes) only once:
+    each op still gets a record of its own (an edit of one op's options leaves the others'),
+    and a table that differs in one field (a fused RELU) is read as it is."""
+    from ai_edge_litert import schema_py_generated as fb
+
+    from gpucompat.ir.build import Sketch
+
+    s = Sketch()
+    x = s.input("x", (1, 8))
+    c = s.const("c", np.ones(8, np.float32))
+    for i in range(40):  # past the reader's threshold for reading a layout a field at a time
+        x = s.op("ADD", [x, c], (1, 8), options=fb.AddOptionsT())
+        if i == 30:
+            relu = fb.AddOptionsT()
+            relu.fusedActivationFunction = 1
+            x = s.op("ADD", [x, c], (1, 8), options=relu)
+    s.output(x)
+    ops = ir.from_bytes(s.to_bytes()).graphs[0].ops
+    acts = [op.options.fusedActivationFunction for op in ops]
+    assert acts == [0] * 31 + [1] + [0] * 9
+    assert len({id(op.options) for op in ops}) == len(ops)
+    ops[0].options.fusedActivationFunction = 3
+    assert [op.options.fusedActivationFunction for op in ops[1:]] == acts[1:]
+    assert vars(ops[1].options) == vars(fb.AddOptionsT())

@@ -26,7 +26,7 @@ BOOL = fb.TensorType.BOOL
 
 def name(dtype: int) -> str:
     """The schema's name for a tensor type ("FLOAT32"), or "TYPE_<n>" for an unknown value."""
-    return NAMES.get(dtype, f"TYPE_{dtype}")
+    return NAMES.get(dtype) or f"TYPE_{dtype}"  # not .get's default: it would be formatted each time
 
 
 def numpy_dtype(dtype: int) -> np.dtype | None:

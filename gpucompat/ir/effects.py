@@ -18,4 +18,4 @@ _STATEFUL = {
 def has_side_effect(op: Op) -> bool:
     """True for ops the runtime treats as possibly having side effects (stateful or variable-
     mutating ops, control flow); cleanup never removes them."""
-    return op.builtin in _STATEFUL or any(op.fb.mutatingVariableInputs or ())
+    return op.code.builtin in _STATEFUL or any(op.fb.mutatingVariableInputs or ())

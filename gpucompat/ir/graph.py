@@ -238,13 +238,13 @@ def live_ops(graph: Graph) -> set[int]:
     seen: set[int] = set()
     while stack:
         t = stack.pop()
-        if id(t) in seen:
+        if t is None or id(t) in seen:  # None: an absent optional input
             continue
         seen.add(id(t))
         p = t.producer
         if p is not None and id(p) not in live:  # a live op's inputs are on the stack already
             live.add(id(p))
-            stack.extend(x for x in p.inputs if x is not None)
+            stack += p.inputs
     return live
 
 

@@ -6,6 +6,7 @@ import os
 import re
 import struct
 from collections.abc import Callable
+from typing import NoReturn
 
 import numpy as np
 from ai_edge_litert import schema_py_generated as fb
@@ -142,16 +143,16 @@ def opcode_of(rec) -> OpCode:
     return OpCode(builtin, custom, int(rec.version or 1))
 
 
-def _indices(values, what, limit: int, path: str, allow_optional: bool) -> list[int]:
-    """The tensor indices of an operand list; `what` (text, or a function making it: only an
-    error needs it) names the list in the message when one is out of range."""
+def _indices(values, what: str, limit: int, path: str, allow_optional: bool) -> list[int]:
+    """The tensor indices of an operand list; `what` names the list in the message when one is
+    out of range."""
     if values is None:
         return []
     out = values if type(values) is list else [int(v) for v in values]  # the reader's lists hold ints already
     low = -1 if allow_optional else 0
     if out and (max(out) >= limit or min(out) < low):
         bad = next(v for v in out if v >= limit or v < low)
-        raise ModelError(path, f"{what() if callable(what) else what} refers to tensor {bad}, "
+        raise ModelError(path, f"{what} refers to tensor {bad}, "
                                f"but there are only {limit} tensors")
     return out
 
@@ -177,6 +178,8 @@ def _build(model: Model, path: str) -> None:
         g.inputs = [g.tensors[i] for i in _indices(sg.inputs, f"{where} input list", n, path, False)]
         g.outputs = [g.tensors[i] for i in _indices(sg.outputs, f"{where} output list", n, path, False)]
         tensors = g.tensors
+        by_index = dict(enumerate(tensors))  # what an operand list may name: a KeyError is out of range
+        optional = {**by_index, -1: None}  # an input may also be absent
         for oi, o in enumerate(sg.operators or []):
             if o is None:
                 raise ModelError(path, f"{where}: operator {oi} is missing")
@@ -184,18 +187,28 @@ def _build(model: Model, path: str) -> None:
             if code is None:
                 raise ModelError(path, f"{where}: operator {oi} has op code index {o.opcodeIndex}, "
                                        f"but the model has {len(codes)} op codes")
-            what = lambda where=where, oi=oi: f"{where} operator {oi}"  # noqa: E731 - made only for an error
-            ins = _indices(o.inputs, what, n, path, True)
-            outs = _indices(o.outputs, what, n, path, False)
-            mids = _indices(o.intermediates, what, n, path, False) if o.intermediates is not None else ()
-            g.ops.append(Op(o, g, code, [tensors[i] if i >= 0 else None for i in ins],
-                            [tensors[i] for i in outs], [tensors[i] for i in mids]))
+            try:
+                ins = [optional[i] for i in o.inputs] if o.inputs is not None else []
+                outs = [by_index[i] for i in o.outputs] if o.outputs is not None else []
+                mids = [by_index[i] for i in o.intermediates] if o.intermediates is not None else ()
+            except KeyError:
+                _operand_error(o, f"{where} operator {oi}", n, path)
+            g.ops.append(Op(o, g, code, ins, outs, mids))
         try:
             g.link()
         except Exception as e:
             raise ModelError(path, str(e)) from None
         _validate_operands(g, path)
     _link_signatures(model, path)
+
+
+def _operand_error(o, what: str, limit: int, path: str) -> NoReturn:
+    """Raise the ModelError naming the first operand list of operator `o` that refers to a
+    tensor out of range."""
+    _indices(o.inputs, what, limit, path, True)
+    _indices(o.outputs, what, limit, path, False)
+    _indices(o.intermediates, what, limit, path, False)
+    raise AssertionError(f"{what}: no operand out of range")
 
 
 def _validate_operands(g: Graph, path: str) -> None:

@@ -16,7 +16,6 @@ import struct
 
 import numpy as np
 from ai_edge_litert import schema_py_generated as fb
-from flatbuffers import table
 
 from gpucompat.ir import columns
 from gpucompat.ir.fastread import fast_tables
@@ -31,6 +30,12 @@ _U64 = struct.Struct("<Q").unpack_from
 # Fields read here; a table with any other field present goes to the object API.
 _OPERATOR_FAST = frozenset({0, 1, 2, 3, 4, 5, 6, 8, 13})
 _TENSOR_FAST = frozenset({0, 1, 2, 3, 4, 5, 7, 8})
+# BuiltinOptions union type -> the record BuiltinOptionsCreator makes of it (without its chain of
+# comparisons, a hundred deep for the later types)
+_OPTIONS = {v: getattr(fb, f"{k}T") for k, v in vars(fb.BuiltinOptions).items()
+            if not k.startswith("_") and k != "NONE"}
+_SCALARS = frozenset({int, float, bool, type(None)})
+_UNSEEN = object()
 
 
 class _Reader:
@@ -100,8 +105,8 @@ def _tables(buf, at: int) -> list[int]:
     n = _U32(buf, p)[0]
     if p + 4 + 4 * n > len(buf):
         raise ValueError("vector runs past the end of the file")
-    offsets = struct.unpack_from(f"<{n}I", buf, p + 4)
-    return [p + 4 + 4 * i + o for i, o in enumerate(offsets)]
+    slots = np.arange(p + 4, p + 4 + 4 * n, 4, dtype=np.int64)  # where each uoffset is stored
+    return (slots + np.frombuffer(buf, "<u4", n, p + 4)).tolist()
 
 
 def _field(fields: tuple[int, ...], i: int) -> int:
@@ -220,12 +225,30 @@ def _tensor_tables(r: _Reader, records: list, at: list[int], f: tuple[int, ...],
 
 
 def _operator_tables(r: _Reader, records: list, at: list[int], f: tuple[int, ...], present: frozenset[int]) -> None:
-    """The table-valued field of operators of one layout: their builtin options."""
+    """The table-valued field of operators of one layout: their builtin options. The converter
+    writes a table per op, most of them alike (every ADD without an activation): a table of the
+    same kind, vtable and field bytes as one already read, whose record holds only scalars, gets
+    a copy of that record instead of being read again."""
     if 4 not in present:
         return
     buf = r.buf
-    for o, pos in zip(records, at):
-        o.builtinOptions = fb.BuiltinOptionsCreator(o.builtinOptionsType, table.Table(buf, _target(buf, pos + f[4])))
+    seen: dict[tuple, object] = {}  # (kind, vtable, field bytes) -> the record read, None: read each
+    for o, p in zip(records, at):
+        kind = _OPTIONS.get(o.builtinOptionsType)
+        if kind is None:  # NONE, or a type this schema does not know: what BuiltinOptionsCreator gives
+            o.builtinOptions = None
+            continue
+        pos = _target(buf, p + f[4])
+        offsets, _ = r.fields(pos)
+        key = (kind, pos - _I32(buf, pos)[0], bytes(buf[pos + 4:pos + max(offsets, default=0) + 8]))
+        first = seen.get(key, _UNSEEN)
+        if first is None or first is _UNSEEN:
+            o.builtinOptions = record = kind.InitFromBuf(buf, pos)
+            if first is _UNSEEN:
+                seen[key] = record if all(type(v) in _SCALARS for v in vars(record).values()) else None
+        else:
+            o.builtinOptions = record = object.__new__(kind)
+            record.__dict__.update(first.__dict__)
 
 
 def _no_tables(r: _Reader, records: list, at: list[int], f: tuple[int, ...], present: frozenset[int]) -> None:

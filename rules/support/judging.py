@@ -86,7 +86,7 @@ def judge_op(op: Op, profile: Profile, ctx: Context) -> Verdict:
     if entry.max_version is not None and op.version > entry.max_version:
         return reject(f"op version {op.version} is above the supported maximum {entry.max_version}",
                       runtime_message=f"Max version supported: {entry.max_version}. Requested version {op.version}.")
-    failures = [v for v in [check(op, ctx) for check in entry.checks] if not v.ok]
+    failures = [v for check in entry.checks if not (v := check(op, ctx)).ok]
     for v in failures:
         if v.layer == "partition":
             return v

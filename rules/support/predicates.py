@@ -89,7 +89,7 @@ def input_count(n: int, message: str, at_least: bool = False) -> Check:
     """GC: the op must have exactly (or at least) `n` inputs, e.g. "ADD requires two input tensors."."""
 
     def check(op: Op, ctx: Context) -> Verdict:
-        have = len(op.present_inputs)
+        have = len(op.inputs) - op.inputs.count(None)  # the present ones, without making their list
         if have == n or (at_least and have > n):
             return ACCEPT
         return reject(f"needs {'at least ' if at_least else ''}{n} inputs, has {have}",
@@ -213,10 +213,11 @@ def const_input(index: int, what: str, layer: Layer = "partition") -> Check:
 def shape_mappable(op: Op, ctx: Context) -> Verdict:
     """MBH ExtractTensorShape, called on every runtime input and output at Parse: rank 0 (a scalar)
     or rank >= 5 has no BHWC view, and the whole delegation fails (model_builder_helper.cc ExtractTensorShape)."""
-    for t in [*runtime_inputs(op, ctx), *op.outputs]:
-        if not 1 <= len(t.shape) <= 4:  # where bhwc() has no view
-            return reject(f"runtime tensor {t.name!r} has rank {t.rank}; the GPU graph needs rank 1 to 4", "parse",
-                          f'Tensor "{t.name}" has bad input dims size: {t.rank}.')
+    for tensors in (runtime_inputs(op, ctx), op.outputs):
+        for t in tensors:
+            if not 1 <= len(t.shape) <= 4:  # where bhwc() has no view
+                return reject(f"runtime tensor {t.name!r} has rank {t.rank}; the GPU graph needs rank 1 to 4",
+                              "parse", f'Tensor "{t.name}" has bad input dims size: {t.rank}.')
     return ACCEPT
 
 
