@@ -25,6 +25,19 @@ __kernel void reduce(__global const store_t* src, int4 sd, __global store_t* dst
   STORE1(dst, CELL(b, c / 4, y, x, (od.w + 3) / 4, od.y, od.z) * 4 + c % 4, acc);
 }
 
+// SUM or MEAN (`mean` set) over H and W alone (a global average pool), one work-item per float4
+// cell of the (B, 1, 1, C) output: global size (S, B). The sums of `reduce` in its order (row by
+// row, each from 0.0f), four channels at a time: the same values in a few cells' time, where
+// `reduce` spends a work-item and its index arithmetic on every channel.
+__kernel void reduce_hw(__global const store_t* src, int4 sd, __global store_t* dst, int mean) {
+  int s = get_global_id(0), b = get_global_id(1), S = (sd.w + 3) / 4, plane = sd.y * sd.z;
+  int first = CELL(b, s, 0, 0, S, sd.y, sd.z);
+  float4 acc = (float4)(0.0f);
+  for (int i = 0; i < plane; i++) acc += LOAD4(src, first + i);
+  if (mean) acc /= (float)plane;
+  STORE4(dst, b * S + s, zero_padding(acc, s, sd.w));
+}
+
 // Softmax over channels, one work-item per pixel: global size (W, H, B). beta scales the logits.
 __kernel void softmax(__global const store_t* src, __global store_t* dst, int4 d, float beta) {
   int x = get_global_id(0), y = get_global_id(1), b = get_global_id(2);

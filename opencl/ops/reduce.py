@@ -23,7 +23,8 @@ _AXES = {1: "b", 2: "bc", 3: "bwc", 4: "bhwc"}
 @lowering(*_OPS)
 def reduce(ex: Executor, op: Op) -> Step:
     """MEAN, SUM, REDUCE_MAX / MIN / PROD / ANY / ALL over the constant axes, keeping or dropping
-    them as the op says; ARG_MAX over its one axis, dropped."""
+    them as the op says; ARG_MAX over its one axis, dropped. A SUM or MEAN over H and W alone runs
+    as reduce_hw (the same values, a slice per work-item)."""
     src, out = op.inputs[0], op.outputs[0]
     axes_t = op.input(1)
     axes = axes_t.data() if axes_t is not None else None
@@ -35,8 +36,12 @@ def reduce(ex: Executor, op: Op) -> Step:
     si = ex.shape(src)
     kept = BHWC(*(1 if f else n for f, n in zip(flags, si.dims)))
     dst, reshape = keepdims_tensor(ex, kept, ex.tensor(out))
-    run = ex.runtime.prepare("reduce", "reduce", (kept.w, kept.h, kept.b * kept.c), ex.tensor(src),
-                             si.dims, dst, kept.dims, flags, _OPS[op.name])
+    if flags == (0, 1, 1, 0) and op.name in ("SUM", "MEAN"):
+        run = ex.runtime.prepare("reduce", "reduce_hw", (si.slices, si.b), ex.tensor(src), si.dims, dst,
+                                 op.name == "MEAN")
+    else:
+        run = ex.runtime.prepare("reduce", "reduce", (kept.w, kept.h, kept.b * kept.c), ex.tensor(src),
+                                 si.dims, dst, kept.dims, flags, _OPS[op.name])
     return sequence([run, reshape] if reshape else [run])
 
 
