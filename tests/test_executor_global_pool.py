@@ -7,12 +7,12 @@ division that is not exact) with channels that end mid-slice."""
 import numpy as np
 import pytest
 
+from cpu_runtimes import cpu_runtimes  # noqa: F401  (fixture)
 from gpucompat import ir
 from gpucompat.verification.hybrid import HybridRunner
 from gpucompat.verification.inputs import seeded_feeds
 from irbuild import IRModel, options
 from modelgen import builder
-from test_executor_speedups import cpu_runtimes  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.opencl
 

@@ -9,10 +9,8 @@ Intel's, whose compilers treat their float16 arithmetic differently)."""
 
 import pytest
 
+from cpu_runtimes import cpu_runtimes  # noqa: F401  (fixture)
 from gpucompat import ir
-from gpucompat.opencl.device import CLError, choose
-from gpucompat.opencl.probe import probe
-from gpucompat.opencl.runtime import Runtime
 from gpucompat.verification.hybrid import HybridRunner
 from modelgen import builder, const, convert_fn, tf
 from test_executor_kernels import compare_all_gpu, runtimes  # noqa: F401  (fixture)
@@ -163,22 +161,8 @@ def k_blocked_fused() -> bytes:
                           ([5, 70], t.float32)])
 
 
-@pytest.fixture(scope="module", params=["Portable", "Intel(R) OpenCL"])
-def cpu_runtimes(request):
-    """Runtimes (fp32, fp16) on each CPU OpenCL runtime the kernels are tuned for: PoCL and Intel's,
-    whose compilers differ (a test skips naming the one that is missing)."""
-    try:
-        device = choose(request.param)
-    except CLError as e:
-        pytest.skip(f"no {request.param} OpenCL device: {e}")
-    answer = probe(device.device, None)
-    if not answer.works:  # CI's Intel pass makes every PoCL build fail
-        pytest.skip(f"the {request.param} OpenCL device does not build kernels here: {answer.why}")
-    return {p: Runtime(device, p) for p in ("fp32", "fp16")}
-
-
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
-def test_blocked_kernels_with_linked_ops_match_reference_on_each_cpu_runtime(models, cpu_runtimes, precision):
+def test_blocked_kernels_with_linked_ops_match_reference_on_each_cpu_runtime(models, cpu_runtimes, precision):  # noqa: F811
     model = ir.from_bytes(models.bytes("k_blocked_fused"))
     runner = HybridRunner(model, ["gpu"] * len(model.graphs[0].ops), cpu_runtimes[precision])
     ops = [[op.name for op in run] for run, _ in runner.parts[0].steps]
