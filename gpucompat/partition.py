@@ -45,7 +45,7 @@ def node_subsets(graph: Graph, supported: set[int], remap: dict[int, int] | None
     ops = graph.ops
     n = len(ops)
     tensor_index = {id(t): i for i, t in enumerate(graph.tensors)}
-    inputs = [[tensor_index[id(t)] for t in op.inputs if t is not None] for op in ops]
+    inputs = [[tensor_index[id(t)] for t in op.present_inputs] for op in ops]
     for i in supported if remap else ():
         inputs[i] = [remap.get(t, t) for t in inputs[i]]
     outputs = [[tensor_index[id(t)] for t in op.outputs] for op in ops]

@@ -5,7 +5,7 @@ start"), so a model's programs built in threads cost their sum. A child process 
 it opens the same device, builds one program and hands back the binary, which the parent loads as
 it loads the program cache. On two cores a cold start then compiles in two places at once.
 
-The child is `python -m gpucompat.opencl.builder`, fed one request on stdin (a JSON line naming
+The child is `python -P -m gpucompat.opencl.builder`, fed one request on stdin (a JSON line naming
 the device and the build options, then the source) and answering on stdout with a JSON line (the
 binary's size, or why it failed) and the binary. Any failure (the child could not start, find the
 device or build, or died) is only a lost head start: the parent builds the program itself, and a

@@ -160,7 +160,7 @@ class Runtime:
         labels = [v.label for v in variants]
         what = f"building OpenCL kernels {', '.join(dict.fromkeys(labels))} for {self.device.name}"
         t0 = time.perf_counter()
-        how = "loaded from the cache"
+        cached, how = binary is not None, "loaded from the cache"
         if binary is None and child is not None and (binary := child.binary()) is not None:
             how = "compiled in a child process"
             if self.cache:
@@ -172,7 +172,7 @@ class Runtime:
             program = self.device.build(source, self.options, what)
             if self.cache:
                 self.cache.put(key, Device.binary_of(program))
-        (self.loaded if how == "loaded from the cache" else self.built).extend(labels)
+        (self.loaded if cached else self.built).extend(labels)
         return program, f"{what}: {how} in {time.perf_counter() - t0:.2f} s"
 
     def build(self) -> None:

@@ -93,7 +93,7 @@ class Tensor:
     @property
     def dtype_name(self) -> str:
         """TensorType name ("FLOAT32")."""
-        return dtypes.name(int(self.fb.type))
+        return dtypes.name(self.dtype)
 
     @property
     def num_elements(self) -> int:

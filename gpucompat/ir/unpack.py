@@ -35,7 +35,6 @@ _TENSOR_FAST = frozenset({0, 1, 2, 3, 4, 5, 7, 8})
 _OPTIONS = {v: getattr(fb, f"{k}T") for k, v in vars(fb.BuiltinOptions).items()
             if not k.startswith("_") and k != "NONE"}
 _SCALARS = frozenset({int, float, bool, type(None)})
-_UNSEEN = object()
 
 
 class _Reader:
@@ -241,14 +240,14 @@ def _operator_tables(r: _Reader, records: list, at: list[int], f: tuple[int, ...
         pos = _target(buf, p + f[4])
         offsets, _ = r.fields(pos)
         key = (kind, pos - _I32(buf, pos)[0], bytes(buf[pos + 4:pos + max(offsets, default=0) + 8]))
-        first = seen.get(key, _UNSEEN)
-        if first is None or first is _UNSEEN:
-            o.builtinOptions = record = kind.InitFromBuf(buf, pos)
-            if first is _UNSEEN:
-                seen[key] = record if all(type(v) in _SCALARS for v in vars(record).values()) else None
-        else:
+        first = seen.get(key)
+        if first is not None:
             o.builtinOptions = record = object.__new__(kind)
             record.__dict__.update(first.__dict__)
+        else:
+            o.builtinOptions = record = kind.InitFromBuf(buf, pos)
+            if key not in seen:
+                seen[key] = record if all(type(v) in _SCALARS for v in vars(record).values()) else None
 
 
 def _no_tables(r: _Reader, records: list, at: list[int], f: tuple[int, ...], present: frozenset[int]) -> None:
