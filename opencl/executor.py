@@ -135,7 +135,7 @@ class Executor:
         link, self.epilogue = self.epilogue, None
         if link is None:
             return self.runtime.prepare(family, kernel, size, *args, local=local)
-        return self.runtime.prepare(family, kernel, size, *args, *link.args, epilogue=link.source, local=local)
+        return self.runtime.prepare(family, kernel, size, *args, epilogue=link, local=local)
 
     def cells(self, t: Tensor) -> tuple[int, int, int]:
         """The global size of a kernel with one work-item per float4 cell of `t`: (W, H, B * S)."""

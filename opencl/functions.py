@@ -14,6 +14,10 @@ UNARY_FUNCTIONS = ("IDENTITY", "ABS", "COS", "SIN", "EXP", "LOG", "NEG", "RSQRT"
 BINARY_FUNCTIONS = ("ADD", "SUB", "MUL", "DIV", "POW", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "FLOOR_DIV",
                     "FLOOR_MOD", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL", "EQUAL", "NOT_EQUAL",
                     "LOGICAL_AND", "LOGICAL_OR", "PRELU", "ATAN2")
+# Two-input functions whose operands can trade places without changing a bit of the result (IEEE
+# sums and products are correctly rounded, fmax / fmin and the comparisons are symmetric).
+COMMUTATIVE = ("ADD", "MUL", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "EQUAL", "NOT_EQUAL", "LOGICAL_AND",
+               "LOGICAL_OR")
 
 # TFLite op -> the function computing it (CAST picks CAST_TO_INT / CAST_TO_BOOL by its output type:
 # ops/elementwise.py unary_code). Every other one-input function is named after its op.

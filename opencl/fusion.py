@@ -173,24 +173,65 @@ class Link:
 
 @dataclass
 class Epilogue:
-    """The definitions a producer's program is built with, and the extra kernel arguments."""
+    """The ops fused into a producer: EPILOGUE's math on the producer's value `v` (`body`), the
+    links whose operand it reads (`operands`: i for each `link{i}`, `link{i}_d` parameter pair) and
+    the matching kernel arguments (`args`: tensor, dims per operand, in that order)."""
 
-    source: str
+    body: str
+    operands: tuple[int, ...] = ()
     args: list = field(default_factory=list)
+
+    @property
+    def source(self) -> str:
+        """The EPILOGUE_PARAMS / EPILOGUE definitions a producer's program is built with."""
+        return _definitions(_params(self.operands), self.body)
+
+
+def _params(operands) -> str:
+    return "".join(f", __global const store_t* link{i}, int4 link{i}_d" for i in operands)
+
+
+def _definitions(params: str, body: str) -> str:
+    return "\n".join([f"#define EPILOGUE_PARAMS {params}", f"#define EPILOGUE(v, b, s, y, x) ({body})"])
 
 
 def epilogue(links: list[Link]) -> Epilogue:
-    """EPILOGUE_PARAMS / EPILOGUE for a chain: link i with an operand reads it as `link{i}` with
-    dims `link{i}_d`, broadcast like the elementwise kernels (read_broadcast). The producer's value
-    and every link's result go through TO_STORE (common.cl): rounded to half in fp16, as the
-    delegate's fused kernels compute on half values."""
-    params, body, args = [], "TO_STORE(v)", []
+    """The Epilogue of a chain: link i with an operand reads it as `link{i}` with dims `link{i}_d`,
+    broadcast like the elementwise kernels (read_broadcast). The producer's value and every link's
+    result go through TO_STORE (common.cl): rounded to half in fp16, as the delegate's fused
+    kernels compute on half values."""
+    body, operands, args = "TO_STORE(v)", [], []
     for i, link in enumerate(links):
         operand = "(float4)(0.0f)"
         if link.operand is not None:
-            params.append(f", __global const store_t* link{i}, int4 link{i}_d")
+            operands.append(i)
             operand = f"read_broadcast(link{i}, link{i}_d, b, s, y, x)"
             args.extend(link.operand)
         body = "TO_STORE(" + link.math.replace("OPERAND", operand).replace("VALUE", body) + ")"
-    return Epilogue("\n".join([f"#define EPILOGUE_PARAMS {''.join(params)}",
-                               f"#define EPILOGUE(v, b, s, y, x) ({body})"]), args)
+    return Epilogue(body, tuple(operands), args)
+
+
+# A kernel launched with several epilogues (a pointwise convolution stored as it is, with a residual
+# ADD, with ADD and a PRELU...) is compiled once with all of them, the launch choosing its own by a
+# last argument: compiling a kernel costs PoCL and Intel's runtime 0.1-1.1 s each time, most of a
+# cold start, and the choice, the same for every work-item, is one well-predicted branch per store.
+PLAIN = Epilogue("v")  # a kernel's value stored as it is
+
+
+def shared(epilogues: list[Epilogue]) -> tuple[str, tuple[int, ...]]:
+    """The EPILOGUE definitions choosing among `epilogues` (distinct) by the kernel's last argument
+    `epilogue`, the index of the one a launch applies, and the operand slots they read between
+    them (their union: each launch passes all of them, see `shared_arguments`)."""
+    slots = tuple(sorted({i for e in epilogues for i in e.operands}))
+    body = epilogues[-1].body
+    for k in range(len(epilogues) - 2, -1, -1):
+        body = f"epilogue == {k} ? ({epilogues[k].body}) : ({body})"
+    return _definitions(_params(slots) + ", int epilogue", body), slots
+
+
+def shared_arguments(e: Epilogue, slots: tuple[int, ...], index: int, unused) -> list:
+    """The extra kernel arguments of a launch applying `e`, the `index`-th epilogue of a shared
+    definition over operand `slots`: its own operands, `unused` (with dims 0, never read) in the
+    slots only the others read, then `index`."""
+    given = dict(zip(e.operands, zip(e.args[::2], e.args[1::2])))
+    return [a for i in slots for a in given.get(i, (unused, (0, 0, 0, 0)))] + [index]

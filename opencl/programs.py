@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from importlib import resources
 
 from gpucompat.opencl import functions
+from gpucompat.opencl.fusion import PLAIN
 
 _KERNEL = re.compile(r"__kernel void (\w+)\(")
 _INSTANCE = re.compile(r"[A-Z][A-Z0-9_]*\((\w+)\b.*\)\s*")  # a kernel macro's instance, one line
 # An unfused kernel stores its value as it is (common.cl STORE_CELL).
-PLAIN_EPILOGUE = "#define EPILOGUE_PARAMS\n#define EPILOGUE(v, b, s, y, x) (v)"
+PLAIN_EPILOGUE = PLAIN.source
 
 
 @dataclass(frozen=True, order=True)

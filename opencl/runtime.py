@@ -26,6 +26,7 @@ from gpucompat.opencl import programs
 from gpucompat.opencl.builder import ChildBuild
 from gpucompat.opencl.cache import ProgramCache, source_key
 from gpucompat.opencl.device import Device, cl, describe
+from gpucompat.opencl.fusion import PLAIN, Epilogue, shared, shared_arguments
 from gpucompat.opencl.phwc4 import BHWC, from_phwc4, to_phwc4
 from gpucompat.opencl.programs import Variant
 
@@ -65,19 +66,25 @@ class KernelProfile:
 @dataclass
 class Launch:
     """One kernel launch prepared at load, its kernel bound when the runtime has compiled it (on the
-    first call at the latest); `args` keeps the bound buffers alive (a kernel object does not)."""
+    first call at the latest): `family`.`name` with the ops `linked` into it, its own arguments
+    `args` (the linked ops' arguments are added at binding, as the compiled variant takes them);
+    `args` keeps the bound buffers alive (a kernel object does not)."""
 
     runtime: Runtime
-    variant: Variant
+    family: str
+    name: str
+    linked: Epilogue
     grid: tuple[int, ...]
     local: tuple[int, ...] | None
     args: list
     what: str
     kernel: object = None
 
-    def bind(self, program, name: str) -> None:
-        """Take the kernel `name` of a compiled program, with this launch's arguments set."""
+    def bind(self, program, name: str, extra: list) -> None:
+        """Take the kernel `name` of a compiled program, with this launch's arguments and `extra`
+        (the linked ops' arguments, as the variant compiled takes them) set."""
         pcl = cl()
+        self.args = [*self.args, *(_argument(a) for a in extra)]
         try:
             self.kernel = pcl.Kernel(program, name)
             self.kernel.set_args(*self.args)
@@ -115,6 +122,7 @@ class Runtime:
         self.built: list[str] = []  # kernels ("family.kernel") compiled from source / loaded from the disk cache
         self.loaded: list[str] = []
         self.trace = KernelProfile()
+        self.unused = None
 
     @property
     def options(self) -> list[str]:
@@ -178,15 +186,42 @@ class Runtime:
     def build(self) -> None:
         """Compile what the launches prepared so far need, and bind them."""
         pending, self.pending = self.pending, []
-        self.compile([launch.variant for launch in pending])
-        for launch in pending:
-            launch.bind(*self.kernels[launch.variant])
+        chosen = self._variants(pending)
+        self.compile([variant for variant, _ in chosen])
+        for launch, (variant, extra) in zip(pending, chosen):
+            launch.bind(*self.kernels[variant], extra)
 
-    def prepare(self, family: str, kernel: str, size: tuple[int, ...], *args, epilogue: str = "",
+    def _variants(self, launches: list[Launch]) -> list[tuple[Variant, list]]:
+        """The variant each launch runs and the extra arguments it takes: a kernel launched with one
+        epilogue is compiled with that one; with several, once with all of them (fusion.shared),
+        each launch choosing its own."""
+        used: dict[tuple[str, str], dict[str, Epilogue]] = {}
+        for launch in launches:
+            used.setdefault((launch.family, launch.name), {}).setdefault(launch.linked.source, launch.linked)
+        chosen = []
+        for launch in launches:
+            kinds = used[(launch.family, launch.name)]
+            if len(kinds) == 1:
+                source = "" if launch.linked is PLAIN else launch.linked.source
+                chosen.append((Variant(launch.family, launch.name, source), launch.linked.args))
+                continue
+            order = sorted(kinds)
+            definitions, slots = shared([kinds[k] for k in order])
+            extra = shared_arguments(launch.linked, slots, order.index(launch.linked.source), self._unused())
+            chosen.append((Variant(launch.family, launch.name, definitions), extra))
+        return chosen
+
+    def _unused(self):
+        """A one-cell buffer passed for an operand a launch's epilogue does not read."""
+        if self.unused is None:
+            self.unused = self._buffer(np.zeros(4, self.storage))
+        return self.unused
+
+    def prepare(self, family: str, kernel: str, size: tuple[int, ...], *args, epilogue: Epilogue = PLAIN,
                 local: tuple[int, ...] | None = None) -> Launch:
         """A launch of one kernel over a global size with its arguments bound at load, so a run only
         enqueues (its kernel compiled by `build`, with every other launch prepared by then);
-        `epilogue` selects the variant with fused ops linked in.
+        `epilogue`: the ops fused into it (their arguments are added at `build`).
         Arguments: ints become int, floats float, tuples the matching int2 / int4 / float2 vector,
         GpuTensors their buffer; buffers pass as they are. `local` is an explicit work-group size
         (the global size is rounded up to a multiple of it, so the kernel must ignore work-items
@@ -194,7 +229,7 @@ class Runtime:
         grid = tuple(max(1, int(s)) for s in size)
         if local is not None:
             grid = tuple(-(-g // n) * n for g, n in zip(grid, local))
-        launch = Launch(self, Variant(family, kernel, epilogue), grid, local, [_argument(a) for a in args],
+        launch = Launch(self, family, kernel, epilogue, grid, local, [_argument(a) for a in args],
                         f"kernel {family}.{kernel}")
         self.pending.append(launch)
         return launch

@@ -108,11 +108,13 @@ def link(ex: Executor, op: Op, carried: Tensor) -> Link:
     """A one- or two-input op as a link in a fused kernel (linked.cl's math on the running value,
     the value of `carried`; the other operand broadcast as in binary_op). `carried` is the op's
     first input, or its second when the op is linked into that input's producer (fusion._next_link):
-    the other input is then the first operand."""
+    the other input is then the first operand, unless the function is commutative: the running value
+    then comes first all the same, so that both ways of linking an ADD make one epilogue (one
+    kernel variant to compile)."""
     if op.name in UNARY:
         fn, alpha = unary_code(op)
         return Link(f"unary(VALUE, {fn}, {alpha!r}f)")
     first = op.inputs[0] is carried
     operand = ex.tensor_as(op.inputs[1 if first else 0], len(op.outputs[0].shape))
-    a, b = ("VALUE", "OPERAND") if first else ("OPERAND", "VALUE")
+    a, b = ("VALUE", "OPERAND") if first or op.name in functions.COMMUTATIVE else ("OPERAND", "VALUE")
     return Link(f"activate(binary({a}, {b}, {BINARY[op.name]}), {activation(op)})", operand)
