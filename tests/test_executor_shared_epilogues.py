@@ -23,31 +23,26 @@ from irbuild import IRModel, conv_options, options
 from modelgen import builder
 from test_executor_kernels import assert_within
 
-pytestmark = pytest.mark.opencl
-
 SHAPE = [1, 5, 6, 12]
 
 
 @builder("k_shared_epilogues")
 def k_shared_epilogues() -> bytes:
     """The four convolutions of the module docstring, seeded weights."""
-    gen = np.random.default_rng(41)
-    m = IRModel()
-    x = m.input("x", SHAPE)
-    s = m.input("s", SHAPE)
-
-    def conv(name: str) -> int:
-        w = m.const(f"{name}/w", (gen.standard_normal([12, 1, 1, 12]) * 0.3).astype(np.float32))
-        b = m.const(f"{name}/b", (gen.standard_normal([12]) * 0.3).astype(np.float32))
-        return m.op("CONV_2D", [x, w, b], SHAPE, options=conv_options(), output_name=name)
-
-    first = m.op("ADD", [conv("a"), s], SHAPE, options=options("Add"))
-    second = m.op("ADD", [s, conv("b")], SHAPE, options=options("Add"))
-    ordered = m.op("SUB", [s, conv("c")], SHAPE, options=options("Sub", activation="RELU"))
-    m.output(first, second, ordered, conv("d"))
+    m, gen = IRModel(), np.random.default_rng(41)
+    x, s = m.input("x", SHAPE), m.input("s", SHAPE)
+    filters = {name: [m.const(f"{name}/{part}", (gen.standard_normal(shape) * 0.3).astype(np.float32))
+                      for part, shape in (("w", [12, 1, 1, 12]), ("b", [12]))] for name in "abcd"}
+    a, b, c, d = (m.op("CONV_2D", [x, *filters[name]], SHAPE, options=conv_options(), output_name=name)
+                  for name in "abcd")
+    first = m.op("ADD", [a, s], SHAPE, options=options("Add"))
+    second = m.op("ADD", [s, b], SHAPE, options=options("Add"))
+    ordered = m.op("SUB", [s, c], SHAPE, options=options("Sub", activation="RELU"))
+    m.output(first, second, ordered, d)
     return m.bytes()
 
 
+@pytest.mark.opencl
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
 def test_a_kernel_fused_several_ways_compiles_once_and_computes_each_way(models, precision):
     data = models.bytes("k_shared_epilogues")
