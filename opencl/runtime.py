@@ -198,17 +198,21 @@ class Runtime:
         used: dict[tuple[str, str], dict[str, Epilogue]] = {}
         for launch in launches:
             used.setdefault((launch.family, launch.name), {}).setdefault(launch.linked.source, launch.linked)
+        sharing = {}  # kernel -> (its epilogues' sources in index order, definitions, operand slots)
+        for kernel, kinds in used.items():
+            if len(kinds) > 1:
+                order = sorted(kinds)
+                sharing[kernel] = (order, *shared([kinds[k] for k in order]))
         chosen = []
         for launch in launches:
-            kinds = used[(launch.family, launch.name)]
-            if len(kinds) == 1:
+            kernel = (launch.family, launch.name)
+            if kernel not in sharing:
                 source = "" if launch.linked is PLAIN else launch.linked.source
-                chosen.append((Variant(launch.family, launch.name, source), launch.linked.args))
+                chosen.append((Variant(*kernel, source), launch.linked.args))
                 continue
-            order = sorted(kinds)
-            definitions, slots = shared([kinds[k] for k in order])
+            order, definitions, slots = sharing[kernel]
             extra = shared_arguments(launch.linked, slots, order.index(launch.linked.source), self._unused())
-            chosen.append((Variant(launch.family, launch.name, definitions), extra))
+            chosen.append((Variant(*kernel, definitions), extra))
         return chosen
 
     def _unused(self):
