@@ -18,6 +18,7 @@ import json
 import logging
 import subprocess
 import sys
+from concurrent.futures import CancelledError
 
 _log = logging.getLogger(__name__)
 
@@ -32,6 +33,7 @@ class ChildBuild:
     sent and the binary read by `binary`."""
 
     def __init__(self, platform: str, device: str, source: str, options: list[str]):
+        self.cancelled = False
         self.request = (json.dumps({"platform": platform, "device": device, "options": options}) + "\n"
                         + source).encode()
         try:
@@ -44,8 +46,15 @@ class ChildBuild:
             _log.debug("no child build: %s", e)
             self.child = None
 
+    def cancel(self) -> None:
+        """Stop the child: another build failed, so this one's binary is of no use."""
+        self.cancelled = True
+        if self.child is not None:
+            self.child.kill()
+
     def binary(self) -> bytes | None:
-        """The compiled binary, or None when the child did not deliver one (the caller builds)."""
+        """The compiled binary, or None when the child did not deliver one (the caller builds);
+        CancelledError once `cancel` was called (nothing is to be built then)."""
         if self.child is None:
             return None
         try:
@@ -54,7 +63,9 @@ class ChildBuild:
             self.child.kill()
             self.child.wait()
             _log.debug("child build given up: %s", e)
-            return None
+            answer = b""
+        if self.cancelled:
+            raise CancelledError("the child build was cancelled")
         header, _, binary = answer.partition(b"\n")
         try:
             size = json.loads(header).get("size", -1)

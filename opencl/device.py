@@ -18,7 +18,8 @@ import re
 import sys
 import threading
 import warnings
-from concurrent.futures import Future, wait
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 
 from gpucompat.errors import GpucompatError
@@ -33,6 +34,11 @@ class CLError(GpucompatError):
 
 # What to install for the executor: pyopencl and the CPU OpenCL runtimes are the `verify` extra.
 INSTALL_VERIFY = "pip install 'gpucompat[verify]' (in a checkout: pip install '.[verify]')"
+
+
+class PassedOver(CLError):
+    """A device taken before its probe ended (`choose(early=True)`) failed the probe: the caller
+    chooses again (`choose()`), which gives the device chosen instead or says why none works."""
 
 
 class ExecutorNotInstalled(GpucompatError):
@@ -159,6 +165,8 @@ class Device:
     context: object
     queue: object
     passed_over: list[str] = field(default_factory=list)  # "name: why" of candidates tried before it
+    # taken before its probe ended: the background open (its key, its future) that probes it
+    probing: tuple[tuple, Future] | None = field(default=None, repr=False)
 
     @property
     def name(self) -> str:
@@ -211,6 +219,18 @@ class Device:
                 return pcl.Program(self.context, [self.device], [binary]).build()
         except pcl.Error as e:
             raise describe(e, what) from None
+
+    def confirm(self) -> None:
+        """Wait for the probe of a device taken before its probe ended (choose(early=True)), so that
+        nothing it computed is used unproven; PassedOver when the probe failed."""
+        if self.probing is None:
+            return
+        key, opened = self.probing
+        if opened.exception() is not None or opened.result() is not self:
+            raise PassedOver(f"{self.name} failed its probe")
+        self.probing = None
+        if key in _AHEAD and _AHEAD[key].opened is opened:
+            del _AHEAD[key]
 
     @staticmethod
     def binary_of(program) -> bytes:
@@ -321,9 +341,10 @@ def _pick(devices: list, spec: str):
     return matches[0]
 
 
-def first_working(devices: list, cache_dir: str | None) -> tuple[object, list[str]]:
+def first_working(devices: list, cache_dir: str | None,
+                  failed: Callable[[object], None] = lambda device: None) -> tuple[object, list[str]]:
     """The first of `devices` whose probe passes, and "name: why" for each one passed over before
-    it; NoWorkingDevice when none passes."""
+    it (each also handed to `failed` as soon as it fails); NoWorkingDevice when none passes."""
     from gpucompat.opencl.probe import probe  # probe.py builds on this module
 
     failures = []
@@ -331,12 +352,24 @@ def first_working(devices: list, cache_dir: str | None) -> tuple[object, list[st
         result = probe(d, cache_dir)
         if result.works:
             return d, failures
+        failed(d)
         failures.append(f"{name_of(d)} ({kind(d)}): {result.why}")
     raise NoWorkingDevice(failures)
 
 
+@dataclass
+class _Ahead:
+    """A choose() started in the background: `opened` the device it gives (probed), `early` the
+    first candidate's device as soon as the devices are listed, when its probe is still to run,
+    and `first_failed` set once that probe has failed."""
+
+    opened: Future = field(default_factory=Future)
+    early: Future = field(default_factory=Future)
+    first_failed: threading.Event = field(default_factory=threading.Event)
+
+
 # choose() calls started in the background by open_ahead, by _ahead_key
-_AHEAD: dict[tuple, Future] = {}
+_AHEAD: dict[tuple, _Ahead] = {}
 
 
 def _ahead_key(spec: str | None, cache_dir: str | None) -> tuple:
@@ -348,55 +381,98 @@ def _ahead_key(spec: str | None, cache_dir: str | None) -> tuple:
 def open_ahead(spec: str | None = None, cache_dir: str | None = None) -> None:
     """Start `choose(spec, cache_dir)` in a background thread: listing the devices and a cold probe
     (a build, most of a second) overlap with what a command does before its first build (a fix's
-    rewriting, verify's reference side). The next `choose` with these arguments, under the same
-    settings, takes the device, or raises the error the background attempt met."""
+    rewriting, verify's reference side), and with the model's own builds when the device is taken
+    early. The next `choose` with these arguments, under the same settings, takes the device, or
+    raises the error the background attempt met."""
     key = _ahead_key(spec, cache_dir)
     if key in _AHEAD:
         return
-    started: Future = Future()
+    ahead = _Ahead()
 
     def attempt() -> None:
         try:
-            started.set_result(_open(spec, cache_dir))
+            ahead.opened.set_result(_open(spec, cache_dir, ahead))
         except BaseException as e:  # noqa: BLE001 - handed to whoever takes the device, unchanged
-            started.set_exception(e)
+            ahead.opened.set_exception(e)
 
-    _AHEAD[key] = started
+    _AHEAD[key] = ahead
     threading.Thread(target=attempt, name="gpucompat-open-device", daemon=True).start()
 
 
 def settle() -> None:
     """Wait for every device being opened in the background: its probe silences stderr while it
     builds, so an error written meanwhile would be lost."""
-    wait(list(_AHEAD.values()))
+    wait([ahead.opened for ahead in _AHEAD.values()])
 
 
-def choose(spec: str | None = None, cache_dir: str | None = None) -> Device:
+def choose(spec: str | None = None, cache_dir: str | None = None, early: bool = False) -> Device:
     """Open the device named by `spec` (an index into `all_devices()` or part of its name), or when
     `spec` is None the first candidate whose probe passes (probe answers kept in `cache_dir`,
     default the program cache directory); the one `open_ahead` opened, when it was started with
-    these arguments."""
-    started = _AHEAD.pop(_ahead_key(spec, cache_dir), None)
-    return started.result() if started is not None else _open(spec, cache_dir)
+    these arguments. `early`: when that background open is still probing its first candidate, that
+    candidate at once (a cold probe then overlaps with the model's builds); its `confirm` waits for
+    the probe, and a PassedOver from there means choosing again."""
+    key = _ahead_key(spec, cache_dir)
+    ahead = _AHEAD.get(key)
+    if ahead is None:
+        return _open(spec, cache_dir)
+    if early:
+        wait([ahead.opened, ahead.early], return_when=FIRST_COMPLETED)
+        if not ahead.opened.done() and not ahead.first_failed.is_set():
+            taken = ahead.early.result()
+            taken.probing = (key, ahead.opened)
+            return taken
+    del _AHEAD[key]
+    return ahead.opened.result()
 
 
-def _open(spec: str | None, cache_dir: str | None) -> Device:
+def _open(spec: str | None, cache_dir: str | None, ahead: _Ahead | None = None) -> Device:
+    """The device choose() gives; a background open (`ahead`) is given the first candidate's device
+    before its probe runs, when no answer of that probe is kept."""
     devices = all_devices()
     if not devices:
         raise CLError(NO_DEVICE)
     passed_over: list[str] = []
     if spec is None:
-        picked, passed_over = first_working(devices, default_dir() if cache_dir is None else cache_dir)
+        kept_in = default_dir() if cache_dir is None else cache_dir
+        first = _unprobed(devices[0], kept_in) if ahead is not None else None
+        if first is not None:
+            ahead.early.set_result(first)
+
+        def failed(device) -> None:
+            if ahead is not None and device is devices[0]:
+                ahead.first_failed.set()  # choose(early=True) no longer takes it
+
+        picked, passed_over = first_working(devices, kept_in, failed)
+        opened = first if first is not None and picked is devices[0] else _opened(picked, passed_over)
     else:
-        picked = _pick(devices, spec)
-    pcl = cl()
-    try:
-        ctx = pcl.Context([picked])
-        queue = pcl.CommandQueue(ctx, properties=pcl.command_queue_properties.PROFILING_ENABLE)
-    except pcl.Error as e:
-        raise describe(e, f"opening OpenCL device {picked.name}") from None
+        opened = _opened(_pick(devices, spec), [])
     log = logging.getLogger(__name__)
     for failure in passed_over:
         log.info("OpenCL device passed over: %s", failure)
-    log.info("OpenCL device: %s", name_of(picked))
-    return Device(picked, ctx, queue, passed_over)
+    log.info("OpenCL device: %s", opened.name)
+    return opened
+
+
+def _opened(device, passed_over: list[str]) -> Device:
+    """`device` with a context and a profiling queue of its own."""
+    pcl = cl()
+    try:
+        ctx = pcl.Context([device])
+        queue = pcl.CommandQueue(ctx, properties=pcl.command_queue_properties.PROFILING_ENABLE)
+    except pcl.Error as e:
+        raise describe(e, f"opening OpenCL device {device.name}") from None
+    return Device(device, ctx, queue, passed_over)
+
+
+def _unprobed(device, kept_in: str | None) -> Device | None:
+    """`device` opened for use before its probe, when no answer of the probe is kept in `kept_in`
+    and it opens at all (a broken driver's device is left to the probe to explain)."""
+    from gpucompat.opencl.probe import kept
+
+    if kept_in and kept(device, kept_in) is not None:
+        return None
+    try:
+        return _opened(device, [])
+    except Exception:  # noqa: BLE001 - whatever a driver raises, the probe then says it
+        return None

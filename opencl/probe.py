@@ -108,13 +108,18 @@ def _write(path: str, result: ProbeResult) -> None:
     write_quietly(path, json.dumps(record).encode(), ".probe-")
 
 
+def kept(device, cache_dir: str) -> ProbeResult | None:
+    """The probe's answer for `device` kept from an earlier run in `cache_dir`, if any."""
+    return _read(result_path(device, cache_dir))
+
+
 def probe(device, cache_dir: str | None) -> ProbeResult:
     """The probe's answer for `device`: kept from an earlier run in `cache_dir` (None: no keeping),
     else found now. Any failure of the driver counts as "does not work", with its reason."""
     path = result_path(device, cache_dir) if cache_dir else None
-    kept = _read(path) if path else None
-    if kept is not None:
-        return kept
+    answer = _read(path) if path else None
+    if answer is not None:
+        return answer
     t0 = time.perf_counter()
     try:
         _run(device)

@@ -154,10 +154,15 @@ class Runtime:
         said = []
         with self.progress(text(0)) as step, ThreadPoolExecutor(len(groups)) as pool:
             made = pool.map(self._program, groups, sources, keys, binaries, children)
-            for done, (group, (program, how)) in enumerate(zip(groups, made), 1):
-                self.kernels.update({v: (program, programs.entry_point(v, i)) for i, v in enumerate(group)})
-                said.append(how)
-                step.say(text(done))
+            try:
+                for done, (group, (program, how)) in enumerate(zip(groups, made), 1):
+                    self.kernels.update({v: (program, programs.entry_point(v, i)) for i, v in enumerate(group)})
+                    said.append(how)
+                    step.say(text(done))
+            except BaseException:  # a failed build: the children's programs are of no use
+                for child in filter(None, children):
+                    child.cancel()
+                raise
         for how in said:  # once every build is done: a build silences stderr while it runs
             _log.log(DETAIL, "%s", how)
         self.compile_s += time.perf_counter() - t0
@@ -184,10 +189,15 @@ class Runtime:
         return program, f"{what}: {how} in {time.perf_counter() - t0:.2f} s"
 
     def build(self) -> None:
-        """Compile what the launches prepared so far need, and bind them."""
+        """Compile what the launches prepared so far need, and bind them; on a device taken before
+        its probe ended, wait for the probe (device.PassedOver when it failed: a build error there
+        is the driver's, not the model's)."""
         pending, self.pending = self.pending, []
         chosen = self._variants(pending)
-        self.compile([variant for variant, _ in chosen])
+        try:
+            self.compile([variant for variant, _ in chosen])
+        finally:
+            self.device.confirm()
         for launch, (variant, extra) in zip(pending, chosen):
             launch.bind(*self.kernels[variant], extra)
 

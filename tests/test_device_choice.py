@@ -12,6 +12,7 @@ import json
 import os
 import platform
 import sys
+import threading
 from importlib import metadata
 from types import SimpleNamespace
 
@@ -19,7 +20,9 @@ import pytest
 
 from cli import gpucompat
 from gpucompat.opencl import device
+from gpucompat.opencl.cache import default_dir
 from gpucompat.opencl.probe import probe
+from gpucompat.verification.session import Settings, verify_model
 
 POCL_FAILS = {"POCL_EXTRA_BUILD_FLAGS": "-Werror -D__OPENCL_VERSION__=1"}
 INTEL_FAILS = {"CL_CONFIG_CPU_TARGET_ARCH": "nosuchcpu"}
@@ -208,3 +211,59 @@ def test_a_device_opened_ahead_under_other_driver_settings_is_not_taken(monkeypa
     monkeypatch.setattr(device, "all_devices", lambda: real)
     working = [d for d in real if probe(d, str(tmp_path)).works]
     assert device.choose(cache_dir=str(tmp_path)).name == device.name_of(working[0])
+
+
+def _first_probe_held_until_a_build(monkeypatch, fails: bool) -> list[str]:
+    """The first candidate's probe held until a build has started on it (the builds of verify and
+    fix start while the probe runs), then run, or made to fail as on a driver computing wrong
+    numbers. Returns the names of the devices each compile ran on, in order."""
+    from gpucompat.opencl import probe as probe_module
+    from gpucompat.opencl.runtime import Runtime
+
+    first = device.name_of(device.all_devices()[0])
+    compiled_on: list[str] = []
+    started = threading.Event()
+    compile_once, run_probe = Runtime.compile, probe_module._run
+
+    def compile_noted(runtime, variants):
+        compiled_on.append(runtime.device.name)
+        started.set()
+        return compile_once(runtime, variants)
+
+    def probe_held(d):
+        if device.name_of(d) == first:
+            assert started.wait(60), "no build started on the first candidate during its probe"
+            if fails:
+                raise ValueError("the probe kernel computed wrong numbers (worst error 1)")
+        return run_probe(d)
+
+    monkeypatch.setattr(Runtime, "compile", compile_noted)
+    monkeypatch.setattr(probe_module, "_run", probe_held)
+    return compiled_on
+
+
+def test_a_device_used_before_its_probe_failed_is_given_up_for_the_next(models, monkeypatch, tmp_path):
+    """A cold verify builds on the first candidate while its probe still runs; when the probe then
+    fails, what was built there is dropped and verify runs on the device chosen instead, saying
+    why the first was passed over."""
+    require_a_candidate_after_pocl()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # no probe answer kept
+    compiled_on = _first_probe_held_until_a_build(monkeypatch, fails=True)
+    result = verify_model(models.path("conv_relu"), Settings(runs=2, cache_dir=""))
+    first, second = (device.name_of(d) for d in device.all_devices()[:2])
+    assert compiled_on == [first, second]
+    assert result.passed and result.device == second
+    assert "the probe kernel computed wrong numbers" in probe(device.all_devices()[0], default_dir()).why
+
+
+def test_a_device_used_before_its_probe_passed_is_kept(models, monkeypatch, tmp_path):
+    """When the probe passes, the early device is the one choose gives: one compile, and nothing
+    left behind for the next choose."""
+    first = device.all_devices()[0]
+    first_works = probe(first, str(tmp_path / "elsewhere")).works  # PoCL fails on CPUs its LLVM does not know
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    compiled_on = _first_probe_held_until_a_build(monkeypatch, fails=False)
+    result = verify_model(models.path("conv_relu"), Settings(runs=2, cache_dir=""))
+    assert result.passed
+    assert compiled_on == [device.name_of(first)] + ([] if first_works else [result.device])
+    assert device._ahead_key(None, None) not in device._AHEAD

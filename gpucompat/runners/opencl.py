@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from gpucompat import ir
+    from gpucompat.opencl.runtime import Runtime
     from gpucompat.verification.tolerance import Tolerance
 
 
@@ -40,14 +41,22 @@ class OpenCLRunner:
     def open(self, job: Job) -> Opened:
         """The executor's programs built for the model; NotRun when there is no OpenCL device or an
         op has no kernel."""
+        from gpucompat.opencl.device import PassedOver
         from gpucompat.opencl.executor import UnsupportedOp
         from gpucompat.verification.hybrid import HybridRunner, open_runtime
 
+        on_gpu = any("gpu" in p for p in job.where.values())
+
+        def hybrid(early: bool) -> tuple[Runtime | None, HybridRunner]:
+            runtime = open_runtime(job, job.data, early) if on_gpu else None
+            return runtime, HybridRunner(job.model, job.where[0], runtime, called=job.where)
+
         with status("opening the OpenCL device and building the executor's programs"):
             try:
-                on_gpu = any("gpu" in p for p in job.where.values())
-                runtime = open_runtime(job, job.data) if on_gpu else None
-                runner = HybridRunner(job.model, job.where[0], runtime, called=job.where)
+                try:  # the builds start while the first candidate device is still being probed
+                    runtime, runner = hybrid(early=True)
+                except PassedOver:  # it failed the probe: again on the device chosen instead
+                    runtime, runner = hybrid(early=False)
             except UnsupportedOp as e:
                 raise NotRun(f"{job.what}: the executor cannot run it: {e}") from None
             except GpucompatError as e:  # no OpenCL device (a line per device tried), pyopencl missing

@@ -160,14 +160,15 @@ class HybridRunner:
         return self.callees[index]
 
 
-def open_runtime(settings, model_bytes: bytes) -> Runtime:
+def open_runtime(settings, model_bytes: bytes, early: bool = False) -> Runtime:
     """The OpenCL runtime `settings` ask for (its `device`: index or part of a name, None: a GPU,
     else PoCL; its `precision`; its `cache_dir`, None: the user cache directory, "": no cache),
-    with the model's program cache; what it compiles is shown on stderr (progress.py)."""
+    with the model's program cache; what it compiles is shown on stderr (progress.py). `early`: on
+    a device still being probed in the background (device.choose), whose builds then wait for it."""
     from gpucompat.opencl.cache import ProgramCache, default_dir, fingerprint
     from gpucompat.opencl.device import choose
 
-    device = choose(settings.device)
+    device = choose(settings.device, early=early)
     directory = settings.cache_dir if settings.cache_dir is not None else default_dir()
     cache = ProgramCache(directory or None, device.key, fingerprint(model_bytes), settings.precision)
     return Runtime(device, settings.precision, cache, progress=status)
