@@ -27,6 +27,11 @@ _KERNEL = re.compile(r"__kernel void (\w+)\(")
 _INSTANCE = re.compile(r"[A-Z][A-Z0-9_]*\((\w+)\b.*\)\s*")  # a kernel macro's instance, one line
 # An unfused kernel stores its value as it is (common.cl STORE_CELL).
 PLAIN_EPILOGUE = PLAIN.source
+# Every kernel is declared as already vectorized (it works on float4 cells), so PoCL's and Intel's
+# compilers skip vectorizing across work-items: that pass was most of a cold compile (face_landmark's
+# kernels: PoCL 4.0 -> 2.9 s, Intel's runtime 3.1 -> 0.9 s) and bought no run time measurable
+# here; the numbers computed are the same bit for bit (docs/benchmarks.md, issue #27's last round).
+KERNEL = "__kernel __attribute__((vec_type_hint(float4))) void"
 
 
 @dataclass(frozen=True, order=True)
@@ -89,7 +94,7 @@ def source(variants: list[Variant]) -> str:
             raise KeyError(f"opencl/{v.family}.cl has no kernel {v.kernel!r}")
         text = re.sub(rf"\b{v.kernel}\b", entry_point(v, i), kernels[v.kernel], count=1)
         parts += ["#undef EPILOGUE_PARAMS\n#undef EPILOGUE", v.epilogue or PLAIN_EPILOGUE, text]
-    return "\n".join(parts)
+    return "\n".join(parts).replace("__kernel void", KERNEL)  # macro-made kernels included
 
 
 def split(variants: list[Variant], count: int) -> list[list[Variant]]:
