@@ -27,10 +27,11 @@ _KERNEL = re.compile(r"__kernel void (\w+)\(")
 _INSTANCE = re.compile(r"[A-Z][A-Z0-9_]*\((\w+)\b.*\)\s*")  # a kernel macro's instance, one line
 # An unfused kernel stores its value as it is (common.cl STORE_CELL).
 PLAIN_EPILOGUE = PLAIN.source
-# Every kernel is declared as already vectorized (it works on float4 cells), so PoCL's and Intel's
-# compilers skip vectorizing across work-items: that pass was most of a cold compile (face_landmark's
-# kernels: PoCL 4.0 -> 2.9 s, Intel's runtime 3.1 -> 0.9 s) and bought no run time measurable
-# here; the numbers computed are the same bit for bit (docs/benchmarks.md, issue #27's last round).
+# Every kernel is declared as already vectorized (it works on float4 cells), so Intel's compiler
+# skips vectorizing it across work-items: that pass was most of its cold compile (face_landmark's
+# kernels 2.9-3.1 -> 1.0-1.1 s) for a few percent of run time at most. PoCL compiles and runs
+# them in the same time either way, and both compute the same numbers bit for bit
+# (docs/benchmarks.md, issue #27's last round).
 KERNEL = "__kernel __attribute__((vec_type_hint(float4))) void"
 
 
