@@ -63,9 +63,11 @@ class ChildBuild:
             self.child.kill()
             self.child.wait()
             _log.debug("child build given up: %s", e)
-            answer = b""
+            answer = None
         if self.cancelled:
             raise CancelledError("the child build was cancelled")
+        if answer is None:
+            return None
         header, _, binary = answer.partition(b"\n")
         try:
             size = json.loads(header).get("size", -1)
