@@ -11,16 +11,22 @@ import os
 import tomllib
 
 
+def mapped_folders(checkout: str) -> dict[str, str]:
+    """The folders of `checkout` that pip installs inside gpucompat/, by the name they get there
+    ("rules": "<checkout>/rules", ...; deeper packages sit inside those)."""
+    with open(os.path.join(checkout, "pyproject.toml"), "rb") as f:
+        mapping = tomllib.load(f)["tool"]["setuptools"].get("package-dir", {})
+    return {name.split(".")[1]: os.path.join(checkout, folder) for name, folder in mapping.items()
+            if name.count(".") == 1}
+
+
 def importable_tree(checkout: str, into: str) -> str:
     """`into`, made a directory whose gpucompat package is `checkout`'s, laid out as installed:
     put it first on PYTHONPATH to run that version."""
-    with open(os.path.join(checkout, "pyproject.toml"), "rb") as f:
-        mapping = tomllib.load(f)["tool"]["setuptools"].get("package-dir", {})
     package = os.path.join(into, "gpucompat")
     os.makedirs(package)
     for entry in os.listdir(os.path.join(checkout, "gpucompat")):
         os.symlink(os.path.join(checkout, "gpucompat", entry), os.path.join(package, entry))
-    for name, folder in mapping.items():
-        if name.count(".") == 1:  # gpucompat.X -> X/ (deeper packages sit inside those)
-            os.symlink(os.path.join(checkout, folder), os.path.join(package, name.split(".")[1]))
+    for name, folder in mapped_folders(checkout).items():
+        os.symlink(folder, os.path.join(package, name))
     return into

@@ -30,11 +30,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 
-from checkout_tree import importable_tree  # noqa: E402
+from checkout_tree import importable_tree, mapped_folders  # noqa: E402
 
 from real_models import fetch  # noqa: E402
 
@@ -85,13 +84,11 @@ def compile_bytecode(checkout: str | None) -> None:
     if checkout is None:
         import importlib.util
 
-        names = ["gpucompat", *(f"gpucompat.{n}" for n in ("opencl", "rules", "rewrites", "reports"))]
-        folders = [os.path.dirname(importlib.util.find_spec(n).origin) for n in names]
+        here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+        names = ["gpucompat", *(f"gpucompat.{name}" for name in mapped_folders(here))]
+        folders = [os.path.dirname(importlib.util.find_spec(name).origin) for name in names]
     else:
-        with open(os.path.join(checkout, "pyproject.toml"), "rb") as f:
-            mapping = tomllib.load(f)["tool"]["setuptools"].get("package-dir", {})
-        folders = [os.path.join(checkout, "gpucompat"),
-                   *(os.path.join(checkout, folder) for name, folder in mapping.items() if name.count(".") == 1)]
+        folders = [os.path.join(checkout, "gpucompat"), *mapped_folders(checkout).values()]
     for folder in dict.fromkeys(folders):
         compileall.compile_dir(folder, quiet=1)
 
