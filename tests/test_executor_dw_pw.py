@@ -32,7 +32,9 @@ def k_dw_pw() -> bytes:
     """Pairs within the delegate's limits: 16 channels 3x3 stride 1 + RELU6 -> 8 outputs
     (MobileNetV2's first block); 6 channels 3x3 stride 2 VALID, batch 2 -> 32 outputs + RELU (the
     most outputs); 5 channels 5x5 dilation 2 (125 channel-taps) + RELU_N1_TO_1 -> 17 outputs, with
-    an ADD of a second input linked after the pair."""
+    an ADD of a second input linked after the pair; 5 channels 5x5 at stride 1 -> 12 outputs and
+    at stride 2 + RELU -> 20 (each square window at stride 1 or 2 has a kernel of its own reading
+    rows of cells, conv.cl DW_ROW_SUMS, with edges on both sides of a width of 10)."""
     t = tf()
 
     def f(x16, x6, x5, y):
@@ -40,6 +42,8 @@ def k_dw_pw() -> bytes:
             _pw(t, t.nn.relu6(_dw(t, x16, 16, 3, 1)), 16, 8, 2),
             t.nn.relu(_pw(t, _dw(t, x6, 6, 3, 3, stride=2, padding="VALID"), 6, 32, 4)),
             _pw(t, t.clip_by_value(_dw(t, x5, 5, 5, 5, dilation=2), -1.0, 1.0), 5, 17, 6) + y,
+            _pw(t, _dw(t, x5, 5, 5, 7), 5, 12, 8),
+            _pw(t, t.nn.relu(_dw(t, x5, 5, 5, 9, stride=2)), 5, 20, 10),
         ]
 
     return convert_fn(f, [([1, 7, 9, 16], t.float32), ([2, 9, 11, 6], t.float32), ([1, 8, 10, 5], t.float32),
@@ -86,7 +90,7 @@ def merged_runs(model: ir.Model) -> list[list[int]]:
 def test_pairs_within_the_delegates_limits_are_merged(models):
     model = ir.from_bytes(models.bytes("k_dw_pw"))
     pairs = dw_conv_pairs(model)
-    assert len(pairs) == 3
+    assert len(pairs) == 5
     runs = merged_runs(model)
     assert {tuple(run[:2]) for run in runs} == pairs
     linked = [run for run in runs if len(run) == 3]  # the ADD of the second input joins its pair
