@@ -27,6 +27,11 @@ DW_ROW_SIZES, DW_ROW_STRIDES = (3, 5), (1, 2)
 # where the driver's own choice ran them up to 1.5x slower (docs/verify.md "Speed"); Intel's CPU
 # runtime ran depthwise_pointwise 5-9x slower with its own (docs/benchmarks.md "Executor speed").
 BLOCKED_GROUP = (8, 1, 1)
+# Work-groups of 4 rows for the depthwise row kernels: Intel's CPU runtime, left to choose, ran
+# MobileNetV2's depthwise layers on 8x8 and 4x4 maps 2x slower (its kernels 4-5 % less time in all);
+# PoCL's time is the same either way (docs/benchmarks.md, issue #27's depthwise round). The grid is
+# rounded up to whole groups; the kernel skips rows past the output.
+DW_ROW_GROUP = (1, 4, 1)
 
 
 def padding(size_in: int, size_out: int, stride: int, kernel: int, dilation: int, mode: int) -> int:
@@ -206,7 +211,7 @@ def depthwise_conv2d(ex: Executor, op: Op) -> Step:
     head = (ex.tensor(src), ex.shape(src).dims, filter_, bias, ex.tensor(out), ex.shape(out).dims)
     if _row_window(k, p):
         return ex.prepare("conv", f"depthwise_conv{k[0]}x{k[0]}_s{k[2]}", x_blocks(ex, out, DW_ROW_X_BLOCK), *head,
-                          p[2:], activation(op))
+                          p[2:], activation(op), local=DW_ROW_GROUP)
     return ex.prepare("conv", "depthwise_conv2d", x_blocks(ex, out, DW_X_BLOCK), *head, k, p, activation(op))
 
 
