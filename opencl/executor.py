@@ -196,7 +196,9 @@ class Executor:
         tensor) -> host value in the output's own dtype."""
         _staged = []
         for t in self.inputs:
-            value = dequantize(t, np.asarray(feeds[id(t)]))
+            value = np.asarray(feeds[id(t)])
+            if value.dtype != np.float32:  # float32 is copied to the device as it is (no staging copy)
+                value = dequantize(t, value)
             if id(t) in self.unpadded:
                 flat, lay_out = self.unpadded[id(t)]
                 _staged.append(self.runtime.write(flat, value))

@@ -49,8 +49,12 @@ def bhwc(shape: tuple[int, ...]) -> BHWC:
 
 
 def to_phwc4(array: np.ndarray, shape: BHWC) -> np.ndarray:
-    """BHWC data (any rank that maps to `shape`) -> flat PHWC4 storage, padding lanes zero."""
+    """BHWC data (any rank that maps to `shape`) -> flat PHWC4 storage, padding lanes zero. Where the
+    two layouts are the same (whole slices, and one slice or one pixel: a partition input of
+    B x 1 x 1 x C, as the executor passes RGB images), the data as it is, not copied."""
     x = np.asarray(array).reshape(shape.dims)
+    if shape.c % 4 == 0 and (shape.slices == 1 or shape.h * shape.w == 1):
+        return np.ascontiguousarray(x).ravel()
     s = shape.slices
     padded = np.zeros((shape.b, shape.h, shape.w, s * 4), dtype=x.dtype)
     padded[..., : shape.c] = x

@@ -267,7 +267,7 @@ class Runtime:
     def write(self, tensor: GpuTensor, array: np.ndarray) -> np.ndarray:
         """Queue the overwrite of a device tensor with BHWC host data (a partition input, each run)
         without waiting; returns the staging array, which must live until the queue is finished."""
-        host = to_phwc4(np.asarray(array, np.float32), tensor.shape).astype(self.storage)
+        host = to_phwc4(np.asarray(array, np.float32), tensor.shape).astype(self.storage, copy=False)
         pcl = cl()
         try:
             pcl.enqueue_copy(self.device.queue, tensor.buffer, host, is_blocking=False)
