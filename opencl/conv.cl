@@ -81,14 +81,27 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
   int G = (od.w + 15) / 16, b = bg / G, g = bg % G;
   int SI = (sd.w + 3) / 4, plane = sd.y * sd.z;
   if (x0 >= od.z) return;
+  // every column the block reads inside the input: the cells are read without bounds checks
+  bool interior = x0 * k.w - p.w >= 0 && (x0 + X_BLOCK - 1) * k.w - p.w + (k.y - 1) * p.y < sd.z;
   float16 acc[X_BLOCK];
-  for (int i = 0; i < X_BLOCK; i++) acc[i] = LOAD16(bias, g);
+  _Pragma("unroll") for (int i = 0; i < X_BLOCK; i++) acc[i] = LOAD16(bias, g);
   for (int ky = 0; ky < k.x; ky++) {
     int iy = y * k.z - p.z + ky * p.x;
     if (iy < 0 || iy >= sd.y) continue;
     for (int kx = 0; kx < k.y; kx++) {
-      WINDOW_COLUMNS(ix, inside, x0, kx, k, p, sd);
       int wi = ((g * k.x + ky) * k.y + kx) * SI * 4, row = CELL(b, 0, iy, 0, SI, sd.y, sd.z);
+      if (interior) {
+        row += x0 * k.w - p.w + kx * p.y;
+        for (int si = 0; si < SI; si++, wi += 4, row += plane) {
+          LOAD_BLOCK16(w, wi);
+          _Pragma("unroll") for (int i = 0; i < X_BLOCK; i++) {
+            float4 v = LOAD4(src, row + i * k.w);
+            MAC_BLOCK16(acc[i], v);
+          }
+        }
+        continue;
+      }
+      WINDOW_COLUMNS(ix, inside, x0, kx, k, p, sd);
       for (int si = 0; si < SI; si++, wi += 4, row += plane) {
         LOAD_BLOCK16(w, wi);
         for (int i = 0; i < X_BLOCK; i++) {
