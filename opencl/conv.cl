@@ -84,7 +84,7 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
   // every column the block reads inside the input: the cells are read without bounds checks
   bool interior = x0 * k.w - p.w >= 0 && (x0 + X_BLOCK - 1) * k.w - p.w + (k.y - 1) * p.y < sd.z;
   float16 acc[X_BLOCK];
-  _Pragma("unroll") for (int i = 0; i < X_BLOCK; i++) acc[i] = LOAD16(bias, g);
+  for (int i = 0; i < X_BLOCK; i++) acc[i] = LOAD16(bias, g);
   for (int ky = 0; ky < k.x; ky++) {
     int iy = y * k.z - p.z + ky * p.x;
     if (iy < 0 || iy >= sd.y) continue;
@@ -94,7 +94,7 @@ __kernel void conv2d(__global const store_t* src, int4 sd, __global const store_
         row += x0 * k.w - p.w + kx * p.y;
         for (int si = 0; si < SI; si++, wi += 4, row += plane) {
           LOAD_BLOCK16(w, wi);
-          _Pragma("unroll") for (int i = 0; i < X_BLOCK; i++) {
+          for (int i = 0; i < X_BLOCK; i++) {
             float4 v = LOAD4(src, row + i * k.w);
             MAC_BLOCK16(acc[i], v);
           }
@@ -233,11 +233,14 @@ __kernel void depthwise_conv2d(__global const store_t* src, int4 sd, __global co
 // row of (DW_ROW_X_BLOCK - 1) * STRIDE + K input cells loaded once per filter row (the generic
 // kernel loads each cell once per tap). Global size (ceil(W / DW_ROW_X_BLOCK), H, B * S);
 // p = (pad_top, pad_left). Each filter row's products are summed before they join the accumulator.
-// Four outputs are one float16 (four neighbouring cells of one slice are contiguous in PHWC4): the
-// row is loaded as float16 chunks of four cells and each tap multiplies four outputs at once, the
-// cells it needs taken from the chunks by shuffles; at stride 2 every other cell. Against a float4
-// per output, 0.5-0.7x the depthwise time on MobileNetV2, PoCL and Intel, the same numbers bit for
-// bit (docs/benchmarks.md, issue #27's depthwise round).
+// Four outputs are one float16 (four neighbouring cells of one slice are contiguous in PHWC4), so a
+// tap multiplies four outputs at once, their cells gathered into a float16 by shuffles. The row is
+// held either as float16 chunks of four cells (CHUNKS: a chunk inside the input is one load) or
+// as cells (CELLS: one load each). CHUNKS runs faster, CELLS compiles faster: 3x3 at stride 1 and
+// 5x5 take chunks, 3x3 at stride 2 cells, its rows of chunks unrolled took PoCL 1.0 s to compile
+// against 0.45 s (docs/benchmarks.md, issue #27's depthwise round). The rows of a 5x5 stay a loop
+// for the same reason (unrolled, 1.5-2.0 s against 0.6-0.7 s). Against a float4 per output, the
+// same numbers bit for bit, 0.5-0.8x the depthwise time on MobileNetV2, PoCL and Intel.
 #define DW_ROW_X_BLOCK 8
 // Chunk of a row: four neighbouring cells from column x on as one float16, a cell outside [0, W)
 // read as zero (a chunk wholly inside is one load: unaligned, as a float16 pointer at a cell is).
@@ -255,57 +258,59 @@ float16 chunk_of_row(__global const store_t* src, int row, int x, int W) {
   return (float16)(cell_or_zero(src, row, x, W), cell_or_zero(src, row, x + 1, W),
                    cell_or_zero(src, row, x + 2, W), cell_or_zero(src, row, x + 3, W));
 }
-// Cell m of a row held as chunks c[] (m a constant once the loops are unrolled), and the four
-// cells m, m + step, m + 2 step, m + 3 step as one float16.
+// A row held `held` (CHUNKS or CELLS): the type and number of its elements for a KxK window at
+// STRIDE, element j loaded, and cell m (a constant once the loops are unrolled).
+#define CHUNKS_TYPE float16
+#define CHUNKS_COUNT(K, STRIDE) (((DW_ROW_X_BLOCK - 1) * (STRIDE) + (K) + 3) / 4)
+#define CHUNKS_LOAD(src, row, left, j, W) chunk_of_row(src, row, (left) + 4 * (j), W)
 #define QUARTER(v, r) ((r) == 0 ? (v).s0123 : (r) == 1 ? (v).s4567 : (r) == 2 ? (v).s89ab : (v).scdef)
-#define CELL_OF(c, m) QUARTER(c[(m) / 4], (m) % 4)
-#define CELLS_FROM(c, m, step) \
-  (float16)(CELL_OF(c, m), CELL_OF(c, (m) + (step)), CELL_OF(c, (m) + 2 * (step)), CELL_OF(c, (m) + 3 * (step)))
-// The depthwise sums of slice s for 4 * NQ outputs along x, the first one's window starting at input
-// column `left`: acc[q] (a float16) holds outputs 4q .. 4q + 3, the bias, then each filter row's
-// products, summed within the row first, for the rows inside the input.
-#define DW_ROW_SUMS(acc, NQ, K, STRIDE, src, sd, w, bias, b, s, S, y, p, left)                       \
-  {                                                                                                  \
-    float4 b4 = LOAD4(bias, s);                                                                      \
-    _Pragma("unroll") for (int q = 0; q < (NQ); q++) acc[q] = (float16)(b4, b4, b4, b4);            \
-    _Pragma("unroll") for (int ky = 0; ky < (K); ky++) {                                            \
-      int iy = (y) * (STRIDE) - (p).x + ky;                                                          \
-      if (iy < 0 || iy >= (sd).y) continue;                                                          \
-      int row = CELL(b, s, iy, 0, S, (sd).y, (sd).z);                                                \
-      float16 c[((4 * (NQ) - 1) * (STRIDE) + (K) + 3) / 4], wk[K];                                   \
-      _Pragma("unroll") for (int j = 0; j < ((4 * (NQ) - 1) * (STRIDE) + (K) + 3) / 4; j++)          \
-        c[j] = chunk_of_row(src, row, (left) + 4 * j, (sd).z);                                       \
-      _Pragma("unroll") for (int kx = 0; kx < (K); kx++) {                                          \
-        float4 w4 = LOAD4(w, (ky * (K) + kx) * (S) + (s));                                           \
-        wk[kx] = (float16)(w4, w4, w4, w4);                                                          \
-      }                                                                                              \
-      _Pragma("unroll") for (int q = 0; q < (NQ); q++) {                                            \
-        float16 sum = CELLS_FROM(c, 4 * q * (STRIDE), STRIDE) * wk[0];                               \
-        _Pragma("unroll") for (int kx = 1; kx < (K); kx++)                                          \
-          sum += CELLS_FROM(c, 4 * q * (STRIDE) + kx, STRIDE) * wk[kx];                              \
-        acc[q] += sum;                                                                               \
-      }                                                                                              \
-    }                                                                                                \
-  }
-#define DEPTHWISE_ROW_KERNEL(name, K, STRIDE)                                                        \
+#define CHUNKS_CELL(c, m) QUARTER(c[(m) / 4], (m) % 4)
+#define CELLS_TYPE float4
+#define CELLS_COUNT(K, STRIDE) ((DW_ROW_X_BLOCK - 1) * (STRIDE) + (K))
+#define CELLS_LOAD(src, row, left, j, W) cell_or_zero(src, row, (left) + (j), W)
+#define CELLS_CELL(c, m) c[m]
+// The cells m, m + step, m + 2 step, m + 3 step of a row held `held`, as one float16.
+#define CELLS_FROM(held, c, m, step) \
+  (float16)(held##_CELL(c, m), held##_CELL(c, (m) + (step)), held##_CELL(c, (m) + 2 * (step)), held##_CELL(c, (m) + 3 * (step)))
+#define DEPTHWISE_ROW_KERNEL(name, K, STRIDE, rows, held)                                            \
   __kernel void name(__global const store_t* src, int4 sd, __global const store_t* w,                \
                      __global const store_t* bias, __global store_t* dst, int4 od, int2 p,           \
                      int act EPILOGUE_PARAMS) {                                                      \
     int x0 = get_global_id(0) * DW_ROW_X_BLOCK, y = get_global_id(1), bs = get_global_id(2);        \
-    int S = (od.w + 3) / 4, b = bs / S, s = bs % S;                                                  \
+    int S = (od.w + 3) / 4, b = bs / S, s = bs % S, left = x0 * (STRIDE) - p.y;                     \
     if (x0 >= od.z || y >= od.y) return;                                                             \
     float16 acc[DW_ROW_X_BLOCK / 4];                                                                 \
-    DW_ROW_SUMS(acc, DW_ROW_X_BLOCK / 4, K, STRIDE, src, sd, w, bias, b, s, S, y, p, x0 * (STRIDE) - p.y); \
+    float4 b4 = LOAD4(bias, s);                                                                      \
+    _Pragma("unroll") for (int q = 0; q < DW_ROW_X_BLOCK / 4; q++) acc[q] = (float16)(b4, b4, b4, b4); \
+    rows for (int ky = 0; ky < (K); ky++) {                                                         \
+      int iy = y * (STRIDE) - p.x + ky;                                                              \
+      if (iy < 0 || iy >= sd.y) continue;                                                            \
+      int row = CELL(b, s, iy, 0, S, sd.y, sd.z);                                                    \
+      held##_TYPE c[held##_COUNT(K, STRIDE)];                                                        \
+      float16 wk[K];                                                                                 \
+      _Pragma("unroll") for (int j = 0; j < held##_COUNT(K, STRIDE); j++)                           \
+        c[j] = held##_LOAD(src, row, left, j, sd.z);                                                 \
+      _Pragma("unroll") for (int kx = 0; kx < (K); kx++) {                                          \
+        float4 w4 = LOAD4(w, (ky * (K) + kx) * S + s);                                               \
+        wk[kx] = (float16)(w4, w4, w4, w4);                                                          \
+      }                                                                                              \
+      _Pragma("unroll") for (int q = 0; q < DW_ROW_X_BLOCK / 4; q++) {                              \
+        float16 sum = CELLS_FROM(held, c, 4 * q * (STRIDE), STRIDE) * wk[0];                               \
+        _Pragma("unroll") for (int kx = 1; kx < (K); kx++)                                          \
+          sum += CELLS_FROM(held, c, 4 * q * (STRIDE) + kx, STRIDE) * wk[kx];                              \
+        acc[q] += sum;                                                                               \
+      }                                                                                              \
+    }                                                                                                \
     _Pragma("unroll") for (int q = 0; q < DW_ROW_X_BLOCK / 4; q++) {                                \
       float4 out[4] = {acc[q].s0123, acc[q].s4567, acc[q].s89ab, acc[q].scdef};                      \
       for (int i = 0; i < 4 && x0 + 4 * q + i < od.z; i++)                                           \
         STORE_CELL(dst, od, b, s, y, x0 + 4 * q + i, activate(out[i], act));                         \
     }                                                                                                \
   }
-DEPTHWISE_ROW_KERNEL(depthwise_conv3x3_s1, 3, 1)
-DEPTHWISE_ROW_KERNEL(depthwise_conv5x5_s1, 5, 1)
-DEPTHWISE_ROW_KERNEL(depthwise_conv3x3_s2, 3, 2)
-DEPTHWISE_ROW_KERNEL(depthwise_conv5x5_s2, 5, 2)
+DEPTHWISE_ROW_KERNEL(depthwise_conv3x3_s1, 3, 1, UNROLL, CHUNKS)
+DEPTHWISE_ROW_KERNEL(depthwise_conv5x5_s1, 5, 1, KEEP_LOOP, CHUNKS)
+DEPTHWISE_ROW_KERNEL(depthwise_conv3x3_s2, 3, 2, UNROLL, CELLS)
+DEPTHWISE_ROW_KERNEL(depthwise_conv5x5_s2, 5, 2, KEEP_LOOP, CHUNKS)
 
 // A DEPTHWISE_CONV_2D (multiplier 1, any window) and the 1x1 CONV_2D reading its output in one
 // kernel, where the delegate merges them (opencl/fusion.py depthwise_plus_1x1: at most 16 depthwise
@@ -315,48 +320,29 @@ DEPTHWISE_ROW_KERNEL(depthwise_conv5x5_s2, 5, 2)
 // half either). DW_X_BLOCK outputs along x per work-item: global size (ceil(W / DW_X_BLOCK), H,
 // B * G), G = ceil(S_out / 4). dw: filter [KH, KW, S_in] float4 and bias as depthwise_conv2d,
 // k and p as there; pw: pack_blocked's layout and bias as pointwise_conv2d.
-// The kernel is written once with the way it computes the DW_X_BLOCK depthwise cells of input slice
-// si as a parameter: any window (DEPTHWISE_TAPS, k and p as depthwise_conv2d), or KxK at stride 1
-// or 2 from rows of cells (DW_ROW_SUMS, p = (pad_top, pad_left), depthwise{K}x{K}_s{STRIDE}_pointwise:
-// 0.7x the time of MobileNetV2's first block on PoCL; its sums, a filter row at a time, may differ
-// from the generic kernel's, a tap at a time, in the last bit).
-#define DEPTHWISE_POINTWISE_KERNEL(name, WINDOW, DW_CELLS)                                           \
-  __kernel void name(__global const store_t* src, int4 sd, __global const store_t* dw,               \
-                     __global const store_t* dw_bias, WINDOW, int dw_act,                            \
-                     __global const store_t* w, __global const store_t* bias,                        \
-                     __global store_t* dst, int4 od, int act EPILOGUE_PARAMS) {                      \
-    int x0 = get_global_id(0) * DW_X_BLOCK, y = get_global_id(1), bg = get_global_id(2);            \
-    int G = (od.w + 15) / 16, b = bg / G, g = bg % G, SI = (sd.w + 3) / 4;                          \
-    if (x0 >= od.z) return;                                                                          \
-    float16 acc[DW_X_BLOCK];                                                                         \
-    _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) acc[i] = LOAD16(bias, g);                \
-    for (int si = 0; si < SI; si++) {                                                                \
-      float4 cell[DW_X_BLOCK];                                                                       \
-      DW_CELLS;                                                                                      \
-      LOAD_BLOCK16(w, (g * SI + si) * 4);                                                            \
-      _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) {                                      \
-        float4 v = activate(cell[i], dw_act);                                                        \
-        MAC_BLOCK16(acc[i], v);                                                                      \
-      }                                                                                              \
-    }                                                                                                \
-    for (int i = 0; i < DW_X_BLOCK && x0 + i < od.z; i++) {                                          \
-      int x = x0 + i;                                                                                \
-      STORE_BLOCK16(dst, od, b, g, y, x, CELL(b, g * 4, y, x, (od.w + 3) / 4, od.y, od.z), acc[i], act); \
-    }                                                                                                \
+__kernel void depthwise_pointwise(__global const store_t* src, int4 sd, __global const store_t* dw,
+                                  __global const store_t* dw_bias, int4 k, int4 p, int dw_act,
+                                  __global const store_t* w, __global const store_t* bias,
+                                  __global store_t* dst, int4 od, int act EPILOGUE_PARAMS) {
+  int x0 = get_global_id(0) * DW_X_BLOCK, y = get_global_id(1), bg = get_global_id(2);
+  int G = (od.w + 15) / 16, b = bg / G, g = bg % G, SI = (sd.w + 3) / 4;
+  if (x0 >= od.z) return;
+  float16 acc[DW_X_BLOCK];
+  _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) acc[i] = LOAD16(bias, g);
+  for (int si = 0; si < SI; si++) {
+    float4 cell[DW_X_BLOCK];
+    DEPTHWISE_TAPS(cell, src, sd, dw, dw_bias, b, si, SI, y, x0, k, p);
+    LOAD_BLOCK16(w, (g * SI + si) * 4);
+    _Pragma("unroll") for (int i = 0; i < DW_X_BLOCK; i++) {
+      float4 v = activate(cell[i], dw_act);
+      MAC_BLOCK16(acc[i], v);
+    }
   }
-#define ANY_WINDOW int4 k, int4 p
-#define ROW_WINDOW int2 p
-#define TAPS_CELLS DEPTHWISE_TAPS(cell, src, sd, dw, dw_bias, b, si, SI, y, x0, k, p)
-// (DW_X_BLOCK is 4: the cells are one float16 of sums)
-#define ROW_CELLS(K, STRIDE)                                                                         \
-  float16 sums[1];                                                                                   \
-  DW_ROW_SUMS(sums, 1, K, STRIDE, src, sd, dw, dw_bias, b, si, SI, y, p, x0 * (STRIDE) - p.y);       \
-  cell[0] = sums[0].s0123, cell[1] = sums[0].s4567, cell[2] = sums[0].s89ab, cell[3] = sums[0].scdef
-DEPTHWISE_POINTWISE_KERNEL(depthwise_pointwise, ANY_WINDOW, TAPS_CELLS)
-DEPTHWISE_POINTWISE_KERNEL(depthwise3x3_s1_pointwise, ROW_WINDOW, ROW_CELLS(3, 1))
-DEPTHWISE_POINTWISE_KERNEL(depthwise5x5_s1_pointwise, ROW_WINDOW, ROW_CELLS(5, 1))
-DEPTHWISE_POINTWISE_KERNEL(depthwise3x3_s2_pointwise, ROW_WINDOW, ROW_CELLS(3, 2))
-DEPTHWISE_POINTWISE_KERNEL(depthwise5x5_s2_pointwise, ROW_WINDOW, ROW_CELLS(5, 2))
+  for (int i = 0; i < DW_X_BLOCK && x0 + i < od.z; i++) {
+    int x = x0 + i;
+    STORE_BLOCK16(dst, od, b, g, y, x, CELL(b, g * 4, y, x, (od.w + 3) / 4, od.y, od.z), acc[i], act);
+  }
+}
 
 // The gather form of a transposed convolution: output (y, x) takes input (iy, ix) through tap
 // (ky, kx) when iy * stride + ky - pad == y. Filter packed as in conv2d; k and p as in conv2d

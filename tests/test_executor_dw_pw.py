@@ -33,8 +33,7 @@ def k_dw_pw() -> bytes:
     (MobileNetV2's first block); 6 channels 3x3 stride 2 VALID, batch 2 -> 32 outputs + RELU (the
     most outputs); 5 channels 5x5 dilation 2 (125 channel-taps) + RELU_N1_TO_1 -> 17 outputs, with
     an ADD of a second input linked after the pair; 5 channels 5x5 at stride 1 -> 12 outputs and
-    at stride 2 + RELU -> 20 (each square window at stride 1 or 2 has a kernel of its own reading
-    rows of cells, conv.cl DW_ROW_SUMS, with edges on both sides of a width of 10)."""
+    at stride 2 + RELU -> 20 (edges on both sides of a width of 10)."""
     t = tf()
 
     def f(x16, x6, x5, y):

@@ -209,16 +209,10 @@ def depthwise_conv2d(ex: Executor, op: Op) -> Step:
     k, p, src = _window(ex, op, out, kh, kw)
     filter_, bias = _depthwise_parameters(ex, op, w)
     head = (ex.tensor(src), ex.shape(src).dims, filter_, bias, ex.tensor(out), ex.shape(out).dims)
-    if _row_window(k, p):
+    if k[0] == k[1] and k[0] in DW_ROW_SIZES and k[2] == k[3] and k[2] in DW_ROW_STRIDES and p[:2] == (1, 1):
         return ex.prepare("conv", f"depthwise_conv{k[0]}x{k[0]}_s{k[2]}", x_blocks(ex, out, DW_ROW_X_BLOCK), *head,
                           p[2:], activation(op), local=DW_ROW_GROUP)
     return ex.prepare("conv", "depthwise_conv2d", x_blocks(ex, out, DW_X_BLOCK), *head, k, p, activation(op))
-
-
-def _row_window(k: tuple, p: tuple) -> bool:
-    """Whether a depthwise window has a kernel of its own reading rows of cells (conv.cl DW_ROW_SUMS):
-    square, of a size in DW_ROW_SIZES, the same stride both ways in DW_ROW_STRIDES, no dilation."""
-    return k[0] == k[1] and k[0] in DW_ROW_SIZES and k[2] == k[3] and k[2] in DW_ROW_STRIDES and p[:2] == (1, 1)
 
 
 def _depthwise_parameters(ex: Executor, op: Op, w: np.ndarray) -> tuple:
@@ -240,10 +234,8 @@ def depthwise_plus_1x1(ex: Executor, dw: Op, conv: Op) -> Step:
     filter_, bias = _depthwise_parameters(ex, dw, w)
     pw = weights_of(ex, conv, 1)
     so = ex.shape(out)
-    kernel, window = (f"depthwise{k[0]}x{k[0]}_s{k[2]}_pointwise", (p[2:],)) if _row_window(k, p) \
-        else ("depthwise_pointwise", (k, p))
-    return ex.prepare("conv", kernel, x_blocks(ex, out, DW_X_BLOCK, BLOCK_LANES), ex.tensor(src),
-                      ex.shape(src).dims, filter_, bias, *window, activation(dw), ex.runtime.weights(pack_blocked(pw)),
+    return ex.prepare("conv", "depthwise_pointwise", x_blocks(ex, out, DW_X_BLOCK, BLOCK_LANES), ex.tensor(src),
+                      ex.shape(src).dims, filter_, bias, k, p, activation(dw), ex.runtime.weights(pack_blocked(pw)),
                       bias_of(ex, conv, 2, pw.shape[0], BLOCK_LANES), ex.tensor(out), so.dims, activation(conv),
                       local=BLOCKED_GROUP)
 
