@@ -21,7 +21,8 @@
   acc += LOAD4(w, (wi)) * (v).x + LOAD4(w, (wi) + 1) * (v).y + LOAD4(w, (wi) + 2) * (v).z + LOAD4(w, (wi) + 3) * (v).w
 
 // The blocked convolutions (conv2d, pointwise_conv2d, depthwise_pointwise) compute four output
-// slices per work-item as one float16 (16 output channels: one AVX-512 register), for several
+// slices per work-item as one float16 (16 output channels; PoCL's LLVM computes it as two 256-bit
+// halves, and whole AVX-512 registers measured no faster: docs/benchmarks.md), for several
 // neighbouring pixels, so each input cell loaded is used 16 times and each weight once per pixel
 // of the block: per input lane one float16 multiply-add with the lane broadcast, the shape of
 // XNNPACK's micro-kernels, written out per work-item since neither CPU runtime vectorizes across
