@@ -7,10 +7,12 @@ multiples of 8, batches, fused activations and a fused residual ADD; fp32 tight 
 the documented tolerance. The blocked kernels with linked ops also run on each CPU runtime (PoCL and
 Intel's, whose compilers treat their float16 arithmetic differently)."""
 
+import numpy as np
 import pytest
 
 from cpu_runtimes import cpu_runtimes  # noqa: F401  (fixture)
 from gpucompat import ir
+from gpucompat.opencl.runtime import Launch
 from gpucompat.verification.hybrid import HybridRunner
 from modelgen import builder, const, convert_fn, tf
 from test_executor_kernels import compare_all_gpu, runtimes  # noqa: F401  (fixture)
@@ -46,11 +48,11 @@ def k_blocked_conv() -> bytes:
     """conv2d's blocking edges: 17 and 33 outputs (a partial group of 16), widths 9 and 17 (a
     partial block of 8 along x), batch 2, SAME / VALID, stride 2, dilation 2, a grouped conv, and
     a 1x1 conv with stride 2 (not pointwise: it runs as conv2d), and the fused activations RELU and
-    RELU_N1_TO_1 (conv.cl's activate_inline); 1, 3 and 4 outputs (conv2d_slice: one slice, stride
-    2, batch 2)."""
+    RELU_N1_TO_1 (conv.cl's activate_inline); 1, 3 and 4 outputs over 272-1155 pixels (conv2d_slice:
+    one slice, stride 2, batch 2), and 2 outputs over 12 pixels (too few for conv2d_slice)."""
     t = tf()
 
-    def f(x9, xb):
+    def f(x9, xb, big):
         out = {
             "same17": t.nn.relu(t.nn.conv2d(x9, const([3, 3, 6, 17], 1), 1, "SAME") + const([17], 2)),
             "valid33_s2": t.nn.conv2d(x9, const([3, 3, 6, 33], 3), 2, "VALID"),
@@ -59,13 +61,14 @@ def k_blocked_conv() -> bytes:
             "strided_1x1": t.nn.conv2d(x9, const([1, 1, 6, 16], 6), 2, "SAME"),
             "batch": t.nn.conv2d(xb, const([3, 3, 5, 12], 7), 2, "SAME"),
             "relu_n1_to_1": t.clip_by_value(t.nn.conv2d(x9, const([3, 3, 6, 5], 8), 1, "SAME"), -1.0, 1.0),
-            "slice1": t.nn.conv2d(x9, const([3, 3, 6, 1], 10), 1, "SAME") + const([1], 11),
-            "slice3_s2": t.nn.relu(t.nn.conv2d(x9, const([3, 3, 6, 3], 12), 2, "VALID")),
+            "slice1": t.nn.conv2d(big, const([3, 3, 6, 1], 10), 1, "SAME") + const([1], 11),
+            "slice3_s2": t.nn.relu(t.nn.conv2d(big, const([3, 3, 6, 3], 12), 2, "VALID")),
             "slice4_batch": t.nn.conv2d(xb, const([3, 3, 5, 4], 13), 2, "SAME"),
+            "few_pixels2": t.nn.conv2d(x9, const([3, 3, 6, 2], 14), 2, "VALID"),
         }
         return [out[k] for k in sorted(out)]
 
-    return convert_fn(f, [([1, 7, 9, 6], t.float32), ([2, 5, 17, 5], t.float32)])
+    return convert_fn(f, [([1, 7, 9, 6], t.float32), ([2, 17, 33, 5], t.float32), ([1, 33, 35, 6], t.float32)])
 
 
 @builder("k_blocked_dense")
@@ -130,6 +133,17 @@ def test_blocked_conv_matches_reference(models, runtimes, precision):  # noqa: F
              if op.name == "CONV_2D"}
     assert {1, 2} <= fused  # RELU, RELU_N1_TO_1: the activations under test are fused into the convs
     compare_all_gpu(models, runtimes[precision], "k_blocked_conv")
+
+
+def test_a_conv_to_few_channels_takes_the_slice_kernel_only_over_enough_pixels(models, runtimes):  # noqa: F811
+    """conv2d_slice is compiled for a conv to at most 4 channels with a map worth it; over a few
+    pixels the blocked conv2d, already built for the other convs, computes it."""
+    model = ir.from_bytes(models.bytes("k_blocked_conv"))
+    runner = HybridRunner(model, ["gpu"] * len(model.graphs[0].ops), runtimes["fp32"])
+    kernel_of = {id(run[0]): step.name for run, step in runner.parts[0].steps if isinstance(step, Launch)}
+    few = {int(np.prod(op.outputs[0].shape[:3])): kernel_of[id(op)] for op in runner.model.graphs[0].ops
+           if op.name == "CONV_2D" and op.inputs[1].shape[0] <= 4}
+    assert few == {12: "conv2d", 272: "conv2d_slice", 306: "conv2d_slice", 1155: "conv2d_slice"}
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])

@@ -49,7 +49,7 @@ class OpenCLRunner:
 
         def hybrid(early: bool) -> tuple[Runtime | None, HybridRunner]:
             runtime = open_runtime(job, job.data, early) if on_gpu else None
-            return runtime, HybridRunner(job.model, job.where[0], runtime, called=job.where)
+            return runtime, HybridRunner(job.model, job.where[0], runtime, called=job.where, data=job.data)
 
         with status("opening the OpenCL device and building the executor's programs"):
             try:

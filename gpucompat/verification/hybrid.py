@@ -92,14 +92,15 @@ class HybridRunner:
     missing there runs wholly on the reference interpreter. `record=True` keeps every GPU op output
     and every CPU partition output for localization, keyed by the tensors of `self.model`: a copy
     of `model` when the runtime prepares some shapes differently from the declared ones
-    (shapes.py)."""
+    (shapes.py). `data`: the bytes `model` was read from, when it is unchanged since (its
+    shapes are then prepared from them, not from the model written again)."""
 
     def __init__(self, model: ir.Model, placements: list[str], runtime: Runtime | None, record: bool = False,
-                 called: dict[int, list[str]] | None = None, graph: int = 0):
+                 called: dict[int, list[str]] | None = None, graph: int = 0, data: bytes | None = None):
         t0 = time.perf_counter()
         if graph == 0:
             refuse_invalid_order(model, model.path or "the model")
-            model = with_prepared_shapes(model)
+            model = with_prepared_shapes(model, data)
         self.model, self.runtime, self.record = model, runtime, record
         self.placements_called = called or {}
         self.callees: dict[int, HybridRunner] = {}

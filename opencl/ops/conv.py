@@ -32,6 +32,11 @@ BLOCKED_GROUP = (8, 1, 1)
 # PoCL's time is the same either way (docs/benchmarks.md, issue #27's depthwise round). The grid is
 # rounded up to whole groups; the kernel skips rows past the output.
 DW_ROW_GROUP = (1, 4, 1)
+# conv2d_slice only for outputs of at least this many pixels. Below, the blocked kernel's 12 idle
+# lanes of 16 cost microseconds a run, and compiling conv2d_slice as well costs PoCL 0.3-0.45 s of
+# a cold start: face_landmark's one such conv (3x3 to one channel) has a one-pixel output
+# (docs/benchmarks.md, issue #27's cold-start round). pose_landmark_full's 256x256 head keeps it.
+SLICE_MIN_PIXELS = 256
 
 
 def padding(size_in: int, size_out: int, stride: int, kernel: int, dilation: int, mode: int) -> int:
@@ -121,12 +126,12 @@ def _window(ex: Executor, op: Op, out, kh: int, kw: int):
 def _conv(ex: Executor, op: Op, w: np.ndarray, bias_index: int) -> Step:
     """conv2d over an OHWI filter reading every input channel; pointwise_conv2d when the filter is
     1x1 with stride 1 and no padding (a matrix product over the pixels); conv2d_slice for other
-    filters with at most 4 outputs."""
+    filters with at most 4 outputs over SLICE_MIN_PIXELS pixels or more."""
     cout, kh, kw, _ = w.shape
     out = op.outputs[0]
     k, p, src = _window(ex, op, out, kh, kw)
-    if cout <= 4 and not _pointwise_window(k, p):
-        so = ex.shape(out)
+    so = ex.shape(out)
+    if cout <= 4 and not _pointwise_window(k, p) and so.b * so.h * so.w >= SLICE_MIN_PIXELS:
         return ex.prepare("conv", "conv2d_slice", (-(-so.w // X_BLOCK), so.h, so.b), ex.tensor(src),
                           ex.shape(src).dims, ex.runtime.weights(pack_filter(w)), bias_of(ex, op, bias_index, cout),
                           ex.tensor(out), so.dims, k, p, activation(op), local=BLOCKED_GROUP)
