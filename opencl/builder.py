@@ -7,9 +7,10 @@ it loads the program cache. On two cores a cold start then compiles in two place
 
 The child is `python -P -m gpucompat.opencl.builder`, fed one request on stdin (a JSON line naming
 the device and the build options, then the source) and answering on stdout with a JSON line (the
-binary's size, or why it failed) and the binary. Any failure (the child could not start, find the
-device or build, or died) is only a lost head start: the parent builds the program itself, and a
-build error is then reported from there, with its log, as ever.
+binary's size, or why it failed) and the binary. It calls OpenCL through ctypes (opencl/native.py),
+not pyopencl. Any failure (the child could not start, find the device or build, or died) is only a
+lost head start: the parent builds the program itself, and a build error is then reported from
+there, with its log, as ever.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import logging
 import subprocess
 import sys
 from concurrent.futures import CancelledError
+
+from gpucompat.opencl import native
 
 _log = logging.getLogger(__name__)
 
@@ -79,24 +82,13 @@ class ChildBuild:
         return binary
 
 
-def _build(request: dict, source: str) -> bytes:
-    """The binary of `source` built on the device the request names (platform and device name)."""
-    import pyopencl as cl
-
-    devices = [d for p in cl.get_platforms() if p.name == request["platform"]
-               for d in p.get_devices() if d.name == request["device"]]
-    if not devices:
-        raise LookupError(f"no device {request['device']!r} on {request['platform']!r}")
-    program = cl.Program(cl.Context(devices[:1]), source).build(options=request["options"], cache_dir=False)
-    return bytes(program.get_info(cl.program_info.BINARIES)[0])
-
-
 def main() -> None:
     """The child: one request on stdin, the answer on stdout."""
     header, source = sys.stdin.buffer.read().decode().split("\n", 1)
     out = sys.stdout.buffer
     try:
-        binary = _build(json.loads(header), source)
+        request = json.loads(header)
+        binary = native.binary(request["platform"], request["device"], source, request["options"])
     except Exception as e:  # noqa: BLE001 - any failure is an answer: the parent builds instead
         out.write(json.dumps({"error": f"{type(e).__name__}: {e}"[:500]}).encode() + b"\n")
         return

@@ -151,9 +151,10 @@ def device_key(device) -> str:
     return hashlib.sha256(ident.encode()).hexdigest()[:16]
 
 
-# A child process costs PoCL about what compiling two or three kernels costs (Python, pyopencl and
-# PoCL's set-up: 0.5-0.8 s): a program compiled in one holds at least this many kernels (and a
-# machine claiming many cores under a small CPU quota starts few children).
+# A child process costs PoCL about what compiling two or three kernels costs (Python and PoCL's
+# set-up: 0.5-0.8 s; opencl/native.py spares it pyopencl's import): a program compiled in one holds
+# at least this many kernels (and a machine claiming many cores under a small CPU quota starts few
+# children).
 CHILD_KERNELS = 3
 
 
