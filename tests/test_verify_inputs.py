@@ -13,7 +13,8 @@ from gpucompat import ir
 from gpucompat.verification import inputs
 from gpucompat.verification.hybrid import HybridRunner, open_runtime
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
-from gpucompat.verification.placements import placements
+from gpucompat.verification.placements import placements, placements_by_subgraph
+from gpucompat.verification.reference_model import reference_model
 from gpucompat.verification.session import Settings
 from gpucompat.verification.tolerance import default
 
@@ -88,6 +89,22 @@ def test_a_hybrid_op_left_on_the_cpu_keeps_the_stored_reference(models):
     # rw_dynamic_range_fc's FULLY_CONNECTED v12 stays on the CPU: both sides run its hybrid kernel.
     r, doc = verify_json(models.path("rw_dynamic_range_fc"), "--runs", "2")
     assert r.returncode == 0 and doc["passed"] and doc["reference"]["model"] == "as stored"
+
+
+def test_the_reference_model_is_read_again_only_when_it_changes(models):
+    """Given the model already read, reference_model hands back the stored bytes themselves when
+    nothing is to change, and the same float reference as without it when something is, leaving
+    the model it was given as it was."""
+    plain = models.bytes("conv_relu")
+    model = ir.from_bytes(plain)
+    data, changes = reference_model(plain, placements_by_subgraph(model, "gpu-current"), model)
+    assert data is plain and changes == []
+    hybrid = models.bytes("verdict_dynamic_range_conv")
+    read = ir.from_bytes(hybrid)
+    where = placements_by_subgraph(read, "gpu-current")
+    stored = [t.dtype_name for t in read.graphs[0].tensors]
+    assert reference_model(hybrid, where, read) == reference_model(hybrid, where)
+    assert reference_model(hybrid, where, read)[1] and [t.dtype_name for t in read.graphs[0].tensors] == stored
 
 
 def test_the_stored_hybrid_kernels_differ_from_the_gpu_beyond_the_default(models):

@@ -37,7 +37,7 @@ class ReferenceRunner:
         from gpucompat.verification.reference_model import reference_model
 
         t0 = time.perf_counter()
-        data, _ = reference_model(job.data, job.where)
+        data, _ = reference_model(job.data, job.where, job.model)
         it = reference_interpreter(data, job.path or "the model",
                                    input_shapes=[np.shape(f) for f in job.feeds[0]] if job.feeds else None)
         return Opened("CPU", time.perf_counter() - t0, lambda feeds: run_reference(it, feeds))

@@ -147,7 +147,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     where = [p for ps in by_subgraph.values() for p in ps]
     _refuse_other_signature(all_feeds[0], original or model)
     ref_bytes, changes = reference_model(ref_bytes, _gpu_side(runner, original or model, by_subgraph, original,
-                                                              settings.profile))
+                                                              settings.profile), original or model)
     reference = _reference(ref_bytes, ref_path, all_feeds[0])
     job = Job(model, data, by_subgraph, all_feeds, settings.precision, settings.device, settings.cache_dir,
               path=None if frozen else path, what=path)
