@@ -40,11 +40,12 @@ def prepared_shapes(model: ir.Model, data: bytes | None = None) -> dict[int, tup
 def with_prepared_shapes(model: ir.Model, data: bytes | None = None) -> ir.Model:
     """`model` itself when the runtime keeps every declared shape, else a copy whose main subgraph
     carries the prepared shapes (the caller's model, which `fix` may write, is never changed);
-    `data` as for `prepared_shapes`."""
+    `data` as for `prepared_shapes` (written here when not given: once, for both)."""
+    data = ir.to_bytes(model) if data is None else data
     changed = prepared_shapes(model, data)
     if not changed:
         return model
-    copy = ir.from_bytes(ir.to_bytes(model) if data is None else data)
+    copy = ir.from_bytes(data)
     copy.path = model.path
     for i, shape in changed.items():
         copy.graphs[0].tensors[i].fb.shape = list(shape)

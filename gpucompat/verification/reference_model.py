@@ -26,6 +26,7 @@ from gpucompat import ir
 from gpucompat.ir import build, dtypes
 
 _INTEGER_WEIGHTS = (dtypes.INT8, dtypes.UINT8)
+TRANSPOSE_BIAS = "Convolution2DTransposeBias"  # MediaPipe's custom op with a builtin twin
 
 
 def hybrid_ops(model: ir.Model, where: dict[int, list[str]]) -> list[ir.Op]:
@@ -75,7 +76,7 @@ def with_builtin_twins(model: ir.Model) -> int:
     count = 0
     for graph in model.graphs:
         for op in graph.ops:
-            if op.name != "Convolution2DTransposeBias" or len(op.custom_options) < 12 or len(op.inputs) != 3:
+            if op.name != TRANSPOSE_BIAS or len(op.custom_options) < 12 or len(op.inputs) != 3:
                 continue
             padding, stride_w, stride_h = struct.unpack_from("<3i", op.custom_options)
             options = fb.TransposeConvOptionsT()
@@ -101,7 +102,7 @@ def reference_model(model_bytes: bytes, where: dict[int, list[str]], read: ir.Mo
     first, so that the bytes are read again (into a copy to change) only when something changes
     (reading pose_detection takes 0.04-0.05 s, and fix's proof asks four times)."""
     if read is not None and not hybrid_ops(read, where) and not any(
-            op.name == "Convolution2DTransposeBias" for graph in read.graphs for op in graph.ops):
+            op.name == TRANSPOSE_BIAS for graph in read.graphs for op in graph.ops):
         return model_bytes, []
     model = ir.from_bytes(model_bytes)
     changes = []
