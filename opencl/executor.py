@@ -93,6 +93,13 @@ class Executor:
             return producer(op, constant)
 
         def merge(op: Op) -> Op | None:
+            # The delegate's merged depthwise + 1x1 kernel keeps the depthwise output in registers:
+            # it differs from the two kernels only where a stored tensor is rounded, in half
+            # storage. In fp32 the two compute the same values (the 1x1's sums in another order) in
+            # the same time, and a model with such a pair compiles one kernel fewer at a cold start
+            # (docs/verify.md, "Fusion").
+            if runtime.precision != "fp16":
+                return None
             return depthwise_plus_1x1(op, in_partition, handed_on, producing, constant)
 
         # id(convolution) -> (the input of the PAD folded into it, extra leading rows, columns)

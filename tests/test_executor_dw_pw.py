@@ -1,7 +1,9 @@
 """A DEPTHWISE_CONV_2D and the 1x1 CONV_2D reading its output in one kernel (opencl/fusion.py
 depthwise_plus_1x1, conv.cl depthwise_pointwise), where the delegate's special selector merges them
 (tasks/special/depthwise_conv_plus_1x1_conv.cc): the pairs within its conditions are merged and
-match the reference interpreter; pairs just outside each condition are not merged."""
+match the reference interpreter; pairs just outside each condition are not merged. The merge keeps
+the depthwise output unrounded in half storage (fp16); in fp32, where no stored value is rounded,
+the executor runs the pair as two kernels (the same values, one kernel fewer to compile)."""
 
 import pytest
 
@@ -79,10 +81,10 @@ def dw_conv_pairs(model: ir.Model) -> set[tuple[int, int]]:
             and op.inputs[0].producer.name == "DEPTHWISE_CONV_2D"}
 
 
-def merged_runs(model: ir.Model) -> list[list[int]]:
+def merged_runs(model: ir.Model, precision: str = "fp16") -> list[list[int]]:
     """The runs (op indices) whose kernel computes a merged depthwise + 1x1 pair, as the executor
-    grouped the fully delegated model."""
-    runner = HybridRunner(model, ["gpu"] * len(model.graphs[0].ops), Runtime(choose(), "fp32"))
+    grouped the fully delegated model at `precision`."""
+    runner = HybridRunner(model, ["gpu"] * len(model.graphs[0].ops), Runtime(choose(), precision))
     return [[op.index for op in run] for run, _ in runner.parts[0].steps if len(kernel_ops(run)) == 2]
 
 
@@ -94,6 +96,13 @@ def test_pairs_within_the_delegates_limits_are_merged(models):
     assert {tuple(run[:2]) for run in runs} == pairs
     linked = [run for run in runs if len(run) == 3]  # the ADD of the second input joins its pair
     assert len(linked) == 1 and model.graphs[0].ops[linked[0][2]].name == "ADD"
+
+
+def test_in_fp32_the_pairs_run_as_two_kernels(models):
+    # Nothing stored is rounded in fp32, so merging would change no value: each convolution runs
+    # its own kernel, the depthwise output stored between them.
+    model = ir.from_bytes(models.bytes("k_dw_pw"))
+    assert merged_runs(model, "fp16") and merged_runs(model, "fp32") == []
 
 
 def test_pairs_outside_the_limits_are_not_merged(models):
