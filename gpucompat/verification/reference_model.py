@@ -68,6 +68,11 @@ def with_float_weights(model: ir.Model, where: dict[int, list[str]]) -> int:
     return len(ops)
 
 
+def _has_builtin_twin(op: ir.Op) -> bool:
+    """A Convolution2DTransposeBias whose options and inputs its builtin twin can take over."""
+    return op.name == TRANSPOSE_BIAS and len(op.custom_options) >= 12 and len(op.inputs) == 3
+
+
 def with_builtin_twins(model: ir.Model) -> int:
     """Replace every Convolution2DTransposeBias with its builtin twin TRANSPOSE_CONV, in place; how
     many were replaced. New tensors (the output shapes) go after the existing ones."""
@@ -76,7 +81,7 @@ def with_builtin_twins(model: ir.Model) -> int:
     count = 0
     for graph in model.graphs:
         for op in graph.ops:
-            if op.name != TRANSPOSE_BIAS or len(op.custom_options) < 12 or len(op.inputs) != 3:
+            if not _has_builtin_twin(op):
                 continue
             padding, stride_w, stride_h = struct.unpack_from("<3i", op.custom_options)
             options = fb.TransposeConvOptionsT()
@@ -102,7 +107,7 @@ def reference_model(model_bytes: bytes, where: dict[int, list[str]], read: ir.Mo
     first, so that the bytes are read again (into a copy to change) only when something changes
     (reading pose_detection takes 0.04-0.05 s, and fix's proof asks four times)."""
     if read is not None and not hybrid_ops(read, where) and not any(
-            op.name == TRANSPOSE_BIAS for graph in read.graphs for op in graph.ops):
+            _has_builtin_twin(op) for graph in read.graphs for op in graph.ops):
         return model_bytes, []
     model = ir.from_bytes(model_bytes)
     changes = []
@@ -111,5 +116,5 @@ def reference_model(model_bytes: bytes, where: dict[int, list[str]], read: ir.Mo
         changes.append(f"float, weights dequantized ({hybrid} hybrid-quantized ops)")
     twins = with_builtin_twins(model)
     if twins:
-        changes.append(f"{twins} Convolution2DTransposeBias run as the builtin TRANSPOSE_CONV")
+        changes.append(f"{twins} {TRANSPOSE_BIAS} run as the builtin TRANSPOSE_CONV")
     return (ir.to_bytes(model), changes) if changes else (model_bytes, [])
