@@ -315,7 +315,8 @@ DEPTHWISE_ROW_KERNEL(depthwise_conv5x5_s2, 5, 2, KEEP_LOOP, CHUNKS)
 
 // A DEPTHWISE_CONV_2D (multiplier 1, any window) and the 1x1 CONV_2D reading its output in one
 // kernel, where the delegate merges them (opencl/fusion.py depthwise_plus_1x1: at most 16 depthwise
-// channels and 32 outputs): each depthwise cell is computed, activated with the depthwise op's
+// channels and 32 outputs) and, in fp32, where the executor does (depthwise_into_1x1: at most 16
+// outputs, any channels): each depthwise cell is computed, activated with the depthwise op's
 // activation (the delegate's ReLU node between the two) and multiplied into the 1x1 conv's blocked
 // accumulators straight away; the intermediate tensor is never stored (in fp16 not rounded to
 // half either). DW_X_BLOCK outputs along x per work-item: global size (ceil(W / DW_X_BLOCK), H,

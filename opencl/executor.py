@@ -71,7 +71,7 @@ class Executor:
 
     def __init__(self, runtime: Runtime, ops: list[Op], inputs: list[Tensor], outputs: list[Tensor],
                  folded: dict[int, np.ndarray] | None = None):
-        from gpucompat.opencl.fusion import depthwise_plus_1x1, groups, merged_padding
+        from gpucompat.opencl.fusion import depthwise_into_1x1, depthwise_plus_1x1, groups, merged_padding
         from gpucompat.opencl.lowering import linkable, lower, producer
 
         self.runtime = runtime
@@ -93,14 +93,11 @@ class Executor:
             return producer(op, constant)
 
         def merge(op: Op) -> Op | None:
-            # The delegate's merged depthwise + 1x1 kernel keeps the depthwise output in registers:
-            # it differs from the two kernels only where a stored tensor is rounded, in half
-            # storage. In fp32 the two compute the same values (the 1x1's sums in another order) in
-            # the same time, and a model with such a pair compiles one kernel fewer at a cold start
-            # (docs/verify.md, "Fusion").
-            if runtime.precision != "fp16":
-                return None
-            return depthwise_plus_1x1(op, in_partition, handed_on, producing, constant)
+            # In fp16 the pairs the delegate merges: its merged kernel keeps the depthwise output in
+            # registers, where two kernels would store it rounded to half. In fp32, where nothing
+            # stored is rounded, the executor's own merge, for speed (docs/verify.md, "Fusion").
+            pair = depthwise_plus_1x1 if runtime.precision == "fp16" else depthwise_into_1x1
+            return pair(op, in_partition, handed_on, producing, constant)
 
         # id(convolution) -> (the input of the PAD folded into it, extra leading rows, columns)
         self.padded: dict[int, tuple[Tensor, int, int]] = {}

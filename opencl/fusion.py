@@ -37,8 +37,8 @@ def groups(ops: list[Op], handed_on: set[int], producer: Callable[[Op], bool],
            linkable: Callable[[Op], bool], merge: Callable[[Op], Op | None] | None = None) -> list[list[Op]]:
     """The partition's ops (execution order) as runs to execute: [producer, linked ops...] where
     fusion applies, [op] elsewhere. `handed_on` holds id() of the partition's output tensors.
-    `merge(op)` names the op computed in one kernel with `op` (the delegate's special selector,
-    depthwise_plus_1x1), which then heads the run with it: [op, merged op, linked ops...]."""
+    `merge(op)` names the op computed in one kernel with `op` (depthwise_plus_1x1, the delegate's
+    special selector, or depthwise_into_1x1), which then heads the run with it: [op, merged op, linked ops...]."""
     position = {id(op): i for i, op in enumerate(ops)}
     linked: set[int] = set()
     runs = []
@@ -103,12 +103,43 @@ RELU_ACTIVATIONS = (0, 1, 2, 3)
 
 def depthwise_plus_1x1(dw: Op, in_partition: set[int], handed_on: set[int], producer: Callable[[Op], bool],
                        constant: Callable[[object], bool]) -> Op | None:
-    """The 1x1 CONV_2D the delegate computes in one kernel with `dw`, or None: `dw` a
+    """The 1x1 CONV_2D the delegate computes in one kernel with `dw` (a pair of _depthwise_then_1x1
+    within the channel limits above), or None. `in_partition` holds id() of the partition's ops;
+    `constant(t)` says whether a tensor is known at load."""
+    pair = _depthwise_then_1x1(dw, in_partition, handed_on, producer, constant)
+    if pair is None:
+        return None
+    conv, channels, taps, cout, cin = pair
+    if channels > DW_CHANNELS or channels * taps > DW_CHANNEL_TAPS or cout > PW_OUTPUTS or cin * cout > PW_WEIGHTS:
+        return None
+    return conv
+
+
+# In fp32 no stored value is rounded, so computing a pair in one kernel changes no rounding point,
+# only the order of the depthwise sums (the merged kernel adds its taps one by one). The executor
+# then merges, for speed, every pair whose 1x1 has at most one block of 16 outputs: the merged
+# kernel computes the depthwise sums once per block of outputs, so with one block nothing is
+# computed twice, and one launch and one stored tensor are saved (4-7 % less time a run on
+# MobileNetV2 and the MediaPipe landmark models; docs/benchmarks.md, issue #27's last round).
+FP32_PW_OUTPUTS = 16
+
+
+def depthwise_into_1x1(dw: Op, in_partition: set[int], handed_on: set[int], producer: Callable[[Op], bool],
+                       constant: Callable[[object], bool]) -> Op | None:
+    """The 1x1 CONV_2D the executor computes in one kernel with `dw` in fp32 (a pair of
+    _depthwise_then_1x1 whose 1x1 has at most FP32_PW_OUTPUTS outputs), or None. Arguments as
+    depthwise_plus_1x1's."""
+    pair = _depthwise_then_1x1(dw, in_partition, handed_on, producer, constant)
+    return pair[0] if pair is not None and pair[3] <= FP32_PW_OUTPUTS else None
+
+
+def _depthwise_then_1x1(dw: Op, in_partition: set[int], handed_on: set[int], producer: Callable[[Op], bool],
+                        constant: Callable[[object], bool]) -> tuple[Op, int, int, int, int] | None:
+    """(the 1x1 CONV_2D, depthwise channels, depthwise taps, 1x1 outputs, 1x1 inputs) when `dw` is a
     DEPTHWISE_CONV_2D with multiplier 1, constant weights and bias and a ReLU-type (or no) fused
     activation, whose output (not fixed-point, not handed on) has one reader: a CONV_2D in the same
     partition reading it as its input, with constant weights, a 1x1 filter over all of its channels,
-    stride and dilation 1; within the channel limits above. `in_partition` holds id() of the
-    partition's ops; `constant(t)` says whether a tensor is known at load."""
+    stride and dilation 1. None otherwise."""
     if dw.name != "DEPTHWISE_CONV_2D" or not producer(dw) or len(dw.outputs) != 1 or len(dw.inputs[1].shape) != 4:
         return None
     mid = dw.outputs[0]
@@ -127,9 +158,7 @@ def depthwise_plus_1x1(dw: Op, in_partition: set[int], handed_on: set[int], prod
         return None
     if (ckh, ckw, o.strideH, o.strideW, o.dilationHFactor or 1, o.dilationWFactor or 1) != (1, 1, 1, 1, 1, 1):
         return None
-    if channels > DW_CHANNELS or channels * kh * kw > DW_CHANNEL_TAPS or cout > PW_OUTPUTS or cin * cout > PW_WEIGHTS:
-        return None
-    return conv
+    return conv, channels, kh * kw, cout, cin
 
 
 def merged_padding(pad: Op, in_partition: set[int], handed_on: set[int],

@@ -3,7 +3,8 @@ depthwise_plus_1x1, conv.cl depthwise_pointwise), where the delegate's special s
 (tasks/special/depthwise_conv_plus_1x1_conv.cc): the pairs within its conditions are merged and
 match the reference interpreter; pairs just outside each condition are not merged. The merge keeps
 the depthwise output unrounded in half storage (fp16); in fp32, where no stored value is rounded,
-the executor runs the pair as two kernels (the same values, one kernel fewer to compile)."""
+the executor merges for speed the pairs whose 1x1 has at most 16 outputs, within the delegate's
+limits or not (fusion.py depthwise_into_1x1)."""
 
 import pytest
 
@@ -98,11 +99,19 @@ def test_pairs_within_the_delegates_limits_are_merged(models):
     assert len(linked) == 1 and model.graphs[0].ops[linked[0][2]].name == "ADD"
 
 
-def test_in_fp32_the_pairs_run_as_two_kernels(models):
-    # Nothing stored is rounded in fp32, so merging would change no value: each convolution runs
-    # its own kernel, the depthwise output stored between them.
-    model = ir.from_bytes(models.bytes("k_dw_pw"))
-    assert merged_runs(model, "fp16") and merged_runs(model, "fp32") == []
+def outputs_of_merged(model: ir.Model, precision: str) -> list[int]:
+    """The 1x1 output counts of the pairs merged at `precision`."""
+    ops = model.graphs[0].ops
+    return sorted(int(ops[run[1]].inputs[1].shape[0]) for run in merged_runs(model, precision))
+
+
+def test_in_fp32_pairs_with_up_to_16_outputs_are_merged(models):
+    # In fp32 the executor merges for speed whatever the depthwise channels and window (17
+    # channels, 6 channels 5x5 are outside the delegate's limits); above 16 outputs each block of
+    # 16 would compute the depthwise sums again, so those pairs run as two kernels.
+    assert outputs_of_merged(ir.from_bytes(models.bytes("k_dw_pw")), "fp16") == [8, 12, 17, 20, 32]
+    assert outputs_of_merged(ir.from_bytes(models.bytes("k_dw_pw")), "fp32") == [8, 12]
+    assert outputs_of_merged(ir.from_bytes(models.bytes("k_dw_pw_refused")), "fp32") == [8, 8]
 
 
 def test_pairs_outside_the_limits_are_not_merged(models):

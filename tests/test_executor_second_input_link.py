@@ -9,9 +9,9 @@ execution plan:
     7 CONV_2D(x) -> read by 8 SUB(skip, .) and by 9 MUL(., y)     (a second reader: no link)
     10 p = CONV_2D(x); 11 q = CONV_2D(x); 12 ADD(q, p) -> output  (q comes after p: ADD joins q)
 
-Expected runs: [0], [1, 2, 3, 4] (in fp16 the depthwise and 1x1 convs merged as the delegate's
-special selector merges them, the ADD and the MUL linked after the pair; in fp32 [1], [2, 3, 4]),
-[5, 6], [7], [8], [9], [10], [11, 12]. The fused model must compute what the reference
+Expected runs: [0], [1, 2, 3, 4] (the depthwise and 1x1 convs merged: in fp16 as the delegate's
+special selector merges them, in fp32 as the executor merges such pairs for speed; the ADD and the
+MUL linked after the pair), [5, 6], [7], [8], [9], [10], [11, 12]. The fused model must compute what the reference
 interpreter computes, and what the ops compute one by one.
 """
 
@@ -84,10 +84,7 @@ def test_an_op_links_into_the_producer_of_its_second_input(model, precision):
     graph = parsed.graphs[0]
     runtime = Runtime(choose(), precision)
     fused = HybridRunner(parsed, ["gpu"] * len(graph.ops), runtime)
-    # the depthwise + 1x1 pair is merged in half storage only (opencl/executor.py); the ADD and MUL
-    # link after the 1x1 either way
-    pair = [[1, 2, 3, 4]] if precision == "fp16" else [[1], [2, 3, 4]]
-    assert runs(fused) == [[0], *pair, [5, 6], [7], [8], [9], [10], [11, 12]]
+    assert runs(fused) == [[0], [1, 2, 3, 4], [5, 6], [7], [8], [9], [10], [11, 12]]
     feeds = seeded_feeds(graph, 4)
     want = run_reference(reference_interpreter(data, "k_second_input"), feeds)
     single = HybridRunner(parsed, ["gpu"] * len(graph.ops), runtime, record=True).run(feeds)

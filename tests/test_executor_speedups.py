@@ -182,6 +182,7 @@ def test_blocked_kernels_with_linked_ops_match_reference_on_each_cpu_runtime(mod
     ops = [[op.name for op in run] for run, _ in runner.parts[0].steps]
     assert ["CONV_2D", "ADD", "MUL"] in ops  # the ADD and the per-channel MUL run in the conv's kernel
     assert ["CONV_2D", "TANH"] in ops
-    # the pair merged in half storage (in fp32 it runs as two kernels), the ADD linked after it
+    # the pair merged in half storage (in fp32, with 29 outputs, it runs as two kernels: fusion.py
+    # depthwise_into_1x1), the ADD linked after it
     assert (["DEPTHWISE_CONV_2D", "CONV_2D", "ADD"] if precision == "fp16" else ["CONV_2D", "ADD"]) in ops
     compare_all_gpu(models, cpu_runtimes[precision], "k_blocked_fused")

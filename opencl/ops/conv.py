@@ -231,7 +231,8 @@ def _depthwise_parameters(ex: Executor, op: Op, w: np.ndarray) -> tuple:
 
 def depthwise_plus_1x1(ex: Executor, dw: Op, conv: Op) -> Step:
     """A DEPTHWISE_CONV_2D and the 1x1 CONV_2D reading its output as one depthwise_pointwise launch,
-    for the pairs the delegate merges (opencl/fusion.py depthwise_plus_1x1 has its conditions); the
+    for the pairs the delegate merges and, in fp32, those the executor merges for speed
+    (opencl/fusion.py depthwise_plus_1x1 and depthwise_into_1x1 have their conditions); the
     depthwise output tensor is never stored."""
     mid, out = dw.outputs[0], conv.outputs[0]
     w = weights_of(ex, dw, 1)
