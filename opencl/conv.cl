@@ -273,6 +273,33 @@ float16 chunk_of_row(__global const store_t* src, int row, int x, int W) {
 // The cells m, m + step, m + 2 step, m + 3 step of a row held `held`, as one float16.
 #define CELLS_FROM(held, c, m, step) \
   (float16)(held##_CELL(c, m), held##_CELL(c, (m) + (step)), held##_CELL(c, (m) + 2 * (step)), held##_CELL(c, (m) + 3 * (step)))
+// The depthwise sums of slice s (of S) for the DW_ROW_X_BLOCK outputs of row y from column x0 on
+// (input columns from `left`), four outputs a float16 in d[]: the bias, then each filter row's
+// products summed and added. `top`: the padding above.
+#define DW_ROW_SUMS(d, src, sd, w, bias, b, s, S, y, top, left, K, STRIDE, rows, held)              \
+  {                                                                                                  \
+    float4 b4 = LOAD4(bias, s);                                                                      \
+    _Pragma("unroll") for (int q = 0; q < DW_ROW_X_BLOCK / 4; q++) d[q] = (float16)(b4, b4, b4, b4); \
+    rows for (int ky = 0; ky < (K); ky++) {                                                         \
+      int iy = (y) * (STRIDE) - (top) + ky;                                                          \
+      if (iy < 0 || iy >= (sd).y) continue;                                                          \
+      int row = CELL(b, s, iy, 0, S, (sd).y, (sd).z);                                                \
+      held##_TYPE c[held##_COUNT(K, STRIDE)];                                                        \
+      float16 wk[K];                                                                                 \
+      _Pragma("unroll") for (int j = 0; j < held##_COUNT(K, STRIDE); j++)                           \
+        c[j] = held##_LOAD(src, row, left, j, (sd).z);                                               \
+      _Pragma("unroll") for (int kx = 0; kx < (K); kx++) {                                          \
+        float4 w4 = LOAD4(w, (ky * (K) + kx) * (S) + (s));                                           \
+        wk[kx] = (float16)(w4, w4, w4, w4);                                                          \
+      }                                                                                              \
+      _Pragma("unroll") for (int q = 0; q < DW_ROW_X_BLOCK / 4; q++) {                              \
+        float16 sum = CELLS_FROM(held, c, 4 * q * (STRIDE), STRIDE) * wk[0];                         \
+        _Pragma("unroll") for (int kx = 1; kx < (K); kx++)                                          \
+          sum += CELLS_FROM(held, c, 4 * q * (STRIDE) + kx, STRIDE) * wk[kx];                        \
+        d[q] += sum;                                                                                 \
+      }                                                                                              \
+    }                                                                                                \
+  }
 #define DEPTHWISE_ROW_KERNEL(name, K, STRIDE, rows, held)                                            \
   __kernel void name(__global const store_t* src, int4 sd, __global const store_t* w,                \
                      __global const store_t* bias, __global store_t* dst, int4 od, int2 p,           \
@@ -281,27 +308,7 @@ float16 chunk_of_row(__global const store_t* src, int row, int x, int W) {
     int S = (od.w + 3) / 4, b = bs / S, s = bs % S, left = x0 * (STRIDE) - p.y;                     \
     if (x0 >= od.z || y >= od.y) return;                                                             \
     float16 acc[DW_ROW_X_BLOCK / 4];                                                                 \
-    float4 b4 = LOAD4(bias, s);                                                                      \
-    _Pragma("unroll") for (int q = 0; q < DW_ROW_X_BLOCK / 4; q++) acc[q] = (float16)(b4, b4, b4, b4); \
-    rows for (int ky = 0; ky < (K); ky++) {                                                         \
-      int iy = y * (STRIDE) - p.x + ky;                                                              \
-      if (iy < 0 || iy >= sd.y) continue;                                                            \
-      int row = CELL(b, s, iy, 0, S, sd.y, sd.z);                                                    \
-      held##_TYPE c[held##_COUNT(K, STRIDE)];                                                        \
-      float16 wk[K];                                                                                 \
-      _Pragma("unroll") for (int j = 0; j < held##_COUNT(K, STRIDE); j++)                           \
-        c[j] = held##_LOAD(src, row, left, j, sd.z);                                                 \
-      _Pragma("unroll") for (int kx = 0; kx < (K); kx++) {                                          \
-        float4 w4 = LOAD4(w, (ky * (K) + kx) * S + s);                                               \
-        wk[kx] = (float16)(w4, w4, w4, w4);                                                          \
-      }                                                                                              \
-      _Pragma("unroll") for (int q = 0; q < DW_ROW_X_BLOCK / 4; q++) {                              \
-        float16 sum = CELLS_FROM(held, c, 4 * q * (STRIDE), STRIDE) * wk[0];                               \
-        _Pragma("unroll") for (int kx = 1; kx < (K); kx++)                                          \
-          sum += CELLS_FROM(held, c, 4 * q * (STRIDE) + kx, STRIDE) * wk[kx];                              \
-        acc[q] += sum;                                                                               \
-      }                                                                                              \
-    }                                                                                                \
+    DW_ROW_SUMS(acc, src, sd, w, bias, b, s, S, y, p.x, left, K, STRIDE, rows, held);               \
     _Pragma("unroll") for (int q = 0; q < DW_ROW_X_BLOCK / 4; q++) {                                \
       float4 out[4] = {acc[q].s0123, acc[q].s4567, acc[q].s89ab, acc[q].scdef};                      \
       for (int i = 0; i < 4 && x0 + 4 * q + i < od.z; i++)                                           \
@@ -345,6 +352,40 @@ __kernel void depthwise_pointwise(__global const store_t* src, int4 sd, __global
     STORE_BLOCK16(dst, od, b, g, y, x, CELL(b, g * 4, y, x, (od.w + 3) / 4, od.y, od.z), acc[i], act);
   }
 }
+
+// depthwise_pointwise with the depthwise sums of the row kernels (DW_ROW_SUMS; KxK at stride 1 or
+// 2, dilation 1): DW_ROW_X_BLOCK outputs along x per work-item, global size (ceil(W /
+// DW_ROW_X_BLOCK), H, B * G); p = (pad_top, pad_left), the rest as depthwise_pointwise. Each input
+// slice's depthwise sums are those the row kernel would store, in the same order, so in fp32 the
+// outputs are the two kernels' bit for bit; against depthwise_pointwise's sums of one tap at a
+// time, 0.8-0.95x the time of MobileNetV2's six merged pairs on PoCL (docs/benchmarks.md).
+#define DEPTHWISE_POINTWISE_ROW_KERNEL(name, K, STRIDE, rows, held)                                  \
+  __kernel void name(__global const store_t* src, int4 sd, __global const store_t* dw,               \
+                     __global const store_t* dw_bias, int2 p, int dw_act, __global const store_t* w, \
+                     __global const store_t* bias, __global store_t* dst, int4 od, int act EPILOGUE_PARAMS) { \
+    int x0 = get_global_id(0) * DW_ROW_X_BLOCK, y = get_global_id(1), bg = get_global_id(2);        \
+    int G = (od.w + 15) / 16, b = bg / G, g = bg % G, SI = (sd.w + 3) / 4, left = x0 * (STRIDE) - p.y; \
+    if (x0 >= od.z || y >= od.y) return;                                                             \
+    float16 acc[DW_ROW_X_BLOCK];                                                                     \
+    _Pragma("unroll") for (int i = 0; i < DW_ROW_X_BLOCK; i++) acc[i] = LOAD16(bias, g);            \
+    for (int si = 0; si < SI; si++) {                                                                \
+      float16 d[DW_ROW_X_BLOCK / 4];                                                                 \
+      DW_ROW_SUMS(d, src, sd, dw, dw_bias, b, si, SI, y, p.x, left, K, STRIDE, rows, held);         \
+      LOAD_BLOCK16(w, (g * SI + si) * 4);                                                            \
+      _Pragma("unroll") for (int i = 0; i < DW_ROW_X_BLOCK; i++) {                                  \
+        float4 v = activate(QUARTER(d[i / 4], i % 4), dw_act);                                       \
+        MAC_BLOCK16(acc[i], v);                                                                      \
+      }                                                                                              \
+    }                                                                                                \
+    for (int i = 0; i < DW_ROW_X_BLOCK && x0 + i < od.z; i++) {                                      \
+      int x = x0 + i;                                                                                \
+      STORE_BLOCK16(dst, od, b, g, y, x, CELL(b, g * 4, y, x, (od.w + 3) / 4, od.y, od.z), acc[i], act); \
+    }                                                                                                \
+  }
+DEPTHWISE_POINTWISE_ROW_KERNEL(depthwise_pointwise3x3_s1, 3, 1, UNROLL, CHUNKS)
+DEPTHWISE_POINTWISE_ROW_KERNEL(depthwise_pointwise5x5_s1, 5, 1, KEEP_LOOP, CHUNKS)
+DEPTHWISE_POINTWISE_ROW_KERNEL(depthwise_pointwise3x3_s2, 3, 2, UNROLL, CELLS)
+DEPTHWISE_POINTWISE_ROW_KERNEL(depthwise_pointwise5x5_s2, 5, 2, KEEP_LOOP, CHUNKS)
 
 // The gather form of a transposed convolution: output (y, x) takes input (iy, ix) through tap
 // (ky, kx) when iy * stride + ky - pad == y. Filter packed as in conv2d; k and p as in conv2d

@@ -115,12 +115,12 @@ def depthwise_plus_1x1(dw: Op, in_partition: set[int], handed_on: set[int], prod
     return conv
 
 
-# In fp32 no stored value is rounded, so computing a pair in one kernel changes no rounding point,
-# only the order of the depthwise sums (the merged kernel adds its taps one by one). The executor
-# then merges, for speed, every pair whose 1x1 has at most one block of 16 outputs: the merged
-# kernel computes the depthwise sums once per block of outputs, so with one block nothing is
-# computed twice, and one launch and one stored tensor are saved (4-7 % less time a run on
-# MobileNetV2 and the MediaPipe landmark models; docs/benchmarks.md, issue #27's last round).
+# In fp32 no stored value is rounded, and the merged kernels sum as the two kernels do (conv.cl), so
+# computing a pair in one kernel changes no value. The executor then merges, for speed, every pair
+# whose 1x1 has at most one block of 16 outputs: the merged kernel computes the depthwise sums once
+# per block of outputs, so with one block nothing is computed twice, and one launch and one stored
+# tensor are saved (docs/benchmarks.md, issue #27's last round: MobileNetV2 0.35/128 and the
+# MediaPipe landmark models a few percent faster).
 FP32_PW_OUTPUTS = 16
 
 

@@ -6,6 +6,7 @@ the depthwise output unrounded in half storage (fp16); in fp32, where no stored 
 the executor merges for speed the pairs whose 1x1 has at most 16 outputs, within the delegate's
 limits or not (fusion.py depthwise_into_1x1)."""
 
+import numpy as np
 import pytest
 
 from gpucompat import ir
@@ -13,6 +14,7 @@ from gpucompat.opencl.device import choose
 from gpucompat.opencl.fusion import kernel_ops
 from gpucompat.opencl.runtime import Runtime
 from gpucompat.verification.hybrid import HybridRunner
+from gpucompat.verification.inputs import seeded_feeds
 from modelgen import builder, const, convert_fn, tf
 from test_executor_kernels import compare_all_gpu, runtimes  # noqa: F401  (fixture)
 
@@ -112,6 +114,25 @@ def test_in_fp32_pairs_with_up_to_16_outputs_are_merged(models):
     assert outputs_of_merged(ir.from_bytes(models.bytes("k_dw_pw")), "fp16") == [8, 12, 17, 20, 32]
     assert outputs_of_merged(ir.from_bytes(models.bytes("k_dw_pw")), "fp32") == [8, 12]
     assert outputs_of_merged(ir.from_bytes(models.bytes("k_dw_pw_refused")), "fp32") == [8, 8]
+
+
+def test_in_fp32_a_merged_pair_computes_what_the_two_kernels_compute_bit_for_bit(models):
+    # The merged row kernels sum each depthwise slice as the row kernel does and the 1x1 as
+    # pointwise_conv2d does, and in fp32 nothing stored between them is rounded: merging (here a
+    # 3x3 at stride 1 and a 5x5, conv.cl depthwise_pointwise3x3_s1 and 5x5_s1) changes no value.
+    data = models.bytes("k_dw_pw")
+    model = ir.from_bytes(data)
+    ops = model.graphs[0].ops
+    merged = merged_runs(model, "fp32")
+    assert [ops[run[0]].inputs[1].shape[1] for run in merged] == [3, 5]
+    runtime = Runtime(choose(), "fp32")
+    feeds = seeded_feeds(model.graphs[0], 3)
+    fused = HybridRunner(model, ["gpu"] * len(ops), runtime).run(feeds)
+    alone = HybridRunner(model, ["gpu"] * len(ops), runtime, record=True).run(feeds)
+    outputs = [t.index for t in model.graphs[0].outputs]
+    for run in merged:
+        at = outputs.index(ops[run[-1]].outputs[0].index)
+        np.testing.assert_array_equal(fused[at], alone[at])
 
 
 def test_pairs_outside_the_limits_are_not_merged(models):

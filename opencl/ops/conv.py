@@ -214,7 +214,7 @@ def depthwise_conv2d(ex: Executor, op: Op) -> Step:
     k, p, src = _window(ex, op, out, kh, kw)
     filter_, bias = _depthwise_parameters(ex, op, w)
     head = (ex.tensor(src), ex.shape(src).dims, filter_, bias, ex.tensor(out), ex.shape(out).dims)
-    if k[0] == k[1] and k[0] in DW_ROW_SIZES and k[2] == k[3] and k[2] in DW_ROW_STRIDES and p[:2] == (1, 1):
+    if _row_window(k, p):
         return ex.prepare("conv", f"depthwise_conv{k[0]}x{k[0]}_s{k[2]}", x_blocks(ex, out, DW_ROW_X_BLOCK), *head,
                           p[2:], activation(op), local=DW_ROW_GROUP)
     return ex.prepare("conv", "depthwise_conv2d", x_blocks(ex, out, DW_X_BLOCK), *head, k, p, activation(op))
@@ -239,11 +239,20 @@ def depthwise_plus_1x1(ex: Executor, dw: Op, conv: Op) -> Step:
     k, p, src = _window(ex, dw, mid, w.shape[1], w.shape[2])
     filter_, bias = _depthwise_parameters(ex, dw, w)
     pw = weights_of(ex, conv, 1)
-    so = ex.shape(out)
+    tail = (ex.runtime.weights(pack_blocked(pw)), bias_of(ex, conv, 2, pw.shape[0], BLOCK_LANES), ex.tensor(out),
+            ex.shape(out).dims, activation(conv))
+    if _row_window(k, p):
+        return ex.prepare("conv", f"depthwise_pointwise{k[0]}x{k[0]}_s{k[2]}",
+                          x_blocks(ex, out, DW_ROW_X_BLOCK, BLOCK_LANES), ex.tensor(src), ex.shape(src).dims, filter_,
+                          bias, p[2:], activation(dw), *tail, local=DW_ROW_GROUP)
     return ex.prepare("conv", "depthwise_pointwise", x_blocks(ex, out, DW_X_BLOCK, BLOCK_LANES), ex.tensor(src),
-                      ex.shape(src).dims, filter_, bias, k, p, activation(dw), ex.runtime.weights(pack_blocked(pw)),
-                      bias_of(ex, conv, 2, pw.shape[0], BLOCK_LANES), ex.tensor(out), so.dims, activation(conv),
-                      local=BLOCKED_GROUP)
+                      ex.shape(src).dims, filter_, bias, k, p, activation(dw), *tail, local=BLOCKED_GROUP)
+
+
+def _row_window(k: tuple[int, int, int, int], p: tuple[int, int, int, int]) -> bool:
+    """Whether a depthwise window (k and p as the conv kernels take them) is one the row kernels
+    compute: square, of a size in DW_ROW_SIZES, at a stride in DW_ROW_STRIDES, dilation 1."""
+    return k[0] == k[1] and k[0] in DW_ROW_SIZES and k[2] == k[3] and k[2] in DW_ROW_STRIDES and p[:2] == (1, 1)
 
 
 def _transpose_conv(ex: Executor, op: Op, src, bias_index: int, strides: tuple[int, int], same: bool) -> Step:
