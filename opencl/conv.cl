@@ -358,8 +358,10 @@ __kernel void depthwise_pointwise(__global const store_t* src, int4 sd, __global
 // DW_ROW_X_BLOCK), H, B * G); p = (pad_top, pad_left), the rest as depthwise_pointwise. Each input
 // slice's depthwise sums are those the row kernel would store, in the same order, so in fp32 the
 // outputs are the two kernels' bit for bit; against depthwise_pointwise's sums of one tap at a
-// time, 0.8-0.95x the time of MobileNetV2's six merged pairs on PoCL (docs/benchmarks.md).
-#define DEPTHWISE_POINTWISE_ROW_KERNEL(name, K, STRIDE, rows, held)                                  \
+// time, 0.85x the time of MobileNetV2's six merged pairs on PoCL, 0.73x on Intel's runtime. The
+// filter rows stay a loop: unrolled, a 3x3 kernel took PoCL 0.56 s to compile against 0.38 s and
+// ran no faster (docs/benchmarks.md).
+#define DEPTHWISE_POINTWISE_ROW_KERNEL(name, K, STRIDE, held)                                        \
   __kernel void name(__global const store_t* src, int4 sd, __global const store_t* dw,               \
                      __global const store_t* dw_bias, int2 p, int dw_act, __global const store_t* w, \
                      __global const store_t* bias, __global store_t* dst, int4 od, int act EPILOGUE_PARAMS) { \
@@ -370,7 +372,7 @@ __kernel void depthwise_pointwise(__global const store_t* src, int4 sd, __global
     _Pragma("unroll") for (int i = 0; i < DW_ROW_X_BLOCK; i++) acc[i] = LOAD16(bias, g);            \
     for (int si = 0; si < SI; si++) {                                                                \
       float16 d[DW_ROW_X_BLOCK / 4];                                                                 \
-      DW_ROW_SUMS(d, src, sd, dw, dw_bias, b, si, SI, y, p.x, left, K, STRIDE, rows, held);         \
+      DW_ROW_SUMS(d, src, sd, dw, dw_bias, b, si, SI, y, p.x, left, K, STRIDE, KEEP_LOOP, held);    \
       LOAD_BLOCK16(w, (g * SI + si) * 4);                                                            \
       _Pragma("unroll") for (int i = 0; i < DW_ROW_X_BLOCK; i++) {                                  \
         float4 v = activate(QUARTER(d[i / 4], i % 4), dw_act);                                       \
@@ -382,10 +384,10 @@ __kernel void depthwise_pointwise(__global const store_t* src, int4 sd, __global
       STORE_BLOCK16(dst, od, b, g, y, x, CELL(b, g * 4, y, x, (od.w + 3) / 4, od.y, od.z), acc[i], act); \
     }                                                                                                \
   }
-DEPTHWISE_POINTWISE_ROW_KERNEL(depthwise_pointwise3x3_s1, 3, 1, UNROLL, CHUNKS)
-DEPTHWISE_POINTWISE_ROW_KERNEL(depthwise_pointwise5x5_s1, 5, 1, KEEP_LOOP, CHUNKS)
-DEPTHWISE_POINTWISE_ROW_KERNEL(depthwise_pointwise3x3_s2, 3, 2, UNROLL, CELLS)
-DEPTHWISE_POINTWISE_ROW_KERNEL(depthwise_pointwise5x5_s2, 5, 2, KEEP_LOOP, CHUNKS)
+DEPTHWISE_POINTWISE_ROW_KERNEL(depthwise_pointwise3x3_s1, 3, 1, CHUNKS)
+DEPTHWISE_POINTWISE_ROW_KERNEL(depthwise_pointwise5x5_s1, 5, 1, CHUNKS)
+DEPTHWISE_POINTWISE_ROW_KERNEL(depthwise_pointwise3x3_s2, 3, 2, CELLS)
+DEPTHWISE_POINTWISE_ROW_KERNEL(depthwise_pointwise5x5_s2, 5, 2, CHUNKS)
 
 // The gather form of a transposed convolution: output (y, x) takes input (iy, ix) through tap
 // (ky, kx) when iy * stride + ky - pad == y. Filter packed as in conv2d; k and p as in conv2d
