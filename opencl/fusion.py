@@ -117,11 +117,11 @@ def depthwise_plus_1x1(dw: Op, in_partition: set[int], handed_on: set[int], prod
 
 # In fp32 no stored value is rounded, and the merged kernels sum as the two kernels do (conv.cl), so
 # computing a pair in one kernel changes no value. The executor then merges, for speed, every pair
-# whose 1x1 has at most one block of 16 outputs: the merged kernel computes the depthwise sums once
-# per block of outputs, so with one block nothing is computed twice, and one launch and one stored
-# tensor are saved (docs/benchmarks.md, issue #27's last round: MobileNetV2 0.35/128 and the
-# MediaPipe landmark models a few percent faster).
-FP32_PW_OUTPUTS = 16
+# whose 1x1 has at most two blocks of 16 outputs: one launch and one stored tensor fewer, for the
+# depthwise sums computed once per block of outputs (docs/benchmarks.md, issue #27's last round:
+# MobileNetV2 0.35/128 and the MediaPipe landmark models a few percent faster; with two blocks
+# rather than one, 0.97x MobileNetV2's time again, 0.94x hand_landmark_full's).
+FP32_PW_OUTPUTS = 32
 
 
 def depthwise_into_1x1(dw: Op, in_partition: set[int], handed_on: set[int], producer: Callable[[Op], bool],

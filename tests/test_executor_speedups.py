@@ -156,8 +156,8 @@ def k_blocked_fused() -> bytes:
     """The float16 blocked kernels where a group of 16 output channels is partial and ops are linked
     after them: a 1x1 conv 37 -> 19 over 63 pixels (blocks of 8 crossing rows) with an ADD of a
     second input (+RELU) and a MUL by a per-channel input linked; 150 -> 45 (38 input slices), batch
-    2, TANH; a depthwise 3x3 over 13 channels merged (in fp16) with its 1x1 conv to 29 outputs, an ADD
-    linked after; and a FULLY_CONNECTED over 5 rows of 70 -> 23 (+RELU6)."""
+    2, TANH; a depthwise 3x3 over 13 channels merged with its 1x1 conv to 29 outputs, an ADD linked
+    after; and a FULLY_CONNECTED over 5 rows of 70 -> 23 (+RELU6)."""
     t = tf()
 
     def f(x37, y19, s19, x150, x13, y29, rows):
@@ -182,7 +182,5 @@ def test_blocked_kernels_with_linked_ops_match_reference_on_each_cpu_runtime(mod
     ops = [[op.name for op in run] for run, _ in runner.parts[0].steps]
     assert ["CONV_2D", "ADD", "MUL"] in ops  # the ADD and the per-channel MUL run in the conv's kernel
     assert ["CONV_2D", "TANH"] in ops
-    # the pair merged in half storage (in fp32, with 29 outputs, it runs as two kernels: fusion.py
-    # depthwise_into_1x1), the ADD linked after it
-    assert (["DEPTHWISE_CONV_2D", "CONV_2D", "ADD"] if precision == "fp16" else ["CONV_2D", "ADD"]) in ops
+    assert ["DEPTHWISE_CONV_2D", "CONV_2D", "ADD"] in ops  # the merged pair, the ADD linked after it
     compare_all_gpu(models, cpu_runtimes[precision], "k_blocked_fused")
