@@ -118,7 +118,7 @@ def depthwise_plus_1x1(dw: Op, in_partition: set[int], handed_on: set[int], prod
 # In fp32 no stored value is rounded, and the merged kernels sum as the two kernels do (conv.cl), so
 # computing a pair in one kernel changes no value. The executor then merges, for speed, every pair
 # whose 1x1 has at most two blocks of 16 outputs: one launch and one stored tensor fewer, for the
-# depthwise sums computed once per block of outputs (docs/benchmarks.md, issue #27's last round:
+# depthwise sums computed once per block of outputs (docs/benchmarks.md, issue #27's merge round:
 # MobileNetV2 0.35/128 and the MediaPipe landmark models a few percent faster; with two blocks
 # rather than one, 0.97x MobileNetV2's time again, 0.94x hand_landmark_full's).
 FP32_PW_OUTPUTS = 32
