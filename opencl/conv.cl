@@ -273,9 +273,9 @@ float16 chunk_of_row(__global const store_t* src, int row, int x, int W) {
 // The cells m, m + step, m + 2 step, m + 3 step of a row held `held`, as one float16.
 #define CELLS_FROM(held, c, m, step) \
   (float16)(held##_CELL(c, m), held##_CELL(c, (m) + (step)), held##_CELL(c, (m) + 2 * (step)), held##_CELL(c, (m) + 3 * (step)))
-// The depthwise sums of slice s (of S) for the DW_ROW_X_BLOCK outputs of row y from column x0 on
-// (input columns from `left`), four outputs a float16 in d[]: the bias, then each filter row's
-// products summed and added. `top`: the padding above.
+// The depthwise sums of slice s (of S) for DW_ROW_X_BLOCK neighbouring outputs of row y, whose
+// windows start at input column `left`, four outputs a float16 in d[]: the bias, then each filter
+// row's products summed and added. `top`: the padding above.
 #define DW_ROW_SUMS(d, src, sd, w, bias, b, s, S, y, top, left, K, STRIDE, rows, held)              \
   {                                                                                                  \
     float4 b4 = LOAD4(bias, s);                                                                      \
@@ -322,8 +322,8 @@ DEPTHWISE_ROW_KERNEL(depthwise_conv5x5_s2, 5, 2, KEEP_LOOP, CHUNKS)
 
 // A DEPTHWISE_CONV_2D (multiplier 1, any window) and the 1x1 CONV_2D reading its output in one
 // kernel, where the delegate merges them (opencl/fusion.py depthwise_plus_1x1: at most 16 depthwise
-// channels and 32 outputs) and, in fp32, where the executor does (depthwise_into_1x1: at most 16
-// outputs, any channels): each depthwise cell is computed, activated with the depthwise op's
+// channels and 32 outputs) and, in fp32, where the executor does (depthwise_into_1x1: at most 32
+// outputs, any channels), for the windows the row kernels do not take: each depthwise cell is computed, activated with the depthwise op's
 // activation (the delegate's ReLU node between the two) and multiplied into the 1x1 conv's blocked
 // accumulators straight away; the intermediate tensor is never stored (in fp16 not rounded to
 // half either). DW_X_BLOCK outputs along x per work-item: global size (ceil(W / DW_X_BLOCK), H,
