@@ -79,8 +79,7 @@ class Launch:
     local: tuple[int, ...] | None
     args: list
     what: str
-    kernel: object = None
-    enqueue: Callable[[], object] | None = None  # the bound launch, set by `bind`
+    enqueue: Callable[[], object] | None = None  # the kernel's launch with everything bound, set by `bind`
 
     def bind(self, program, name: str, extra: list) -> None:
         """Take the kernel `name` of a compiled program, with this launch's arguments and `extra`
@@ -88,17 +87,16 @@ class Launch:
         pcl = cl()
         self.args = [*self.args, *(_argument(a) for a in extra)]
         try:
-            self.kernel = pcl.Kernel(program, name)
-            self.kernel.set_args(*self.args)
+            kernel = pcl.Kernel(program, name)
+            kernel.set_args(*self.args)
         except pcl.Error as e:
             raise describe(e, f"preparing {self.what}") from None
         # the whole call bound once: a run's loop over 50-100 launches is host time the device's
         # threads could use (on MobileNetV2, PoCL: 0.12 -> 0.09 ms a run; docs/benchmarks.md)
-        self.enqueue = partial(pcl.enqueue_nd_range_kernel, self.runtime.device.queue, self.kernel, self.grid,
-                               self.local)
+        self.enqueue = partial(pcl.enqueue_nd_range_kernel, self.runtime.device.queue, kernel, self.grid, self.local)
 
     def __call__(self) -> None:
-        if self.kernel is None:
+        if self.enqueue is None:
             self.runtime.build()
         try:
             event = self.enqueue()
