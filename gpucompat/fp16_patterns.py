@@ -1,7 +1,8 @@
 """Graph patterns whose values leave fp16's range (65504) at the GPU's default precision, found
 from the ops alone: sums of squares of unscaled values (variance, LayerNorm) and EXP without
-max-subtraction. The precision rules flag them without data; `fp16-safe-layernorm` rewrites the
-LayerNorm that TensorFlow's converter writes for keras.layers.LayerNormalization:
+max-subtraction whose input the ops do not keep below ln(65504) (gpucompat/static_bounds.py).
+The precision rules flag them without data; `fp16-safe-layernorm` rewrites the LayerNorm that
+TensorFlow's converter writes for keras.layers.LayerNormalization:
 
     mean = MEAN(x, [-1], keep)    var = MEAN(SQUARED_DIFFERENCE(x, mean), [-1], keep)
     r = RSQRT(ADD(var, eps))      (then x * r * gamma + (beta - mean * r * gamma), as it likes)
@@ -16,11 +17,13 @@ IR only: `gpucompat check` imports this.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from gpucompat.ir import Op, Tensor
+from gpucompat.static_bounds import Bounds
 
 SQUARE_OPS = ("SQUARED_DIFFERENCE", "SQUARE", "MUL", "POW")
 SUMMING_OPS = ("MEAN", "SUM")
@@ -100,9 +103,52 @@ def unscaled_sums_of_squares(graph) -> list[SumOfSquares]:
     return out
 
 
-def unguarded_exps(graph) -> list[Op]:
-    """EXP ops whose input is not x - max(x): SUB(z, REDUCE_MAX(z)) or ADD(z, NEG(REDUCE_MAX(z)))."""
-    return [op for op in graph.ops if op.name == "EXP" and not _max_subtracted(op.present_inputs[0])]
+@dataclass
+class UnguardedExp:
+    """An EXP whose input is not x - max(x) and whose bound (`upper`, inf when nothing bounds it)
+    passes `limit`, where exp overflows fp16: ln(65504), or ln(65504 / N) where a SUM / MEAN of
+    its output adds up N of them (`summed`)."""
+
+    exp: Op
+    upper: float
+    limit: float
+    summed: int
+
+
+def unguarded_exps(graph, largest: float) -> list[UnguardedExp]:
+    """EXP ops that may pass `largest` (fp16's 65504): their input is not x - max(x) (SUB(z, m) or
+    ADD(z, NEG(m)), m a REDUCE_MAX of z, kept or reshaped back to z's rank), and what bounds it from
+    the ops alone (static_bounds: clamps, squares, negations, constants) lets it pass ln(largest / N),
+    N the most elements a SUM / MEAN of the EXP's output adds up (1 without one)."""
+    bounds = Bounds()
+    out = []
+    for op in graph.ops:
+        if op.name != "EXP" or _max_subtracted(op.present_inputs[0]):
+            continue
+        summed = max([_summed(reader) for reader in op.outputs[0].consumers
+                      if reader.name in SUMMING_OPS and reader.present_inputs[0] is op.outputs[0]], default=1)
+        upper, limit = bounds.of(op.present_inputs[0])[1], math.log(largest / summed)
+        if upper > limit:
+            out.append(UnguardedExp(op, upper, limit, summed))
+    return out
+
+
+def _summed(op: Op) -> int:
+    """How many elements (at least 1) a SUM / MEAN adds into each output: all its input's when
+    its axes are not a constant."""
+    x = op.present_inputs[0]
+    axes = reduced_axes(op)
+    return max(1, x.num_elements if axes is None else math.prod(max(x.shape[a], 0) for a in axes))
+
+
+def reduced_axes(op: Op) -> set[int] | None:
+    """The axes of its input a reducer (MEAN, SUM, REDUCE_MAX...) reduces, counted from 0; None
+    when its axes are not a constant."""
+    ins = op.present_inputs
+    axes = ins[1].data() if len(ins) > 1 else None
+    if axes is None or not ins[0].shape:
+        return None
+    return {int(a) % len(ins[0].shape) for a in axes.ravel()}
 
 
 def _max_subtracted(t: Tensor) -> bool:
@@ -114,7 +160,18 @@ def _max_subtracted(t: Tensor) -> bool:
         m = m.producer.present_inputs[0]
     elif op.name != "SUB":
         return False
-    return m.producer is not None and m.producer.name == "REDUCE_MAX" and m.producer.present_inputs[0] is z
+    return _max_of(m, z)
+
+
+def _max_of(m: Tensor, z: Tensor) -> bool:
+    """True when `m` holds REDUCE_MAX(z): as the reducer writes it, or with its axes dropped
+    (keepDims false) and put back as 1s by a RESHAPE / EXPAND_DIMS, so that it broadcasts against z."""
+    op = m.producer
+    if op is not None and op.name in ("RESHAPE", "EXPAND_DIMS") and op.present_inputs[0].producer is not None:
+        top = op.present_inputs[0].producer
+        axes = reduced_axes(top) if top.name == "REDUCE_MAX" and top.present_inputs[0] is z else None
+        return axes is not None and m.shape == tuple(1 if a in axes else d for a, d in enumerate(z.shape))
+    return op is not None and op.name == "REDUCE_MAX" and op.present_inputs[0] is z
 
 
 def layer_norms(graph) -> list[LayerNorm]:
@@ -159,11 +216,10 @@ def _reduces_row(op: Op, x: Tensor) -> bool:
     ins = op.present_inputs
     if op.name != "MEAN" or len(ins) < 2 or ins[0] is not x or not x.shape:
         return False
-    axes = ins[1].data()
-    if axes is None or not axes.size:
+    reduced = reduced_axes(op)
+    if not reduced:
         return False
     rank = len(x.shape)
-    reduced = {int(a) % rank for a in axes.ravel()}
     if rank - 1 not in reduced or any(x.shape[a] != 1 for a in reduced - {rank - 1}):
         return False
     kept = (*x.shape[:-1], 1)
