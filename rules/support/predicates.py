@@ -68,13 +68,15 @@ def io_counts(runtime: int | tuple[int, ...], outputs: int | None = 1, const: in
     return check
 
 
-def operands(layer: Layer = "partition") -> Check:
+def operands(layer: Layer = "partition", constants: bool = False) -> Check:
     """GC two-argument group (and MB ElementwiseOperationParser::Parse for ADD/MUL, where the same
-    rule is only met at Parse): (2 runtime, 0 const) or (1 runtime, 1 const), 1 output."""
+    rule is only met at Parse): (2 runtime, 0 const) or (1 runtime, 1 const), 1 output; with
+    `constants`, (0 runtime, 2 const) too (ML Drift's elementwise parser takes two constants)."""
+    allowed = ((2, 0), (1, 1), (0, 2)) if constants else ((2, 0), (1, 1))
 
     def check(op: Op, ctx: Context) -> Verdict:
         r, c = len(runtime_inputs(op, ctx)), len(const_inputs(op, ctx))
-        if (r, c) in ((2, 0), (1, 1)) and len(op.outputs) == 1:
+        if (r, c) in allowed and len(op.outputs) == 1:
             return ACCEPT
         return reject(f"needs 2 runtime inputs or 1 runtime + 1 constant input, has {r} runtime + {c} constant",
                       layer, "Op can only handle 1 or 2 operand(s).")
@@ -146,6 +148,32 @@ def conv_inputs(op: Op, ctx: Context) -> Verdict:
         return reject("the weights input is missing",
                       runtime_message=f"Requested index goes beyond array size: 1 vs {len(op.inputs)}")
     return ACCEPT
+
+
+def conv_runtime_inputs(op: Op, ctx: Context) -> Verdict:
+    """GC CheckConvoultionInputOutput as ML Drift runs it (LiteRT 2.3.0): conv_inputs, and a
+    convolution with no runtime input at all is refused in the same words; observed on CONV_2D,
+    DEPTHWISE_CONV_2D and TRANSPOSE_CONV of float32 constants and of fp16 ones behind DEQUANTIZE."""
+    if not runtime_inputs(op, ctx):
+        return reject("needs 1 or 2 runtime inputs, has none",
+                      runtime_message="Expected 1 or 2 input tensor(s), but node has 0 runtime inputs.")
+    return conv_inputs(op, ctx)
+
+
+def runtime_input(index: int, what: str, message: str, layer: Layer = "partition") -> Check:
+    """Input `index` must be read at run time: a parser that reads it as a graph value refuses a
+    constant there with `message`, or, at "parse", its model builder aborts on it; observed with
+    ML Drift (LiteRT 2.3.0) on FULLY_CONNECTED's, CONV_2D's and SLICE's input (refused) and
+    EMBEDDING_LOOKUP's ids (the build aborts), among others (litert_mldrift.py)."""
+
+    def check(op: Op, ctx: Context) -> Verdict:
+        t = op.input(index)
+        if t is not None and ctx.is_const(t):
+            return reject(f"{what} {t.name!r} (input {index}) is a constant: the GPU reads it only as a runtime "
+                          f"tensor", layer, message)
+        return ACCEPT
+
+    return check
 
 
 def runtime_weights_channels(op: Op, ctx: Context) -> Verdict:

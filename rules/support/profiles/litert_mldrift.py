@@ -11,6 +11,9 @@ What differs from the classic delegate (gpu-current), all observed:
 - numpy-style broadcasting for every binary op (kEnhancedBroadcast);
 - identical inputs (SUB(x, x), DIV(x, x), MAXIMUM(x, x)) are refused at partitioning, not at Parse;
 - comparison ops need no CAST/SELECT consumer; STRIDED_SLICE is capped at version 2;
+- two constant operands are taken by the elementwise ops, and an op with no runtime input at all
+  is refused in GC's words by most other ops or crashes the build (where an operand comes from
+  decides: a constant behind DEQUANTIZE counts as a constant, a SHAPE-derived value as runtime);
 - a dynamic tensor in any subgraph, a delegate failure, or a custom op the runtime does not
   register makes the whole model fail to compile (CompiledModel: "Failed to modify graph with
   delegate") instead of leaving it on the CPU.
@@ -42,13 +45,30 @@ def _restated(check: Check, message: str | None = None, layer: str = "partition"
     return restated
 
 
-def _not_from_densify(op, ctx: Context) -> Verdict:
-    """DEQUANTIZE of a DENSIFY output (sparse fp16/int8 weights) is refused; observed:
-    "Dequantize for Densify is not supported"."""
+def _dequantize_input(op, ctx: Context) -> Verdict:
+    """What DEQUANTIZE reads (ml_drift_delegate DequantizeOperationParser::IsSupported); observed
+    on one-op models: a runtime input without quantization parameters is refused, "Dequantize
+    for Densify is not supported", whatever writes it (a FLOAT16 model input, an fp16 ADD or
+    CAST, a DENSIFY of sparse fp16 weights); a per-channel runtime input "Unsupported
+    quantization scale size"; a constant of rank 1 "Unsupported dims for tensor: NAME Got
+    dims:1". A runtime int8 or uint8 input with one scale (the output of a full-int8 model with
+    float outputs) and an int8 constant of rank 2 are taken."""
     src = op.input(0)
-    if src is not None and src.producer is not None and src.producer.builtin == B["DENSIFY"]:
-        return reject("dequantizes the output of DENSIFY (sparse weights)",
+    if src is None:
+        return ACCEPT
+    if ctx.is_const(src):
+        if 2 <= src.rank <= 4:
+            return ACCEPT
+        return reject(f"the constant {src.name!r} has rank {src.rank}: only ranks 2 to 4 are read",
+                      runtime_message=f"Unsupported dims for tensor: {src.name} Got dims:{src.rank}")
+    if src.quantization is None:
+        densified = src.producer is not None and src.producer.builtin == B["DENSIFY"]
+        return reject("dequantizes the output of DENSIFY (sparse weights)" if densified else
+                      f"the runtime input {src.name!r} ({src.dtype_name}) has no quantization parameters",
                       runtime_message="Dequantize for Densify is not supported")
+    if src.is_per_channel:
+        return reject(f"the runtime input {src.name!r} is quantized per channel",
+                      runtime_message="Unsupported quantization scale size")
     return ACCEPT
 
 
@@ -135,14 +155,18 @@ def _condition_batch_fits_output(op, ctx: Context) -> Verdict:
 def _runtime_lhs(op, ctx: Context) -> Verdict:
     """A constant left operand (a baked matrix times runtime values) is refused at partitioning;
     observed with ai-edge-litert 2.3.0 (constant [1,32,16] x runtime [1,16,64]): "Not supported
-    batched mat mul case: non-constant tensor", the op stays on the CPU. edge-compat's measured
-    matrix (gpu_mldrift, LiteRT 2.2.0, Galaxy S26 / Pixel 8a) records the whole compile failing
-    instead on Android OpenCL."""
+    batched mat mul case: non-constant tensor", the op stays on the CPU; with both operands
+    constant ([1,4,8] x [8,3]): "Not supported batched mat mul case: too many inputs".
+    edge-compat's measured matrix (gpu_mldrift, LiteRT 2.2.0, Galaxy S26 / Pixel 8a) records the
+    whole compile failing instead on Android OpenCL."""
     lhs = op.input(0)
-    if lhs is not None and ctx.is_const(lhs):
-        return reject(f"the left operand {lhs.name!r} is a constant (gpucompat fix: substitute-batch-matmul)",
-                      runtime_message="Not supported batched mat mul case: non-constant tensor")
-    return ACCEPT
+    if lhs is None or not ctx.is_const(lhs):
+        return ACCEPT
+    if ctx.is_const(op.input(1)):
+        return reject("both operands are constants",
+                      runtime_message="Not supported batched mat mul case: too many inputs")
+    return reject(f"the left operand {lhs.name!r} is a constant (gpucompat fix: substitute-batch-matmul)",
+                  runtime_message="Not supported batched mat mul case: non-constant tensor")
 
 
 def _not_quantized_weights_of_fully_connected(op, ctx: Context) -> Verdict:
@@ -185,6 +209,26 @@ def _unclamped_slice(op, ctx: Context) -> Verdict:
     return ACCEPT
 
 
+def _lookup_table_read(op, ctx: Context) -> Verdict:
+    """EMBEDDING_LOOKUP reads its table as float32 or as quantized values: an fp16 table behind
+    DEQUANTIZE (fp16-weight models; the delegate reads the FLOAT16 constant) is refused at
+    partitioning, observed "EMBEDDING_LOOKUP: Empty quantization params." for rank-2 and rank-3
+    tables and constant ids alike; a float32 table and an int8 one with its scale are taken. A
+    runtime table passes partitioning and the accelerator crashes building it (SIGSEGV, observed
+    with a [10, 4] float32 table)."""
+    table = op.input(1)
+    if table is None:
+        return ACCEPT
+    if not ctx.is_const(table):
+        return reject(f"the table {table.name!r} is a runtime tensor: the accelerator crashes building the lookup",
+                      "parse", "the accelerator crashed while compiling the model")
+    read = ctx.source(table)
+    if read.dtype != dtypes.FLOAT32 and read.quantization is None:
+        return reject(f"the table {read.name!r} is {read.dtype_name} without quantization parameters (fp16 weights "
+                      f"behind DEQUANTIZE)", runtime_message="EMBEDDING_LOOKUP: Empty quantization params.")
+    return ACCEPT
+
+
 def _lookup_table_rank_2(op, ctx: Context) -> Verdict:
     """EMBEDDING_LOOKUP is taken with a rank-2 table (observed, and computed right: the numerics
     calibration grid); with a rank-3 table it passes partitioning and the model builder aborts
@@ -221,6 +265,67 @@ _ACT_ADD = _restated(p.fused_activation(), "Unsupported fused activation: 5")
 _ACT = _restated(p.fused_activation(), "TfLiteFusedActivation.kTfLiteActSignBit")
 
 
+# observed: a constant where these ops read a runtime value (the ids of EMBEDDING_LOOKUP, the
+# indices of ONE_HOT, the data of CUMSUM, UNPACK and SPLIT, the input of PRELU with a constant
+# alpha) passes partitioning and then aborts the process building the model: "object_reader.cc:373]
+# Check failed: CanReadValue(node_input_index)"
+_CANNOT_READ = "Check failed: CanReadValue(node_input_index)"
+# observed: DEPTHWISE_CONV_2D and TRANSPOSE_CONV with a constant input and runtime weights, PRELU
+# with a constant input and a runtime alpha
+_NO_DATA = "src has no data."
+
+
+def _prelu_input(op, ctx: Context) -> Verdict:
+    """A constant PRELU input is refused at partitioning when alpha is a runtime tensor, observed
+    "src has no data."; with a constant alpha too it passes partitioning and the build aborts
+    (_CANNOT_READ), observed with float32 and fp16 (behind DEQUANTIZE) inputs."""
+    x = op.input(0)
+    if x is None or not ctx.is_const(x):
+        return ACCEPT
+    if p.runtime_inputs(op, ctx):
+        return reject(f"the input {x.name!r} is a constant and alpha a runtime tensor", runtime_message=_NO_DATA)
+    return reject(f"the input {x.name!r} and alpha are constants: the accelerator aborts building the op", "parse",
+                  _CANNOT_READ)
+
+
+def _cumsum_input(op, ctx: Context) -> Verdict:
+    """A constant CUMSUM input: an fp16 one behind DEQUANTIZE (the delegate reads the FLOAT16
+    constant into a float32 output) is refused at partitioning, observed "Input/output must be
+    float type and indices must be constant int32 type"; a float32 one passes partitioning and the
+    build aborts (_CANNOT_READ)."""
+    x, out = op.input(0), (op.outputs or [None])[0]
+    if x is None or out is None or not ctx.is_const(x):
+        return ACCEPT
+    if ctx.source(x).dtype != out.dtype:
+        return reject(f"the input is a {ctx.source(x).dtype_name} constant and the output {out.dtype_name}",
+                      runtime_message="Input/output must be float type and indices must be constant int32 type")
+    return reject(f"the input {x.name!r} is a constant: the accelerator aborts building the op", "parse",
+                  _CANNOT_READ)
+
+
+# ML Drift's names of the elementwise operations, in its messages (observed); the others are the
+# op's name in lower case
+_ELEMENTWISE_NAMES = {B["SUB"]: "subtract", B["SQUARED_DIFFERENCE"]: "squared_diff"}
+
+
+def _constants_of_one_type(op, ctx: Context) -> Verdict:
+    """Two constant operands are taken (observed: every two-operand elementwise op and comparison
+    with two float32 constants; ADD, MUL and GREATER_EQUAL with two fp16 ones behind DEQUANTIZE;
+    ADD with two INT32 ones) unless their types differ as the delegate reads them: an fp16
+    constant behind DEQUANTIZE with a float32 one is refused at partitioning, observed on 13 op
+    types: "add: constant inputs have different types: FLOAT16 vs FLOAT32" (in input order;
+    "subtract", "squared_diff", "floor_div", "greater_equal", ...)."""
+    a, b = op.input(0), op.input(1)
+    if a is None or b is None or not (ctx.is_const(a) and ctx.is_const(b)):
+        return ACCEPT
+    ta, tb = ctx.source(a).dtype_name, ctx.source(b).dtype_name
+    if ta == tb:
+        return ACCEPT
+    name = _ELEMENTWISE_NAMES.get(op.builtin, op.name.lower())
+    return reject(f"the constant operands are {ta} and {tb} as the GPU reads them",
+                  runtime_message=f"{name}: constant inputs have different types: {ta} vs {tb}")
+
+
 def _no_runtime_scalar_with_tensor(op, ctx: Context) -> Verdict:
     """observed (numerics calibration grid, docs/fidelity.md): a runtime rank-0 operand with a
     runtime operand of higher rank is refused at partitioning; with a constant, or with another
@@ -233,69 +338,97 @@ def _no_runtime_scalar_with_tensor(op, ctx: Context) -> Verdict:
     return ACCEPT
 
 
-_TWO_ARG = entry(None, p.operands(), _ACT, _IDENTICAL, _no_runtime_scalar_with_tensor)
-_ONE_ARG = entry(None, p.io_counts(1, const=0))
+# observed: every op refuses a node without a runtime input (each in its GC words, below) except
+# the two-operand elementwise ops, comparisons, logical ops, SELECT, SELECT_V2, CONCATENATION,
+# PACK and STRIDED_SLICE, which take constants only. A constant behind DEQUANTIZE (fp16 weights)
+# counts as a constant (Context.is_const). One runtime input: "Expected 1 runtime input
+# tensor(s), but node has 0 runtime input(s)." (RESIZE_BILINEAR also with a size computed from
+# SHAPE: "... has 2 runtime input(s)."); reductions and REVERSE_V2, with their constant axes:
+# "Expected 1 const input tensor(s), but node has 2 const input(s)."
+_ONE_RUNTIME = p.io_counts(1)
+_CONST_AXES = p.io_counts(1, const=1)
+_OPERANDS = p.operands(constants=True)
+_TWO_ARG = entry(None, _OPERANDS, _constants_of_one_type, _ACT, _IDENTICAL, _no_runtime_scalar_with_tensor)
+_ONE_ARG = entry(None, p.io_counts(1, const=0))  # observed: "Expected 0 const input tensor(s), ..."
 _ONE_ARG_V2 = entry(2, p.io_counts(1, const=0))  # observed cap 2
+_COMPARISON = entry(None, _constants_of_one_type)
+# observed: with no runtime input, "Expected 1 or 2 input tensor(s), but node has 0 runtime inputs.";
+# with a constant input and runtime weights, CONV_2D "input must be a runtime tensor", the others _NO_DATA
+_CONV_INPUTS = p.conv_runtime_inputs
 
 OPS: dict[int, OpSupport] = {
     # elementwise, one argument (observed accepted; caps observed for RSQRT/TANH/LOGISTIC/RELU*)
     **{B[n]: _ONE_ARG for n in ("ABS", "CEIL", "COS", "EXP", "FLOOR", "LOG", "NEG", "ROUND", "SIN", "SQRT",
-                                "SQUARE", "ELU", "HARD_SWISH", "GELU", "SIGN", "LOGICAL_NOT", "LEAKY_RELU",
-                                "RELU_N1_TO_1")},
+                                "SQUARE", "ELU", "GELU", "SIGN", "LOGICAL_NOT")},
     **{B[n]: _ONE_ARG_V2 for n in ("RSQRT", "TANH", "LOGISTIC")},
-    B["RELU"]: entry(2), B["RELU6"]: entry(2),
+    **{B[n]: entry(None, _ONE_RUNTIME) for n in ("HARD_SWISH", "LEAKY_RELU", "RELU_N1_TO_1")},
+    B["RELU"]: entry(2, _ONE_RUNTIME), B["RELU6"]: entry(2, _ONE_RUNTIME),
     # elementwise, two arguments, numpy broadcasting (observed [2,1,3]*[1,4,1], [2,4,4,8]-[1,4,1,8])
-    B["ADD"]: entry(None, p.operands(), _ACT_ADD, _no_runtime_scalar_with_tensor),
-    B["MUL"]: entry(None, p.operands(), _ACT, _no_runtime_scalar_with_tensor),
+    B["ADD"]: entry(None, _OPERANDS, _constants_of_one_type, _ACT_ADD, _no_runtime_scalar_with_tensor),
+    B["MUL"]: entry(None, _OPERANDS, _constants_of_one_type, _ACT, _no_runtime_scalar_with_tensor),
     B["SUB"]: entry(2, *_TWO_ARG.checks),
     **{B[n]: _TWO_ARG for n in ("DIV", "POW", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "FLOOR_DIV",
                                 "FLOOR_MOD", "ATAN2")},
     # comparisons and logic: no consumer rule (observed: EQUAL as a graph output, GREATER into IF)
-    B["EQUAL"]: entry(2),
-    **{B[n]: entry() for n in ("NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "LOGICAL_AND",
-                               "LOGICAL_OR", "SELECT", "CAST")},
+    B["EQUAL"]: entry(2, _constants_of_one_type),
+    **{B[n]: _COMPARISON for n in ("NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL")},
+    **{B[n]: entry() for n in ("LOGICAL_AND", "LOGICAL_OR", "SELECT")},
+    B["CAST"]: entry(None, _ONE_RUNTIME),
     B["SELECT_V2"]: entry(None, _condition_batch_fits_output),
     # convolution family (observed caps 6/6/3)
-    B["CONV_2D"]: entry(6, _ACT),
-    B["DEPTHWISE_CONV_2D"]: entry(6, _ACT),
-    B["TRANSPOSE_CONV"]: entry(3),
-    B["FULLY_CONNECTED"]: entry(None, _ACT, _no_runtime_per_channel, _int8_weights_flattening, _blockwise_weights),
+    B["CONV_2D"]: entry(6, _CONV_INPUTS, p.runtime_input(0, "the input", "input must be a runtime tensor"), _ACT),
+    B["DEPTHWISE_CONV_2D"]: entry(6, _CONV_INPUTS, p.runtime_input(0, "the input", _NO_DATA), _ACT),
+    B["TRANSPOSE_CONV"]: entry(3, _CONV_INPUTS, p.runtime_input(2, "the input", _NO_DATA)),
+    # observed: a constant input (float32 or fp16 behind DEQUANTIZE, runtime or constant weights) is
+    # refused, "FullyConnected doesn't support constant input." (GC)
+    B["FULLY_CONNECTED"]: entry(None, p.runtime_input(0, "the input", "FullyConnected doesn't support constant input."),
+                                _ACT, _no_runtime_per_channel, _int8_weights_flattening, _blockwise_weights),
     # observed: a Keras PReLU with a constant per-channel alpha is taken (tests/models_ops.py ops_prelu)
-    B["PRELU"]: entry(),
+    B["PRELU"]: entry(None, _prelu_input),
     B["BATCH_MATMUL"]: entry(None, _runtime_lhs),
-    B["AVERAGE_POOL_2D"]: entry(2), B["MAX_POOL_2D"]: entry(2),
+    B["AVERAGE_POOL_2D"]: entry(2, _ONE_RUNTIME), B["MAX_POOL_2D"]: entry(2, _ONE_RUNTIME),
     # reductions (observed any axes, REDUCE_ANY on BOOL, ARG_MAX with INT32 output, TOPK_V2 cap 1)
-    **{B[n]: entry() for n in ("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ANY",
-                               "REDUCE_ALL", "ARG_MAX", "CUMSUM")},
-    B["TOPK_V2"]: entry(1),
-    B["EMBEDDING_LOOKUP"]: entry(None, _lookup_table_rank_2),
+    **{B[n]: entry(None, _CONST_AXES) for n in ("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD",
+                                                "REDUCE_ANY", "REDUCE_ALL")},
+    B["ARG_MAX"]: entry(None, _ONE_RUNTIME),
+    B["CUMSUM"]: entry(None, _cumsum_input),
+    B["TOPK_V2"]: entry(1, p.io_counts(1, outputs=None)),
+    B["EMBEDDING_LOOKUP"]: entry(None, p.runtime_input(0, "the ids", _CANNOT_READ, "parse"), _lookup_table_read,
+                                 _lookup_table_rank_2),
     # layout (observed)
     B["CONCATENATION"]: entry(6),
-    **{B[n]: entry() for n in ("PACK", "UNPACK", "SPLIT", "SPLIT_V", "TILE", "SLICE", "REVERSE_V2",
-                               "SPACE_TO_DEPTH")},
-    B["ONE_HOT"]: entry(None, _one_hot_last_axis),
-    B["RESHAPE"]: entry(None, p.io_counts(1)),  # observed: a runtime shape input is refused
-    B["TRANSPOSE"]: entry(),
+    B["PACK"]: entry(),
+    B["UNPACK"]: entry(None, p.runtime_input(0, "the input", _CANNOT_READ, "parse")),
+    B["SPLIT"]: entry(None, p.runtime_input(1, "the input", _CANNOT_READ, "parse")),
+    B["SPLIT_V"]: entry(None, p.io_counts(1, outputs=None)),
+    # observed: a constant input is refused, also with a runtime begin
+    B["SLICE"]: entry(None, p.runtime_input(0, "the input", "Constant input is not supported.")),
+    B["REVERSE_V2"]: entry(None, _CONST_AXES),
+    **{B[n]: entry(None, _ONE_RUNTIME) for n in ("TILE", "SPACE_TO_DEPTH", "TRANSPOSE")},
+    B["ONE_HOT"]: entry(None, p.runtime_input(0, "the indices", _CANNOT_READ, "parse"), _one_hot_last_axis),
+    B["RESHAPE"]: entry(None, _ONE_RUNTIME),  # observed: a runtime shape input is refused
     # observed: paddings of a 1-D or 2-D tensor (1x2, 2x2) are refused as for the classic delegate
-    B["PAD"]: entry(5, p.paddings_shape), B["PADV2"]: entry(5, p.paddings_shape),
-    B["MIRROR_PAD"]: entry(None, p.mirror_pad_reflect, p.paddings_shape),
+    B["PAD"]: entry(5, _ONE_RUNTIME, p.paddings_shape), B["PADV2"]: entry(5, _ONE_RUNTIME, p.paddings_shape),
+    B["MIRROR_PAD"]: entry(None, _ONE_RUNTIME, p.mirror_pad_reflect, p.paddings_shape),
     B["STRIDED_SLICE"]: entry(2, p.strided_slice_masks, _restated(p.positive_slice_strides), _unclamped_slice),
     B["GATHER"]: entry(None, p.gather),
     # observed: both align_corners and half_pixel_centers make the CPU kernel's Prepare
     # (kernels/resize_bilinear.cc) refuse the node, "If half_pixel_centers is True, align_corners
     # must be False." / "Node number 0 (RESIZE_BILINEAR) failed to prepare.", and the whole model
     # fails to compile although the GPU would take the op
-    B["RESIZE_BILINEAR"]: entry(3, _restated(p.resize_flags, layer="parse")),
-    B["RESIZE_NEAREST_NEIGHBOR"]: entry(3),
-    B["DEPTH_TO_SPACE"]: entry(None, p.block_size_above_one),
-    B["SOFTMAX"]: entry(None, p.softmax_beta_one),
+    B["RESIZE_BILINEAR"]: entry(3, _ONE_RUNTIME, _restated(p.resize_flags, layer="parse")),
+    B["RESIZE_NEAREST_NEIGHBOR"]: entry(3, _ONE_RUNTIME),
+    B["DEPTH_TO_SPACE"]: entry(None, _ONE_RUNTIME, p.block_size_above_one),
+    B["SOFTMAX"]: entry(None, _ONE_RUNTIME, p.softmax_beta_one),
     # observed: the basic kernel (5 inputs, 4 outputs) is taken at 3, 4 and 9 units, batch 1 and 2,
     # and computes wrong values unless units % 4 == 0 (lint PREC402). Full-kernel models never get
     # here: their state tensors are variables, which the model loader refuses.
     B["LSTM"]: entry(None, p.lstm),
-    # quantization (observed: int8 models with QUANTIZE/DEQUANTIZE fully delegated)
-    B["QUANTIZE"]: entry(quant_only=True),
-    B["DEQUANTIZE"]: entry(None, _not_from_densify, _not_quantized_weights_of_fully_connected, quant_only=True),
+    # quantization (observed: int8 models with QUANTIZE/DEQUANTIZE fully delegated; a runtime INT16
+    # input "Unsupported dequantization type." as GC words it)
+    B["QUANTIZE"]: entry(None, _ONE_RUNTIME, quant_only=True),
+    B["DEQUANTIZE"]: entry(None, p.dequantize_input, _dequantize_input, _not_quantized_weights_of_fully_connected,
+                           quant_only=True),
 }
 # Not here, observed "Operation is not supported.": ARG_MIN, BROADCAST_TO, BATCH_TO_SPACE_ND,
 # SPACE_TO_BATCH_ND, DENSIFY, FILL, GATHER_ND, L2_NORMALIZATION, LOCAL_RESPONSE_NORMALIZATION,
