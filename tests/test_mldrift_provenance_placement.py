@@ -28,6 +28,14 @@ def _fp16(s: Sketch, name: str, value: np.ndarray):
     return s.op("DEQUANTIZE", [s.const(name, value.astype(np.float16))], value.shape)
 
 
+def _int8(s: Sketch, name: str, value: np.ndarray, per_channel: bool = False):
+    """Weight-only int8 weights: an int8 constant with its scale (one per index of the first axis
+    with `per_channel`) behind its DEQUANTIZE."""
+    scale = np.abs(value).max(axis=tuple(range(1, value.ndim)) if per_channel else None) / 127
+    q = np.round(value / (scale.reshape(-1, *[1] * (value.ndim - 1)) if per_channel else scale)).astype(np.int8)
+    return s.op("DEQUANTIZE", [s.const(name, q, (scale.tolist() if per_channel else float(scale), 0))], value.shape)
+
+
 def _source(s: Sketch, source: str, shape):
     """The op's input `x`: a runtime tensor, a float32 constant or fp16 values behind DEQUANTIZE."""
     if source == "runtime":
@@ -157,11 +165,79 @@ def embedding_lookup(table: str, ids: str = "runtime") -> Sketch:
     return s
 
 
+def gather(table: str, shape=(10, 8)) -> Sketch:
+    """GATHER of 3 runtime ids along the first axis of a constant table: float32, fp16 weights
+    behind DEQUANTIZE, weight-only int8, or a FLOAT16 constant read into a FLOAT16 output."""
+    s = Sketch()
+    ids = s.input("ids", (3,), dtypes.INT32)
+    dtype = dtypes.FLOAT16 if table == "float16" else dtypes.FLOAT32
+    t = {"float32": lambda: s.const("table", _values(*shape)), "fp16": lambda: _fp16(s, "table", _values(*shape)),
+         "int8": lambda: _int8(s, "table", _values(*shape)),
+         "float16": lambda: s.const("table", _values(*shape).astype(np.float16))}[table]()
+    s.output(s.op("GATHER", [t, ids], (3, *shape[1:]), dtype, options=options_of("Gather", axis=0, batchDims=0)))
+    return s
+
+
+def batch_matmul(weights: str, shape=(8, 5)) -> Sketch:
+    """BATCH_MATMUL of a runtime [4, 8] (batch 1 for rank-3 weights) by constant weights: fp16
+    behind DEQUANTIZE, or int8 quantized per tensor or per channel behind DEQUANTIZE."""
+    s = Sketch()
+    x = s.input("x", (*shape[:-2], 4, 8))
+    value = _values(*shape)
+    w = _fp16(s, "w", value) if weights == "fp16" else _int8(s, "w", value, weights == "per_channel")
+    s.output(s.op("BATCH_MATMUL", [x, w], (*shape[:-2], 4, shape[-1]), options=options_of("BatchMatMul")))
+    return s
+
+
+def add_int8(shape) -> Sketch:
+    """A runtime input plus weight-only int8 values of the same shape."""
+    s = Sketch()
+    s.output(_add(s, s.input("y", shape), _int8(s, "w", _values(*shape)), shape))
+    return s
+
+
+def fully_connected_int8(units: int) -> Sketch:
+    """FULLY_CONNECTED of a runtime [2, 8] by weight-only int8 weights [units, 8]."""
+    s = Sketch()
+    w = _int8(s, "w", _values(units, 8))
+    s.output(s.op("FULLY_CONNECTED", [s.input("x", (2, 8)), w, None], (2, units), options=options_of("FullyConnected")))
+    return s
+
+
+def prelu(x_shape, alpha_shape, alpha: str = "float32", source: str = "runtime") -> Sketch:
+    """PRELU of an input (runtime, or a float32 constant added to a runtime input) by an alpha:
+    float32, fp16 behind DEQUANTIZE, or a runtime tensor; rank 0 is a scalar alpha."""
+    s = Sketch()
+    a = {"float32": lambda: s.const("alpha", _values(*alpha_shape)),
+         "fp16": lambda: _fp16(s, "alpha", _values(*alpha_shape)),
+         "runtime": lambda: s.input("alpha", alpha_shape)}[alpha]()
+    out = s.op("PRELU", [_source(s, source, x_shape), a], x_shape)
+    s.output(out if source == "runtime" else _add(s, out, s.input("y", x_shape), x_shape))
+    return s
+
+
+def constant_input(op: str, source: str) -> Sketch:
+    """TILE (twice along the first axis) or CUMSUM (along the last) of a [3, 8] constant:
+    float32, fp16 behind DEQUANTIZE or weight-only int8; added to a runtime input."""
+    s = Sketch()
+    x = _int8(s, "x", _values(3, 8)) if source == "int8" else _source(s, source, (3, 8))
+    if op == "TILE":
+        out = s.op("TILE", [x, s.const("multiples", np.array([2, 1], np.int32))], (6, 8))
+    else:
+        out = s.op("CUMSUM", [x, s.const("axis", np.array(1, np.int32))], (3, 8), options=options_of("Cumsum"))
+    s.output(_add(s, out, s.input("y", out.shape), out.shape))
+    return s
+
+
 ZERO_RUNTIME_CONV = "Expected 1 or 2 input tensor(s), but node has 0 runtime inputs."
 TWO_CONSTANT_AXES = "Expected 1 const input tensor(s), but node has 2 const input(s)."
 FC_CONSTANT = "FullyConnected doesn't support constant input."
 DENSIFY = "Dequantize for Densify is not supported"
 COMPUTED_SIZE = "Expected 1 runtime input tensor(s), but node has 2 runtime input(s)."
+ZERO_RUNTIME = "Expected 1 runtime input tensor(s), but node has 0 runtime input(s)."
+LINEAR_ALPHA = "Linear alpha shape does not match the number of input channels."
+HWC_ALPHA = "Expected a 3D tensor of shape HxWxC or a 4D tensor of shape 1xHxWxC but got [{}]"
+CANNOT_READ = "Check failed: CanReadValue(node_input_index)"
 
 # name: (model, op type, where the accelerator put it: gpu / cpu / fails (the whole compile), its message)
 CASES = {
@@ -199,8 +275,54 @@ CASES = {
     "embedding_int8_table": (embedding_lookup("int8"), "EMBEDDING_LOOKUP", "gpu", None),
     "embedding_runtime_table": (embedding_lookup("runtime"), "EMBEDDING_LOOKUP", "fails",
                                 "the accelerator crashed while compiling the model"),
-    "embedding_constant_ids": (embedding_lookup("float32", "constant"), "EMBEDDING_LOOKUP", "fails",
-                               "Check failed: CanReadValue(node_input_index)"),
+    "embedding_constant_ids": (embedding_lookup("float32", "constant"), "EMBEDDING_LOOKUP", "fails", CANNOT_READ),
+    "gather_fp16_table": (gather("fp16"), "GATHER", "cpu", "Input / output dtype mismatch."),
+    "gather_float32_table": (gather("float32"), "GATHER", "gpu", None),
+    "gather_float16_table_float16_output": (gather("float16"), "GATHER", "gpu", None),
+    "gather_int8_table": (gather("int8"), "DEQUANTIZE", "fails",
+                          "Shape mismatch: {bhwc, {10, 1, 1, 8}} vs {bhwc, {1, 1, 10, 8}}"),
+    "gather_int8_table_rank3": (gather("int8", (2, 10, 8)), "DEQUANTIZE", "fails",
+                                "Shape mismatch: {bhwc, {2, 1, 10, 8}} vs {bhwc, {1, 2, 10, 8}}"),
+    "gather_int8_table_first_axis_1": (gather("int8", (1, 10, 8)), "GATHER", "gpu", None),
+    "gather_int8_table_rank4": (gather("int8", (2, 3, 10, 8)), "GATHER", "gpu", None),
+    "batch_matmul_int8_weights": (batch_matmul("per_tensor"), "DEQUANTIZE", "fails",
+                                  "Shape mismatch: {bhwc, {8, 1, 1, 5}} vs {bhwc, {1, 1, 8, 5}}"),
+    "batch_matmul_int8_weights_per_channel": (batch_matmul("per_channel"), "DEQUANTIZE", "fails",
+                                              "Shape mismatch: {bhwc, {8, 1, 1, 5}} vs {bhwc, {1, 1, 8, 5}}"),
+    "batch_matmul_int8_weights_batch_1": (batch_matmul("per_tensor", (1, 8, 5)), "BATCH_MATMUL", "gpu", None),
+    "batch_matmul_fp16_weights": (batch_matmul("fp16"), "BATCH_MATMUL", "gpu", None),
+    "add_int8_constant": (add_int8((3, 1, 8)), "DEQUANTIZE", "fails",
+                          "Shape mismatch: {bhwc, {3, 1, 1, 8}} vs {bhwc, {1, 3, 1, 8}}"),
+    "add_int8_constant_first_axis_1": (add_int8((1, 10, 8)), "ADD", "gpu", None),
+    "fully_connected_int8_weights": (fully_connected_int8(4), "DEQUANTIZE", "fails",
+                                     "Shape mismatch: {bhwc, {4, 1, 1, 8}} vs {bhwc, {1, 1, 4, 8}}"),
+    "fully_connected_int8_one_unit": (fully_connected_int8(1), "FULLY_CONNECTED", "gpu", None),
+    "prelu_rank1": (prelu((8,), (8,)), "PRELU", "cpu", LINEAR_ALPHA),
+    "prelu_rank1_one_alpha": (prelu((8,), (1,)), "PRELU", "gpu", None),
+    "prelu_rank4_one_alpha": (prelu((1, 2, 3, 8), (1,)), "PRELU", "cpu", LINEAR_ALPHA),
+    "prelu_rank4_channel_alpha": (prelu((1, 2, 3, 8), (8,)), "PRELU", "gpu", None),
+    "prelu_rank3_wc_alpha": (prelu((1, 3, 8), (3, 8)), "PRELU", "cpu", HWC_ALPHA.format("3,8")),
+    "prelu_rank3_wc_fp16_alpha": (prelu((1, 3, 8), (3, 8), "fp16"), "PRELU", "cpu", HWC_ALPHA.format("3,8")),
+    "prelu_rank3_hwc_alpha": (prelu((1, 3, 8), (1, 3, 8)), "PRELU", "gpu", None),
+    "prelu_rank4_hwc_alpha": (prelu((1, 2, 3, 8), (2, 3, 8)), "PRELU", "gpu", None),
+    "prelu_scalar_alpha": (prelu((1, 2, 3, 8), ()), "PRELU", "cpu", HWC_ALPHA.format("")),
+    "prelu_rank4_alpha_with_batch": (prelu((2, 2, 3, 8), (2, 1, 1, 8)), "PRELU", "cpu",
+                                     "Batch size is not equal to 1."),
+    "prelu_rank4_wc_alpha_of_rank3": (prelu((1, 2, 3, 8), (1, 3, 8)), "PRELU", "cpu",
+                                      "Alpha shape does not match input shape."),
+    "prelu_batch_2_hwc_alpha": (prelu((2, 3, 8), (1, 3, 8)), "PRELU", "fails",
+                                "Unable to parse bc coord for BATCH axis."),
+    "prelu_runtime_alpha": (prelu((1, 2, 3, 8), (8,), "runtime"), "PRELU", "cpu", "src has no data."),
+    "prelu_constant_input_wc_alpha": (prelu((3, 8), (3, 8), source="float32"), "PRELU", "cpu",
+                                      HWC_ALPHA.format("3,8")),
+    "prelu_constant_input": (prelu((1, 2, 3, 8), (8,), source="float32"), "PRELU", "fails", CANNOT_READ),
+    "tile_float32_constant": (constant_input("TILE", "float32"), "TILE", "cpu", ZERO_RUNTIME),
+    "tile_fp16_constant": (constant_input("TILE", "fp16"), "TILE", "cpu", ZERO_RUNTIME),
+    "tile_int8_constant": (constant_input("TILE", "int8"), "DEQUANTIZE", "fails",
+                           "Shape mismatch: {bhwc, {3, 1, 1, 8}} vs {bhwc, {1, 1, 3, 8}}"),
+    "cumsum_fp16_constant": (constant_input("CUMSUM", "fp16"), "CUMSUM", "cpu",
+                             "Input/output must be float type and indices must be constant int32 type"),
+    "cumsum_float32_constant": (constant_input("CUMSUM", "float32"), "CUMSUM", "fails", CANNOT_READ),
 }
 
 

@@ -226,14 +226,31 @@ def identical_inputs(op: Op, ctx: Context) -> Verdict:
     return ACCEPT
 
 
-def const_input(index: int, what: str, layer: Layer = "partition") -> Check:
-    """Input `index` must be a constant (axes, paddings, shapes, sizes read at Parse)."""
+def const_input(index: int, what: str, layer: Layer = "partition", message: str | None = None) -> Check:
+    """Input `index` must be a constant (axes, paddings, shapes, sizes read at Parse; ML Drift's
+    PRELU alpha, refused with `message`)."""
 
     def check(op: Op, ctx: Context) -> Verdict:
         t = op.input(index)
         if t is not None and not ctx.is_const(t):
-            return reject(f"{what} (input {index}) must be constant", layer)
+            return reject(f"{what} (input {index}) must be constant", layer, message)
         return ACCEPT
+
+    return check
+
+
+def read_as_output_type(index: int, message: str) -> Check:
+    """A constant at input `index` must be read in the output's type: fp16 weights behind their
+    DEQUANTIZE, which the delegate reads as the FLOAT16 constant (Context.source), into a float32
+    output are refused with `message`; observed with ML Drift (LiteRT 2.3.0) on GATHER's table and
+    CUMSUM's input (litert_mldrift.py)."""
+
+    def check(op: Op, ctx: Context) -> Verdict:
+        t, out = op.input(index), (op.outputs or [None])[0]
+        if t is None or out is None or not ctx.is_const(t) or ctx.source(t).dtype == out.dtype:
+            return ACCEPT
+        return reject(f"input {index} is read as a {ctx.source(t).dtype_name} constant and the output is "
+                      f"{out.dtype_name}", runtime_message=message)
 
     return check
 

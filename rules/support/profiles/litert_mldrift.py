@@ -52,7 +52,8 @@ def _dequantize_input(op, ctx: Context) -> Verdict:
     CAST, a DENSIFY of sparse fp16 weights); a per-channel runtime input "Unsupported
     quantization scale size"; a constant of rank 1 "Unsupported dims for tensor: NAME Got
     dims:1". A runtime int8 or uint8 input with one scale (the output of a full-int8 model with
-    float outputs) and an int8 constant of rank 2 are taken."""
+    float outputs) and an int8 constant of rank 2 to 4 are taken (some then fail to build:
+    _dequantized_constant_layout)."""
     src = op.input(0)
     if src is None:
         return ACCEPT
@@ -169,19 +170,27 @@ def _runtime_lhs(op, ctx: Context) -> Verdict:
                   runtime_message="Not supported batched mat mul case: non-constant tensor")
 
 
-def _not_quantized_weights_of_fully_connected(op, ctx: Context) -> Verdict:
-    """int8 / uint8 weights read through DEQUANTIZE into FULLY_CONNECTED make the whole compile
-    fail; observed with ai-edge-litert 2.3.0 on a converter-written weight-only Dense(576)
-    ("Failed to modify graph with delegate"), LiteRT issue 9523 on Android ("Shape mismatch:
-    {bhwc, {576, 1, 1, 576}} vs {bhwc, {1, 1, 576, 576}}"). fp16 weights through DEQUANTIZE and
-    hybrid FULLY_CONNECTED (int8 weights read directly) compile."""
-    src, out = op.input(0), op.outputs[0] if op.outputs else None
-    if src is None or src.dtype == dtypes.FLOAT16 or out is None:
+def _dequantized_constant_layout(op, ctx: Context) -> Verdict:
+    """An int8 / uint8 constant of rank 2 or 3 whose first axis is above 1, read through DEQUANTIZE:
+    the delegate lays the constant out as HWC ([A, B] as {1, 1, A, B}, [A, B, C] as {1, A, B, C})
+    and the DEQUANTIZE output as any tensor ({A, 1, 1, B}, {A, 1, B, C}: gpucompat/layout.py), and
+    the whole compile fails; observed with ai-edge-litert 2.3.0, "Shape mismatch: {bhwc, {10, 1, 1,
+    8}} vs {bhwc, {1, 1, 10, 8}}", per tensor and per channel (axis 0 or 1), whatever reads it: the
+    weights of FULLY_CONNECTED (a converter-written weight-only Dense(576); LiteRT issue 9523 on
+    Android), a GATHER table, BATCH_MATMUL's right operand, ADD, TILE, an op left on the CPU, a model
+    output. A first axis of 1 ([1, 8], [1, 10, 8], FULLY_CONNECTED of 1 unit), rank 4 ([3, 2, 1, 8],
+    [2, 3, 10, 8]) and fp16 constants compile."""
+    src, out = op.input(0), (op.outputs or [None])[0]
+    if (src is None or out is None or src.quantization is None or not ctx.is_const(src) or src.rank not in (2, 3)
+            or src.shape[0] == 1):
         return ACCEPT
-    if any(c.builtin == B["FULLY_CONNECTED"] and c.input(1) is out for c in out.consumers):
-        return reject("dequantizes int8 weights of a FULLY_CONNECTED (gpucompat fix: fold-quantized-weights)", "parse",
-                      "Failed to modify graph with delegate")
-    return ACCEPT
+    weights = any(c.builtin == B["FULLY_CONNECTED"] and c.input(1) is out for c in out.consumers)
+    what = ("int8 weights of a FULLY_CONNECTED (gpucompat fix: fold-quantized-weights)" if weights else
+            f"the {src.dtype_name} constant {src.name!r} {list(src.shape)}")
+    views = (bhwc(src.shape), (1,) * (4 - src.rank) + tuple(src.shape))  # the output's shape may be left unset
+    return reject(f"dequantizes {what}: the GPU lays the constant out as {{bhwc, {list(views[1])}}} and its "
+                  f"output as {{bhwc, {list(views[0])}}}", "parse",
+                  "Shape mismatch: " + " vs ".join(f"{{bhwc, {{{', '.join(map(str, v))}}}}}" for v in views))
 
 
 def _unclamped_slice(op, ctx: Context) -> Verdict:
@@ -271,36 +280,43 @@ _ACT = _restated(p.fused_activation(), "TfLiteFusedActivation.kTfLiteActSignBit"
 # Check failed: CanReadValue(node_input_index)"
 _CANNOT_READ = "Check failed: CanReadValue(node_input_index)"
 # observed: DEPTHWISE_CONV_2D and TRANSPOSE_CONV with a constant input and runtime weights, PRELU
-# with a constant input and a runtime alpha
+# with a runtime alpha
 _NO_DATA = "src has no data."
 
 
-def _prelu_input(op, ctx: Context) -> Verdict:
-    """A constant PRELU input is refused at partitioning when alpha is a runtime tensor, observed
-    "src has no data."; with a constant alpha too it passes partitioning and the build aborts
-    (_CANNOT_READ), observed with float32 and fp16 (behind DEQUANTIZE) inputs."""
-    x = op.input(0)
-    if x is None or not ctx.is_const(x):
+def _prelu_alpha(op, ctx: Context) -> Verdict:
+    """The alpha shapes PRELU takes, observed on input ranks 1-4 with every alpha of 1s and the
+    input's sizes, float32 and fp16 (behind DEQUANTIZE) alike, all refused at partitioning: an
+    alpha of 1s but its last axis must hold the input's C on the GPU (gpucompat/layout.py: 1 for a
+    rank-1 input), "Linear alpha shape does not match the number of input channels."; any other
+    must be HWC or 1xHWC ([3, 8], a scalar: "Expected a 3D tensor of shape HxWxC or a 4D tensor of
+    shape 1xHxWxC but got [3,8]"; [2, H, W, C]: "Batch size is not equal to 1.") and equal the
+    input's H, W, C ("Alpha shape does not match input shape."). One that does, with an input of
+    batch above 1 ([2, 3, 8] by [1, 3, 8]), passes and the whole compile fails: "Unable to parse
+    bc coord for BATCH axis."."""
+    x, alpha = op.input(0), op.input(1)
+    view = bhwc(x.shape) if x is not None else None
+    if view is None or alpha is None:
         return ACCEPT
-    if p.runtime_inputs(op, ctx):
-        return reject(f"the input {x.name!r} is a constant and alpha a runtime tensor", runtime_message=_NO_DATA)
-    return reject(f"the input {x.name!r} and alpha are constants: the accelerator aborts building the op", "parse",
-                  _CANNOT_READ)
-
-
-def _cumsum_input(op, ctx: Context) -> Verdict:
-    """A constant CUMSUM input: an fp16 one behind DEQUANTIZE (the delegate reads the FLOAT16
-    constant into a float32 output) is refused at partitioning, observed "Input/output must be
-    float type and indices must be constant int32 type"; a float32 one passes partitioning and the
-    build aborts (_CANNOT_READ)."""
-    x, out = op.input(0), (op.outputs or [None])[0]
-    if x is None or out is None or not ctx.is_const(x):
-        return ACCEPT
-    if ctx.source(x).dtype != out.dtype:
-        return reject(f"the input is a {ctx.source(x).dtype_name} constant and the output {out.dtype_name}",
-                      runtime_message="Input/output must be float type and indices must be constant int32 type")
-    return reject(f"the input {x.name!r} is a constant: the accelerator aborts building the op", "parse",
-                  _CANNOT_READ)
+    s = tuple(ctx.source(alpha).shape)
+    if s and all(d == 1 for d in s[:-1]):
+        if s[-1] == view[3]:
+            return ACCEPT
+        return reject(f"alpha has {s[-1]} values for {view[3]} channels",
+                      runtime_message="Linear alpha shape does not match the number of input channels.")
+    if len(s) not in (3, 4):
+        return reject(f"alpha {list(s)} is neither linear nor HWC",
+                      runtime_message="Expected a 3D tensor of shape HxWxC or a 4D tensor of shape 1xHxWxC but got "
+                                      f"[{','.join(map(str, s))}]")
+    if len(s) == 4 and s[0] != 1:
+        return reject(f"alpha {list(s)} has batch {s[0]}", runtime_message="Batch size is not equal to 1.")
+    if s[-3:] != view[1:]:
+        return reject(f"alpha {list(s)} does not match the input's H, W, C {list(view[1:])}",
+                      runtime_message="Alpha shape does not match input shape.")
+    if view[0] > 1:
+        return reject(f"an HWC alpha with an input of batch {view[0]}: the kernel cannot read the alpha", "parse",
+                      "Unable to parse bc coord for BATCH axis.")
+    return ACCEPT
 
 
 # ML Drift's names of the elementwise operations, in its messages (observed); the others are the
@@ -384,14 +400,18 @@ OPS: dict[int, OpSupport] = {
     B["FULLY_CONNECTED"]: entry(None, p.runtime_input(0, "the input", "FullyConnected doesn't support constant input."),
                                 _ACT, _no_runtime_per_channel, _int8_weights_flattening, _blockwise_weights),
     # observed: a Keras PReLU with a constant per-channel alpha is taken (tests/models_ops.py ops_prelu)
-    B["PRELU"]: entry(None, _prelu_input),
+    B["PRELU"]: entry(None, p.const_input(1, "alpha", message=_NO_DATA),
+                      p.runtime_input(0, "the input", _CANNOT_READ, "parse"), _prelu_alpha),
     B["BATCH_MATMUL"]: entry(None, _runtime_lhs),
     B["AVERAGE_POOL_2D"]: entry(2, _ONE_RUNTIME), B["MAX_POOL_2D"]: entry(2, _ONE_RUNTIME),
     # reductions (observed any axes, REDUCE_ANY on BOOL, ARG_MAX with INT32 output, TOPK_V2 cap 1)
     **{B[n]: entry(None, _CONST_AXES) for n in ("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD",
                                                 "REDUCE_ANY", "REDUCE_ALL")},
     B["ARG_MAX"]: entry(None, _ONE_RUNTIME),
-    B["CUMSUM"]: entry(None, _cumsum_input),
+    # observed: an fp16 constant input behind DEQUANTIZE is refused, a float32 one aborts the build
+    B["CUMSUM"]: entry(None, p.read_as_output_type(0, "Input/output must be float type and indices must be "
+                                                      "constant int32 type"),
+                       p.runtime_input(0, "the input", _CANNOT_READ, "parse")),
     B["TOPK_V2"]: entry(1, p.io_counts(1, outputs=None)),
     B["EMBEDDING_LOOKUP"]: entry(None, p.runtime_input(0, "the ids", _CANNOT_READ, "parse"), _lookup_table_read,
                                  _lookup_table_rank_2),
@@ -411,7 +431,9 @@ OPS: dict[int, OpSupport] = {
     B["PAD"]: entry(5, _ONE_RUNTIME, p.paddings_shape), B["PADV2"]: entry(5, _ONE_RUNTIME, p.paddings_shape),
     B["MIRROR_PAD"]: entry(None, _ONE_RUNTIME, p.mirror_pad_reflect, p.paddings_shape),
     B["STRIDED_SLICE"]: entry(2, p.strided_slice_masks, _restated(p.positive_slice_strides), _unclamped_slice),
-    B["GATHER"]: entry(None, p.gather),
+    # observed: a GATHER of an fp16 table behind DEQUANTIZE (ranks 1-4, runtime ids) is refused and its
+    # DEQUANTIZE stays on the CPU with it; a FLOAT16 table into a FLOAT16 output is taken
+    B["GATHER"]: entry(None, p.gather, p.read_as_output_type(0, "Input / output dtype mismatch.")),
     # observed: both align_corners and half_pixel_centers make the CPU kernel's Prepare
     # (kernels/resize_bilinear.cc) refuse the node, "If half_pixel_centers is True, align_corners
     # must be False." / "Node number 0 (RESIZE_BILINEAR) failed to prepare.", and the whole model
@@ -427,7 +449,7 @@ OPS: dict[int, OpSupport] = {
     # quantization (observed: int8 models with QUANTIZE/DEQUANTIZE fully delegated; a runtime INT16
     # input "Unsupported dequantization type." as GC words it)
     B["QUANTIZE"]: entry(None, _ONE_RUNTIME, quant_only=True),
-    B["DEQUANTIZE"]: entry(None, p.dequantize_input, _dequantize_input, _not_quantized_weights_of_fully_connected,
+    B["DEQUANTIZE"]: entry(None, p.dequantize_input, _dequantize_input, _dequantized_constant_layout,
                            quant_only=True),
 }
 # Not here, observed "Operation is not supported.": ARG_MIN, BROADCAST_TO, BATCH_TO_SPACE_ND,
