@@ -2,13 +2,18 @@
 numerics grid of `gpucompat calibrate` (gpucompat/calibrate/grid.py) on LiteRT's real GPU
 accelerator (docs/fidelity.md, "Set-up").
 
-usage: python3 tools/record_grid.py [GROUP...]
+usage: python3 tools/record_grid.py [--without-f16 DIR] [GROUP...]
 Without groups: every form of the grid (about 34,000; an hour on two shared cores), the table
 recorded anew. With groups (grid.groups(): first-sizes, second-sizes, hand-picked, unsliced,
 mirror-pad, int8-fc): those alone, their keys added to the recorded table, which keeps every
 other key (a key already recorded turns wrong, or takes worse evidence, when a form of the group
 measures so). Resumable: the forms run so far are kept in ~/.cache/gpucompat-grid/ (one progress
 file per set of groups), and the table is written after each batch.
+
+`--without-f16 DIR` runs the groups on the Vulkan driver DIR/env.sh names, an adapter without
+16-bit shader floats (SwiftShader: tools/swiftshader.sh DIR sets it up), and records each key's
+verdicts there beside the recorded ones ("without_f16"), for the keys the table already holds:
+a form wrong on one kind of adapter only is then reported with the kind (docs/fidelity.md).
 """
 
 from __future__ import annotations
@@ -18,13 +23,15 @@ import os
 import re
 import sys
 import time
+from functools import partial
 
 PROGRESS = os.path.expanduser("~/.cache/gpucompat-grid/progress.json")
 
 
-def record(only: list[str]) -> None:
+def record(only: list[str], without_f16: str | None = None) -> None:
     """Run every form of the groups `only` (all when empty) not yet in the progress file, a batch
-    at a time, and write the table after each batch."""
+    at a time, and write the table after each batch (`without_f16`: the set-up directory of an
+    adapter without fp16 shaders, whose verdicts go beside the recorded ones)."""
     os.environ.setdefault("GPUCOMPAT_VULKAN_DIR", os.path.expanduser("~/.cache/gpucompat-oracle"))
     from gpucompat.calibrate import grid
     from gpucompat.confirm.runner import launcher
@@ -35,9 +42,13 @@ def record(only: list[str]) -> None:
     if unknown:
         sys.exit(f"record_grid.py: no group {unknown[0]!r}; the groups: {', '.join(groups)}")
     progress = PROGRESS.replace(".json", "-" + re.sub(r"\W+", "-", "+".join(only)) + ".json") if only else PROGRESS
-    recorded = calibration.load()["forms"] if only else None
+    if without_f16:
+        progress = progress.replace(".json", "-without-f16.json")
+    recorded = calibration.load()["forms"] if only or without_f16 else None
     done = _read(progress)
-    launch = launcher()
+    launch = launcher(without_f16)
+    write_table = partial(_record_beside, recorded=recorded) if without_f16 else partial(
+        _record_table, recorded=recorded, driver=launch.driver)
 
     def log(msg: str) -> None:
         print(time.strftime("%H:%M:%S"), msg, flush=True)
@@ -52,10 +63,10 @@ def record(only: list[str]) -> None:
             done.update({f.name: {"key": f.key, "example": f.example, "result": f.result, "refused": f.refused}
                          for f in batch})
             _write(progress, done)
-            table = _record_table(done, recorded, launch.driver)
+            table = write_table(done)
             log(f"{name}: {i + len(batch)}/{len(todo)}; {len(done)} forms, {len(table)} keys, "
                 f"{sum(1 for v in table.values() if v['fp32']['wrong'])} wrong at fp32")
-    _record_table(done, recorded, launch.driver)  # a finished run resumed records its table again
+    write_table(done)  # a finished run resumed records its table again
 
 
 def _record_table(done: dict, recorded: dict | None, driver: str) -> dict:
@@ -66,6 +77,23 @@ def _record_table(done: dict, recorded: dict | None, driver: str) -> dict:
 
     table = grid.by_key([(n, d["key"], d["result"], d["example"]) for n, d in done.items() if d["result"]], recorded)
     calibration.write(table, driver)
+    return table
+
+
+def _record_beside(done: dict, recorded: dict) -> dict:
+    """Write the verdicts per key of the forms run so far on an adapter without fp16 shaders
+    beside the recorded verdicts of the same keys ("without_f16"), into the shipped table."""
+    from gpucompat.calibrate import grid
+    from gpucompat.rules.support import calibration
+
+    measured = grid.by_key([(n, d["key"], d["result"], d["example"]) for n, d in done.items() if d["result"]])
+    table = {key: dict(entry) for key, entry in recorded.items()}
+    for key, entry in measured.items():
+        for precision, verdict in entry.items():
+            if key in table and precision in table[key]:
+                table[key][precision] = {**table[key][precision], "without_f16": verdict}
+    head = calibration.load()
+    calibration.write(table, head["driver"])
     return table
 
 
@@ -84,4 +112,10 @@ def _write(path: str, done: dict) -> None:
 
 
 if __name__ == "__main__":
-    record(sys.argv[1:])
+    args = sys.argv[1:]
+    beside = None
+    if args[:1] == ["--without-f16"]:
+        if len(args) < 2:
+            sys.exit("record_grid.py: --without-f16 needs the set-up directory of the adapter")
+        beside, args = args[1], args[2:]
+    record(args, beside)

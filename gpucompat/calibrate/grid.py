@@ -12,16 +12,22 @@ STRIDED_SLICE per set of axes and of none, PAD / PADV2 / MIRROR_PAD per set of a
 CONCATENATION per axis and kind of operand, RESHAPE per pair of ranks, every reduction per set of
 axes, STRIDED_SLICE at steps 1 and 3 and dropping an axis, FULLY_CONNECTED of every input shape
 up to rank 4 with every weight kind (int8 ones judged against the floats they stand for) and
-full-int8; plus the hand-picked forms of earlier issues. Each form is the op a converter writes
-for it (float16 weights behind their DEQUANTIZE; a DIV by a constant as litert-torch and onnx2tf
-write it, where TF's converter writes a MUL), so its form key is the key of the converter's op; a
-form key is wrong when any of its forms is. "full" runs them all (10 to 25 minutes on the
-software driver), "sample" every hand-picked form and one in SAMPLE_EVERY of the rest.
+full-int8; plus the hand-picked forms of earlier issues, and (grid_ops.py) a few forms of every
+other op type the profile delegates and the forms whose operand differs only in where it comes
+from (a float32 constant, float16 or int8 behind a DEQUANTIZE, int8 read by a hybrid kernel, a
+runtime tensor). Each form is the op a converter writes for it (float16 weights behind their
+DEQUANTIZE; a DIV by a constant as litert-torch and onnx2tf write it, where TF's converter writes
+a MUL), so its form key is the key of the converter's op; a form key is wrong when any of its
+forms is. "full" runs them all (10 to 25 minutes on the software driver), "sample" every
+hand-picked form and one in SAMPLE_EVERY of the rest.
 
 Many independent forms go into one model with one output each (one shader compilation per model
 and precision); each form has inputs of its own. A batch must run fully delegated: forms the
 litert-mldrift profile says the accelerator does not take are left out before the run, and a
-batch the accelerator refuses is split until the form it refuses is alone, left out with why.
+batch the accelerator refuses is split until the form it refuses is alone, left out with why. A
+shader that fails to compile spoils its whole batch at that precision (the runtime never submits
+the partition's work: every output comes back unwritten), so a batch whose log shows a device
+error is split until the form causing it is alone, judged wrong with the runtime's words.
 """
 
 from __future__ import annotations
@@ -54,7 +60,9 @@ OPTIONS = {"ADD": "Add", "SUB": "Sub", "MUL": "Mul", "DIV": "Div"}  # the binary
 class Form:
     """One form: its name, how it adds its op to a model (inputs named `<name>__<j>`), and how its
     inputs are drawn ("normal" N(0, 1), "away" |N| + 0.5, "big" U(5, 7): fp16 sums pass 65504,
-    "int8" any int8, "ids<N>" int32 ids below N)."""
+    "halves" N(0, 1) to a multiple of 0.5: comparisons meet equal values, "int8" any int8,
+    "ids<N>" int32 ids below N, "bool" true or false; one draw for every input, or one per
+    input in order, comma-separated: "bool,normal,normal")."""
 
     name: str
     write: Callable[[Sketch, str, bool], object]  # (sketch, prefix, exact): exact writes int8 weights as floats
@@ -62,7 +70,7 @@ class Form:
     quantized: bool = False  # int8 weights: the CPU reference runs the float values they stand for
     key: str | None = None
     example: str = ""  # the form and its inputs' shapes, the evidence a table names
-    result: dict = field(default_factory=dict)  # precision -> {"cosine", "max_error", "wrong"}
+    result: dict = field(default_factory=dict)  # precision -> {"cosine", "max_error", "wrong"[, "error"]}
     refused: str | None = None
 
 
@@ -97,7 +105,7 @@ def one_op(name: str, op: str, inputs: list[tuple], consts: list[np.ndarray], ou
            draw: str = "normal", const_first: bool = False) -> Form:
     """A form of one op reading runtime `inputs` (shapes) and constants `consts`."""
     def write(s: Sketch, prefix: str, exact: bool = False):
-        runtime = [s.input(f"{prefix}__{j}", shape, _dtype(draw)) for j, shape in enumerate(inputs)]
+        runtime = [s.input(f"{prefix}__{j}", shape, _dtype(input_draw(draw, j))) for j, shape in enumerate(inputs)]
         fixed = [s.const(f"{prefix}_c{j}", v) for j, v in enumerate(consts)]
         return s.op(op, [*fixed, *runtime] if const_first else [*runtime, *fixed], out, options=options)
     return Form(name, write, draw)
@@ -362,7 +370,10 @@ def _int8_fc(s: Sketch, prefix: str, exact: bool = False, *, x: tuple, units: in
 def groups() -> dict[str, list[Form]]:
     """Every form of the grid in groups, in the order they run: the enumerated families at each
     set of sizes, the hand-picked forms, then the families measured since (each its own group, so
-    `tools/record_grid.py GROUP` adds them to the shipped table alone)."""
+    `tools/record_grid.py GROUP` adds them to the shipped table alone; "op-types" and "provenance"
+    in grid_ops.py)."""
+    from gpucompat.calibrate import grid_ops
+
     return {
         "first-sizes": _enumerated(0),
         "second-sizes": _enumerated(1),
@@ -370,6 +381,7 @@ def groups() -> dict[str, list[Form]]:
         "unsliced": [*_unsliced(0), *_unsliced(1)],
         "mirror-pad": [*_mirror_pads(0), *_mirror_pads(1)],
         "int8-fc": [*_int8_fully_connected(0), *_int8_fully_connected(1)],
+        **grid_ops.groups(),
     }
 
 
@@ -404,9 +416,12 @@ def run(grid: list[Form], launch, log: Callable[[str], None] | None = None) -> l
     return grid
 
 
-def _batch(batch: list[Form], path: str, launch, log) -> None:
-    """One model of every form in `batch`, run at both precisions; a batch the accelerator
-    refuses is split until the refused form is alone, which is left out with why."""
+def _batch(batch: list[Form], path: str, launch, log, precisions: tuple[str, ...] = tuple(NOISE)) -> None:
+    """One model of every form in `batch`, run at `precisions`; a batch the accelerator refuses is
+    split until the refused form is alone, which is left out with why. A run whose log holds a
+    device error (a shader that does not compile: the partition's work is never submitted, so no
+    form's output is written) is split at that precision until the form causing it is alone, which
+    is judged wrong with the runtime's words as its "error"."""
     from gpucompat import ir
     from gpucompat.confirm.runner import NoDevice
     from gpucompat.errors import GpucompatError
@@ -427,24 +442,35 @@ def _batch(batch: list[Form], path: str, launch, log) -> None:
     if declined:
         for f in declined:
             f.refused = "the litert-mldrift profile predicts the accelerator does not take it"
-        _batch(batch, path, launch, log)
+        _batch(batch, path, launch, log, precisions)
         return
+    halves = (batch[:len(batch) // 2], batch[len(batch) // 2:])
     try:
-        got, want = _outputs(path, batch, graph, launch)
+        got, want, errors = _outputs(path, batch, graph, launch, precisions)
     except NoDevice:
         raise
     except GpucompatError as e:
         if len(batch) == 1:
-            batch[0].refused = str(e).replace(path, batch[0].name)
+            batch[0].refused, batch[0].result = str(e).replace(path, batch[0].name), {}
             if log:
                 log(f"left out {batch[0].name}: {batch[0].refused}")
             return
-        _batch(batch[:len(batch) // 2], path, launch, log)
-        _batch(batch[len(batch) // 2:], path, launch, log)
+        for half in halves:
+            _batch(half, path, launch, log, precisions)
         return
-    for precision in NOISE:
+    poisoned = tuple(p for p in precisions if errors[p])
+    for precision in precisions:
+        if precision in poisoned and len(batch) > 1:
+            continue
         for f, g, w, out in zip(batch, got[precision], want, graph.outputs):
             f.result[precision] = judge(_real(g, out), _real(w, out), precision, _step(out))
+            if errors[precision]:
+                f.result[precision].update(wrong=True, error=errors[precision][0])
+                if log:
+                    log(f"{f.name} at {precision}: {errors[precision][0]}")
+    if poisoned and len(batch) > 1:
+        for half in halves:
+            _batch(half, path, launch, log, poisoned)
 
 
 def _model(batch: list[Form], exact: bool = False) -> bytes:
@@ -474,15 +500,13 @@ def _writers(t) -> set[int]:
     return set() if op is None else {id(op)}.union(*(_writers(i) for i in op.present_inputs))
 
 
-def _outputs(path: str, batch: list[Form], graph, launch) -> tuple[dict, list]:
-    """The accelerator's outputs at each precision and the CPU interpreter's (int8 weights as the
-    floats they stand for), on seeded inputs."""
+def _outputs(path: str, batch: list[Form], graph, launch, precisions: tuple[str, ...]) -> tuple[dict, list, dict]:
+    """The accelerator's outputs at each of `precisions` and the CPU interpreter's (int8 weights as
+    the floats they stand for), on seeded inputs; and the device errors each run logged."""
     from gpucompat.runners.litert_gpu.infer import run_on_accelerator
     from gpucompat.verification.interpreter import reference_interpreter, run_reference
 
-    gen = np.random.default_rng(0)
-    draws = {f"f{i}": f.draw for i, f in enumerate(batch)}
-    feeds = [_draw(draws[t.name.rsplit("__", 1)[0]], t.shape, gen) for t in graph.inputs]
+    feeds = seeded_feeds(graph, batch)
     if any(f.quantized for f in batch):
         reference = _model(batch, exact=True)
     else:
@@ -490,9 +514,27 @@ def _outputs(path: str, batch: list[Form], graph, launch) -> tuple[dict, list]:
             reference = fh.read()
     want = run_reference(reference_interpreter(reference, path), feeds)
     inputs, outputs = [t.index for t in graph.inputs], [t.index for t in graph.outputs]
-    got = {p: run_on_accelerator(path, [feeds], inputs, outputs, precision=p, launch=launch).outputs[0]
-           for p in NOISE}
-    return got, want
+    runs = {p: run_on_accelerator(path, [feeds], inputs, outputs, precision=p, launch=launch) for p in precisions}
+    return {p: r.outputs[0] for p, r in runs.items()}, want, {p: r.device_errors for p, r in runs.items()}
+
+
+def seeded_feeds(graph, batch: list[Form]) -> list[np.ndarray]:
+    """The grid's inputs of the model of `batch` (`graph`: its subgraph), in input order, each
+    drawn as its form says."""
+    gen = np.random.default_rng(0)
+    draws = {f"f{i}": f.draw for i, f in enumerate(batch)}
+    feeds = []
+    for t in graph.inputs:
+        form, j = t.name.rsplit("__", 1)
+        feeds.append(_draw(input_draw(draws[form], int(j)), t.shape, gen))
+    return feeds
+
+
+def input_draw(draw: str, j: int) -> str:
+    """How a form's input `j` is drawn: `draw` names one draw for every input, or one per input
+    (comma-separated)."""
+    each = draw.split(",")
+    return each[j] if len(each) > 1 else each[0]
 
 
 def _draw(draw: str, shape, gen: np.random.Generator) -> np.ndarray:
@@ -500,9 +542,13 @@ def _draw(draw: str, shape, gen: np.random.Generator) -> np.ndarray:
         return gen.uniform(5.0, 7.0, shape).astype(np.float32)
     if draw == "int8":
         return gen.integers(-128, 128, shape).astype(np.int8)
+    if draw == "bool":
+        return gen.integers(0, 2, shape).astype(np.bool_)
     if draw.startswith("ids"):
         return gen.integers(0, int(draw[3:]), shape).astype(np.int32)
     v = gen.standard_normal(shape).astype(np.float32)
+    if draw == "halves":
+        return (np.round(v * 2) / 2).astype(np.float32)
     return (np.abs(v) + 0.5).astype(np.float32) if draw == "away" else v
 
 
@@ -510,7 +556,8 @@ def _dtype(draw: str) -> int:
     """The tensor type of an input drawn as `draw` says."""
     from gpucompat.ir import dtypes
 
-    return dtypes.INT8 if draw == "int8" else dtypes.INT32 if draw.startswith("ids") else dtypes.FLOAT32
+    named = {"int8": dtypes.INT8, "bool": dtypes.BOOL}
+    return named.get(draw, dtypes.INT32 if draw.startswith("ids") else dtypes.FLOAT32)
 
 
 def _step(out) -> float:

@@ -23,6 +23,11 @@ logger at VERBOSE; tests/test_confirm.py holds captured samples):
     kernel." and the whole compile fails): "Failed to create litert::ml_drift::DelegateKernelLiteRt:
     INVALID_ARGUMENT: Unable to parse bc coord for BATCH axis. ..." (delegate_webgpu.cc)
   Dawn adapter selection: "Selected adapter: ..." or "No adapters found".
+  Dawn's uncaptured device errors (environment.cc), while the model compiles or runs:
+    "Validation error: Error while parsing WGSL: :41:3 error: cannot initialize 'var' of type
+    'vec4<f32>' with value of type 'vec4<f16>'" (then the code line, and "[Invalid ShaderModule
+    (unlabeled)] is invalid due to a previous error." for each object built on it, down to the
+    rejected queue submission); also "Out of memory: ...", "Internal error: ...", "Unknown error: ...".
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ _CHECK_FAILED = re.compile(r"Check failed: (.*)$")
 _KERNEL_FAILED = re.compile(r"Failed to create \S*DelegateKernel\S*: (.*)$")
 _ADAPTER = re.compile(r"Selected adapter: (.*)$")
 _NO_ADAPTER = ("No adapters found", "Failed to initialize WebGPU environment")
+_DEVICE_ERROR = re.compile(r"\] (?:Validation error: |(Out of memory: |Internal error: |Unknown error: ))(.*)$")
+_FOLLOWS_ERROR = "is invalid due to a previous error"
 
 
 @dataclass
@@ -64,6 +71,7 @@ class LogFacts:
     kernel_failure: str | None = None  # why the delegate kernel could not be built, in the runtime's words
     adapter: str | None = None  # the GPU device the accelerator selected
     no_device: str | None = None  # why no GPU device could be used, in the runtime's words
+    device_errors: list[str] = field(default_factory=list)  # the device's own errors, not those following from them
 
 
 def parse(lines: list[str]) -> LogFacts:
@@ -108,6 +116,8 @@ def parse(lines: list[str]) -> LogFacts:
             facts.adapter = m.group(1).strip()
         elif any(s in text for s in _NO_ADAPTER):
             facts.no_device = text.strip()
+        elif (m := _DEVICE_ERROR.search(text)) and _FOLLOWS_ERROR not in text:
+            facts.device_errors.append(f"{m.group(1) or ''}{m.group(2).strip()}")
     return facts
 
 

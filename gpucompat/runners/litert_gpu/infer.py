@@ -13,7 +13,7 @@ import json
 import os
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -27,10 +27,13 @@ TIMEOUT_S = 600.0
 
 @dataclass
 class AcceleratorRun:
-    """Every run's outputs, and whether the accelerator took every op (else LiteRT's CPU ran the rest)."""
+    """Every run's outputs, whether the accelerator took every op (else LiteRT's CPU ran the rest),
+    and the device errors it logged (confirm/logs.py LogFacts.device_errors: a shader that does not
+    compile leaves the outputs of its whole partition unwritten)."""
 
     outputs: list[list[np.ndarray]]
     fully_accelerated: bool
+    device_errors: list[str] = field(default_factory=list)
 
 
 def run_on_accelerator(path: str, runs: list[list[np.ndarray]], input_indices: list[int],
@@ -63,9 +66,18 @@ def run_on_accelerator(path: str, runs: list[list[np.ndarray]], input_indices: l
         with np.load(outputs) as got:
             status = json.loads(str(got["status"]))
             if status["error"]:
-                raise GpucompatError(f"{path}: LiteRT's GPU accelerator cannot run it: {status['error']}")
+                why = f" ({facts.kernel_failure})" if facts.kernel_failure else ""
+                raise GpucompatError(f"{path}: LiteRT's GPU accelerator cannot run it: {status['error']}{why}")
             if not status["fully_accelerated"] and not partly:
-                raise GpucompatError(f"{path}: LiteRT's GPU accelerator does not take every op (see `gpucompat "
-                                     "confirm`)")
+                raise GpucompatError(f"{path}: LiteRT's GPU accelerator does not take every op{_refused(facts)} (see "
+                                     "`gpucompat confirm`)")
             return AcceleratorRun([[got[f"run{r}_t{t}"] for t in output_indices] for r in range(len(runs))],
-                                  status["fully_accelerated"])
+                                  status["fully_accelerated"], facts.device_errors)
+
+
+def _refused(facts: logs.LogFacts) -> str:
+    """The op types the log says the accelerator refused, with the runtime's reasons: ": GATHER
+    (Input / output dtype mismatch.)"; empty when it names none."""
+    named = [f"{op} ({'; '.join(r for r in reasons if r)})" if any(reasons) else op
+             for op, reasons in facts.rejected.items()]
+    return f": {', '.join(named)}" if named else ""
