@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from gpucompat import ir
 from gpucompat.placement import check_model
 from gpucompat.rules.support import calibration, registry
-from gpucompat.rules.support.forms import KEYED, form_of, is_constant
+from gpucompat.rules.support.forms import form_of, judged
 from gpucompat.rules.support.profile import Options
 
 NO_FORM = "no form recorded"
@@ -59,19 +59,17 @@ def measured_profiles() -> list[str]:
 
 def unproven_ops(model: ir.Model, precision: str = "fp32", options: Options | None = None) -> list[UnprovenOp]:
     """Every op delegated under a measured profile whose form the calibration records wrong at
-    `precision`, or never measured, among the op types the grid keys (rules/support/forms.py KEYED, as
-    check's GPU005 / GPU007 judge them). A DEQUANTIZE of a constant (fp16 weights) is not one: the
-    delegate folds it into the constant its reader's form names."""
+    `precision`, or never measured (rules/support/forms.py, as check's GPU005 / GPU007 judge them).
+    A DEQUANTIZE of a constant (fp16 weights) is not one: the delegate folds it into the constant
+    its reader's form names."""
     out = []
     for name in measured_profiles():
         result = check_model(model, registry.get(name), options or Options())
         if result.failure:  # nothing is delegated
             continue
         for o in result.ops:
-            if o.placement != "gpu" or o.op not in KEYED:
-                continue
             op = model.graphs[o.subgraph].ops[o.index]
-            if op.outputs and all(is_constant(t) for t in op.outputs):
+            if o.placement != "gpu" or not judged(op):
                 continue
             key = form_of(op)
             status = calibration.status(key, precision)

@@ -8,24 +8,31 @@ from __future__ import annotations
 
 from gpucompat.rules.lint import Finding
 from gpucompat.rules.support import calibration
-from gpucompat.rules.support.forms import KEYED, form_of
+from gpucompat.rules.support.forms import form_of, judged
 
-WRONG_CODES = ("GPU005", "PREC408")
+WRONG_CODES = ("GPU005", "PREC408", "GPU008")
 UNMEASURED_CODES = ("GPU007",)
 
 
 def evidence(record: dict, seen: dict, precision: str) -> str:
-    """What the grid measured for a form at `precision`: the release, cosine, max error, example."""
+    """What the grid measured for a form at `precision`: the release, cosine, max error, example,
+    and the runtime's own error when a shader failed to build (from the adapter it was wrong on)."""
     ev = seen[precision]
+    if not ev["wrong"] and ev.get("without_f16", {}).get("wrong"):
+        ev = ev["without_f16"]
+    error = f"; the runtime: {ev['error']}" if ev.get("error") else ""
     return (f"LiteRT {record['litert']}'s accelerator at {precision}: cosine {ev['cosine']}, max error "
-            f"{ev['max_error']:g} of the largest output ({ev['example']})")
+            f"{ev['max_error']:g} of the largest output ({ev['example']}{error})")
 
 
 def delegated_keyed(result, analyses):
-    """(op record, form key) of every op the profile delegates whose op type has form keys."""
+    """(op record, form key) of every op the profile delegates that is judged by its form
+    (forms.judged: all but the DEQUANTIZE of a constant the delegate folds)."""
     for o in result.ops:
-        if o.placement == "gpu" and o.op in KEYED:
-            yield o, form_of(analyses.model.graphs[o.subgraph].ops[o.index])
+        if o.placement == "gpu":
+            op = analyses.model.graphs[o.subgraph].ops[o.index]
+            if judged(op):
+                yield o, form_of(op)
 
 
 def wrong_findings(result, analyses, code: str) -> list[Finding]:
@@ -38,11 +45,40 @@ def wrong_findings(result, analyses, code: str) -> list[Finding]:
     for o, key in delegated_keyed(result, analyses):
         fp32, fp16 = table.status(key, "fp32") == "wrong", table.status(key, "fp16") == "wrong"
         if (code == "GPU005" and fp32) or (code == "PREC408" and fp16 and not fp32):
+            precision = "fp32" if fp32 else "fp16"
             where = "at fp32 and at its fp16 default" if fp32 and fp16 else (
                 "at fp32" if fp32 else "at its fp16 default")
+            gpus = table.condition(key, precision)
             out.append(Finding(
                 code, "error",
                 f"subgraph {o.subgraph} op#{o.index} {o.op} [{key}] is delegated and computes wrong values "
-                f"{where}: observed with {evidence(table.record, table.observed(key), 'fp32' if fp32 else 'fp16')}",
+                f"{where}{' ' + gpus if gpus else ''}{tainted(result, analyses, o)}: observed with "
+                f"{evidence(table.record, table.observed(key), precision)}",
                 ((o.subgraph, o.index),)))
     return out
+
+
+def tainted(result, analyses, o) -> str:
+    """What else a wrong op spoils: the GPU partition it runs in (a shader that fails to build
+    leaves every output of its partition unwritten) and the graph outputs that partition reaches."""
+    sub = result.subgraphs[o.subgraph]
+    if o.partition is None or o.partition >= len(sub.subsets):
+        return ""
+    nodes = sub.subsets[o.partition].nodes
+    graph = analyses.model.graphs[o.subgraph]
+    reached = reached_outputs(graph, [graph.ops[i] for i in nodes])
+    names = ", ".join(repr(t.name) for t in reached[:4]) + (f" and {len(reached) - 4} more" if len(reached) > 4 else "")
+    return (f", and with it GPU partition {o.partition} (ops #{min(nodes)}-#{max(nodes)}), which reaches "
+            f"{'the graph outputs ' + names if reached else 'no graph output'}")
+
+
+def reached_outputs(graph, ops) -> list:
+    """The graph outputs computed from any output of `ops`, in the graph's output order."""
+    seen, stack = set(), [t for op in ops for t in op.outputs]
+    while stack:
+        t = stack.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        stack.extend(u for c in t.consumers for u in c.outputs)
+    return [t for t in graph.outputs if id(t) in seen]

@@ -26,6 +26,21 @@ Examples of keys:
     "FULLY_CONNECTED [n] to [1,n] with constant float32 weights, bias"
                                                input and output shapes, keep_num_dims ("keeping
                                                dims"), the weights' kind and stored type, a bias
+    "CONV_2D 1x1 stride 2 with constant int8 weights, bias"
+                                               the window (1x1, kx1, 1xk, kxk), strides, dilation,
+                                               the weights' kind and stored type, a bias
+    "SELECT_V2 rank 4 of runtime bool,runtime,fp16 constant scalar"
+                                               any other op type: its input rank, then each
+                                               operand in order, non-float types and one-element
+                                               operands broadcast to a larger output named
+
+Every operand carries its provenance (`provenance`), because the accelerator reads each kind
+through other code: "runtime" (computed at run time, also a weight made on the CPU, which reaches
+a GPU kernel as a partition input), "constant" (data in the file), "fp16 constant" (FLOAT16 data
+behind a DEQUANTIZE: TF's fp16 weights), "int8 constant" (int8 data behind a DEQUANTIZE). An
+fp16 constant read by SELECT_V2 is computed as zeros on adapters with fp16 shaders, where the
+same float32 constant is right (docs/fidelity.md), so a key never lets one stand for the other.
+Every op the GPU takes has a key (`judged`); a key the grid never measured is unmeasured.
 """
 
 from __future__ import annotations
@@ -46,10 +61,15 @@ PADS = ("PAD", "PADV2", "MIRROR_PAD")
 SLICES = ("SLICE", "STRIDED_SLICE")
 REDUCTIONS = ("SUM", "MEAN", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD")
 LONG_REDUCTION = 1024  # elements reduced into each output from which a reduction is "long"
-# The op types that have form keys: a delegated op of one of them whose key the calibration
-# never measured is reported as unmeasured (GPU007).
-KEYED = frozenset((*BINARY, *UNARY, "SOFTMAX", "TRANSPOSE", *SLICES, "CONCATENATION", "RESHAPE", *PADS, *REDUCTIONS,
-                   "EMBEDDING_LOOKUP", "FULLY_CONNECTED"))
+CONVOLUTIONS = ("CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV")
+# Other ops whose operands broadcast against each other: their keys write each operand's shape, as
+# the binary keys do (a full-shape constant below rank 4 is wrong where a last-axis one is right).
+# The options and constant operands other op types compute by (an axis, a flag), written into
+# their keys: CUMSUM exclusive or reversed, or along axis 0, is wrong where the plain one is right.
+OPTION_FIELDS = ("axis", "adjX", "adjY", "exclusive", "reverse", "alignCorners", "halfPixelCenters")
+AXIS_INPUT = {"REVERSE_V2": 1, "ARG_MAX": 1, "ARG_MIN": 1, "CUMSUM": 1, "SPLIT": 0, "SPLIT_V": 2}
+BROADCASTING = ("LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "EQUAL", "NOT_EQUAL", "POW", "ATAN2", "FLOOR_DIV",
+                "FLOOR_MOD", "LOGICAL_AND", "LOGICAL_OR", "SELECT", "SELECT_V2")
 _DEQUANTIZE = opcodes.BUILTIN["DEQUANTIZE"]
 
 
@@ -62,29 +82,66 @@ def is_constant(t: Tensor) -> bool:
     return p is not None and p.builtin == _DEQUANTIZE and p.input(0) is not None and p.input(0).is_constant
 
 
+def provenance(t: Tensor) -> str:
+    """Where an operand's values come from, as a key names it: "constant", "fp16 constant",
+    "int8 constant" (the stored type behind a DEQUANTIZE of a constant) or "runtime"."""
+    if t.is_constant:
+        return "constant"
+    if is_constant(t):
+        kind = stored(t).dtype_name.lower()
+        return f"{'fp16' if kind == 'float16' else kind} constant"
+    return "runtime"
+
+
+def judged(op: Op) -> bool:
+    """Whether a delegated op is judged by its form: every op is, but one whose outputs are all
+    constants (a DEQUANTIZE of a constant, which the delegate folds into the constant its reader's
+    key names by provenance)."""
+    return not (op.outputs and all(is_constant(t) for t in op.outputs))
+
+
 def dims(shape: Sequence[int]) -> str:
     """A shape as its form writes it: `n` for an axis above 1, `1` for an axis of 1 ("[n,1,n]")."""
     return "[" + ",".join("n" if d != 1 else "1" for d in shape) + "]"
 
 
 def side(constant: bool) -> str:
-    """How a key names an operand: "constant" or "runtime"."""
+    """How a weights key names their kind: "constant" or "runtime"."""
     return "constant" if constant else "runtime"
 
 
-def binary_key(op: str, a: tuple[bool, Sequence[int]], b: tuple[bool, Sequence[int]]) -> str:
-    """The key of binary op `op` on operands given as (is constant, shape), in the op's order."""
-    if a[0] and not b[0] and op not in ORDERED:
+def binary_key(op: str, a: tuple[str, Sequence[int]], b: tuple[str, Sequence[int]]) -> str:
+    """The key of binary op `op` on operands given as (provenance, shape), in the op's order."""
+    if a[0] != "runtime" and b[0] == "runtime" and op not in ORDERED:
         a, b = b, a
-    return f"{op} {side(a[0])} {dims(a[1])} with {side(b[0])} {dims(b[1])}"
+    return f"{op} {a[0]} {dims(a[1])} with {b[0]} {dims(b[1])}"
 
 
 def form_of(op: Op) -> str | None:
-    """The op's form key, None for ops the calibration does not cover (or whose form cannot be
-    read from the file, e.g. axes computed at run time)."""
+    """The op's form key; None when its form cannot be read from the file (e.g. axes computed at
+    run time). A non-float input (a full-int8 model's) is named after the op type: the
+    accelerator runs it through other code than the float form measured under the same shapes."""
     name, x = op.name, op.input(0)
     if x is None or not op.outputs:
         return None
+    if name == "FULLY_CONNECTED":
+        return _fully_connected(op)
+    if name in CONVOLUTIONS:
+        return _convolution(op)
+    key = _shaped(op)
+    if key is _UNKEYED:
+        return _generic(op)
+    typed = _dtype_prefix(x) if name != "EMBEDDING_LOOKUP" else ""  # its first input is the ids
+    return key if key is None or not typed else key.replace(name, name + " " + typed[:-1], 1)
+
+
+_UNKEYED = "unkeyed"  # an op type with no key of its own: the generic key names it
+
+
+def _shaped(op: Op) -> str | None:
+    """The key of an op type whose form is its shapes and axes (before a non-float input's type is
+    named); _UNKEYED for the other op types."""
+    name, x = op.name, op.input(0)
     if name in BINARY:
         return _binary(op)
     if name in UNARY:
@@ -106,21 +163,105 @@ def form_of(op: Op) -> str | None:
     if name in REDUCTIONS:
         return _reduction(op)
     if name == "EMBEDDING_LOOKUP":
-        table = op.input(1)
-        return None if table is None else f"EMBEDDING_LOOKUP rank {table.rank}"
-    if name == "FULLY_CONNECTED":
-        return _fully_connected(op)
-    return None
+        return _embedding_lookup(op)
+    return _UNKEYED
+
+
+def _embedding_lookup(op: Op) -> str | None:
+    """The table's rank, and where it comes from when it is not a float32 constant ("of int8
+    table": read quantized; "of fp16 constant table")."""
+    table = op.input(1)
+    if table is None:
+        return None
+    kind = provenance(table)
+    stored_as = stored(table).dtype_name.lower()
+    source = "" if kind == "constant" and stored_as == "float32" else \
+        f" of {stored_as if kind == 'constant' else kind} table"
+    return f"EMBEDDING_LOOKUP rank {table.rank}{source}"
 
 
 def _binary(op: Op) -> str | None:
     a, b = op.input(0), op.input(1)
     if b is None:
         return None
-    ca, cb = is_constant(a), is_constant(b)
-    if ca and cb:
+    pa, pb = provenance(a), provenance(b)
+    if pa != "runtime" and pb != "runtime":
         return None
-    return binary_key(op.name, (ca, a.shape), (cb, b.shape))
+    return binary_key(op.name, (pa, a.shape), (pb, b.shape))
+
+
+def _convolution(op: Op) -> str | None:
+    """The window (1x1, kx1, 1xk or kxk), the strides, dilation, a non-float input, and the weights
+    and bias as FULLY_CONNECTED's key names them. TRANSPOSE_CONV reads (output shape, weights,
+    input, bias)."""
+    transposed = op.name == "TRANSPOSE_CONV"
+    x, w = op.input(2 if transposed else 0), op.input(1)
+    if x is None or w is None or w.rank != 4:
+        return None
+    _, h, wd, _ = w.shape
+    window = f"{'k' if h > 1 else 1}x{'k' if wd > 1 else 1}"
+    o = op.options
+    strides = (getattr(o, "strideH", 1), getattr(o, "strideW", 1))
+    stride = str(strides[0]) if strides[0] == strides[1] else f"{strides[0]},{strides[1]}"
+    if transposed and max(strides) > 1 and x.rank == 4 and (x.shape[1] % 2 or x.shape[2] % 2):
+        stride += " of an odd size"  # measured wrong at a 5x3 input, right at 6x4
+    dilated = " dilated" if max(getattr(o, "dilationHFactor", 1), getattr(o, "dilationWFactor", 1)) > 1 else ""
+    weights = _weights(op, w, 3 if transposed else 2)
+    return f"{op.name} {_dtype_prefix(x)}{window} stride {stride}{dilated} with {weights}"
+
+
+def _weights(op: Op, w: Tensor, bias_at: int) -> str:
+    """ "constant float32 weights, bias": the weights' kind and stored type ("dequantized int8"
+    when a DEQUANTIZE reads the int8 values, not the op itself), and a bias (constant or runtime)
+    when there is one."""
+    bias = op.input(bias_at)
+    bias = "" if bias is None else f", {'bias' if is_constant(bias) else 'runtime bias'}"
+    dequantized = "dequantized " if provenance(w) == "int8 constant" else ""  # int8 read by a DEQUANTIZE, not the op
+    return f"{side(is_constant(w))} {dequantized}{stored(w).dtype_name.lower()} weights{bias}"
+
+
+def _dtype_prefix(x: Tensor) -> str:
+    """A non-float input's type, as a key names it before the shapes ("int8 "); "" for float32."""
+    return "" if x.dtype_name == "FLOAT32" else x.dtype_name.lower() + " "
+
+
+def _generic(op: Op) -> str:
+    """Any other op type: its first input's rank, each operand in order (provenance, a type
+    other than float32, "scalar" for one element broadcast to a larger output; for BROADCASTING
+    ops each operand's shape instead of the rank), and the output type when no input has it (CAST,
+    comparisons)."""
+    x, out = op.input(0), op.outputs[0]
+    to = "" if any(t.dtype == out.dtype for t in op.present_inputs) else f" to {out.dtype_name.lower()}"
+    if op.name in BROADCASTING:
+        return f"{op.name} " + ", ".join(f"{_operand(t)} {dims(t.shape)}" for t in op.present_inputs) + to
+    size = out.num_elements
+    operands = ",".join(_operand(t) + (" scalar" if t.num_elements == 1 < size else "") if t is not None else "none"
+                        for t in op.inputs)
+    sliced = "" if not x.rank else f", last axis {'a multiple of 4' if x.shape[-1] % 4 == 0 else 'not a multiple of 4'}"
+    return f"{op.name} rank {x.rank} of {operands}{to}{_computed_by(op, x.rank)}{sliced}"
+
+
+def _computed_by(op: Op, rank: int) -> str:
+    """The options and constant axis an op computes by, as its key writes them (", axis 0,
+    exclusive"): the OPTION_FIELDS set on it (an axis counted from the front, flags that are
+    true) and the axis operand of AXIS_INPUT ops; "" when there are none."""
+    found = []
+    for name in OPTION_FIELDS:
+        value = getattr(op.options, name, None)
+        if name == "axis" and value is not None:
+            found.append(f"axis {int(value) % max(rank, 1)}")
+        elif value is True:
+            found.append(name)
+    if op.name in AXIS_INPUT:
+        axes = _ints(op.input(AXIS_INPUT[op.name]))
+        found.append("axis " + ("unknown" if axes is None else _join(sorted({a % max(rank, 1) for a in axes}))))
+    return "".join(f", {f}" for f in found)
+
+
+def _operand(t: Tensor) -> str:
+    """An operand's provenance, and its type when it is not float32 ("runtime bool")."""
+    kind = provenance(t)
+    return kind if t.dtype_name == "FLOAT32" else f"{kind} {t.dtype_name.lower()}"
 
 
 def _fully_connected(op: Op) -> str | None:
@@ -131,12 +272,8 @@ def _fully_connected(op: Op) -> str | None:
     x, w, out = op.input(0), op.input(1), op.outputs[0]
     if w is None:
         return None
-    dtype = "" if x.dtype_name == "FLOAT32" else x.dtype_name.lower() + " "
     keep = ", keeping dims" if getattr(op.options, "keepNumDims", False) else ""
-    weights = f"{side(is_constant(w))} {stored(w).dtype_name.lower()}"
-    bias = op.input(2)
-    bias = "" if bias is None else f", {'bias' if is_constant(bias) else 'runtime bias'}"
-    return f"FULLY_CONNECTED {dtype}{dims(x.shape)} to {dims(out.shape)}{keep} with {weights} weights{bias}"
+    return f"FULLY_CONNECTED {_dtype_prefix(x)}{dims(x.shape)} to {dims(out.shape)}{keep} with {_weights(op, w, 2)}"
 
 
 def stored(t: Tensor) -> Tensor:
@@ -177,7 +314,7 @@ def _concatenation(op: Op) -> str | None:
     axis = getattr(op.options, "axis", None)
     if axis is None:
         return None
-    kinds = [side(is_constant(t)) for t in op.present_inputs]
+    kinds = [provenance(t) for t in op.present_inputs]
     sides = ",".join(k for i, k in enumerate(kinds) if i == 0 or k != kinds[i - 1])  # runtime,runtime: runtime
     return f"CONCATENATION rank {x.rank} axis {int(axis) % max(x.rank, 1)} of {sides}"
 

@@ -56,7 +56,9 @@ class LiteRTGPURunner:
         results = iter(run.outputs)
         kind = "fp32" if job.precision == "fp32" else "fp16 (its default precision)"
         whole = "" if run.fully_accelerated else ", partly delegated: the other ops on LiteRT's CPU"
-        device = f"LiteRT GPU accelerator, {kind}{whole} ({launcher().driver})"
+        # a shader the runtime could not build leaves its partition's outputs unwritten: the cause, in its words
+        logged = f"; the runtime logged: {run.device_errors[0]}" if run.device_errors else ""
+        device = f"LiteRT GPU accelerator, {kind}{whole} ({launcher().driver}){logged}"
         return Opened(device, time.perf_counter() - t0, lambda feeds: next(results), timed=False,
                       whole_on_gpu=run.fully_accelerated)
 

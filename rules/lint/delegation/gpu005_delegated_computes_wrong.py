@@ -13,10 +13,17 @@ along the last axis; SOFTMAX of a rank-1 tensor; PAD and MIRROR_PAD of a rank-3 
 FULLY_CONNECTED of a rank-1 input, with runtime weights and a bias, or with int8 weights
 flattening a rank-4 input, a float or an int8 input alike (FULLY_CONNECTED keys also name a
 non-float input, the output shape, keep_num_dims and the weights' kind and type: constant
-float32, float16 behind a DEQUANTIZE, int8, or runtime). The message names the
-form and its evidence: the LiteRT release, the precision, the cosine and the max error against
-the CPU, and the grid form that showed it. Raised under the profiles the calibration stands for
-(litert-mldrift).
+float32, float16 behind a DEQUANTIZE, int8, or runtime). Where an operand comes from is part of
+every form: SELECT, SELECT_V2, CONCATENATION and PACK reading an fp16 constant behind a
+DEQUANTIZE (TF's fp16 weights) are computed as zeros on GPUs with fp16 shaders, where the same ops
+reading a float32 constant are right; a convolution reading weights made at run time (sparse
+weights densified on the CPU) or a 1x1 convolution with int8 weights at stride 2 are wrong too.
+The message names the form and its evidence: the LiteRT release, the precision, the kind of GPU
+it is wrong on when the two measured adapters disagree, the cosine and the max error against the
+CPU, the grid form that showed it and the runtime's own error (a shader that failed to build),
+and the GPU partition the op runs in with the graph outputs that partition reaches: a shader that
+fails to build leaves every output of its partition unwritten. Raised under the profiles the
+calibration stands for (litert-mldrift).
 
 ## Why it matters on the GPU
 The model runs, fully delegated, and returns numbers far from the CPU's (cosines down to 0 on
@@ -34,9 +41,12 @@ constant stored at rank 4 (rewrite explicit-rank-4), or, for a runtime scalar or
 vector with a constant tensor, against the constant laid out flat (flat-constant), or, for a
 runtime operand broadcast across the batch of a constant [B, H, W, C] with B > 1, once per batch
 slice of the constant, concatenated along the batch (split-batch), or, for a FULLY_CONNECTED of
-a rank-1 input, on that input as a batch of one, [1, n] (batched-vector); each only when the form
-it makes is measured right. Check with `gpucompat verify MODEL --runner litert-gpu`. A RESHAPE
-written in the model source does not help: the converter folds it back.
+a rank-1 input, on that input as a batch of one, [1, n] (batched-vector), or, for an op reading
+an fp16 or int8 constant through a DEQUANTIZE, on a float32 constant of the same values
+(float32-constant), or, for a 1x1 convolution at stride 2, on every other pixel at stride 1
+(subsample-1x1-conv); each only when the form it makes is measured right. Check with `gpucompat
+verify MODEL --runner litert-gpu`. A RESHAPE written in the model source does not help: the
+converter folds it back.
 
 ## Fix safety
 exact: the same values, in the same order, computed by the same op.

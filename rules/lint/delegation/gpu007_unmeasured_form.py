@@ -1,11 +1,13 @@
 """A delegated op in a form the real accelerator was never measured on.
 
 ## What it finds
-An op that LiteRT's GPU accelerator delegates, of an op type whose forms the numerics calibration
-grid measures (binary and one-operand elementwise ops, SOFTMAX, TRANSPOSE, SLICE, STRIDED_SLICE,
-CONCATENATION, RESHAPE, PAD, reductions, EMBEDDING_LOOKUP, FULLY_CONNECTED), in a form
-(rules/support/forms.py) the grid never measured: a CONCATENATION of runtime, constant and runtime
-operands, a STRIDED_SLICE with a step of 4, a long REDUCE_PROD. Nothing is known about what the accelerator
+An op that LiteRT's GPU accelerator delegates in a form (rules/support/forms.py) the numerics
+calibration grid never measured. Every op type the GPU takes has form keys, and every key names
+where each operand comes from (a runtime tensor, a float32 constant, an fp16 or int8 constant
+behind a DEQUANTIZE), because the accelerator reads each kind through other code: a SELECT_V2 of
+an fp16 constant is unmeasured even where the same op with a float32 constant was measured right.
+Examples: a CONCATENATION of runtime, constant and runtime operands, a STRIDED_SLICE with a step
+of 4, a long REDUCE_PROD, a convolution at stride 3. Nothing is known about what the accelerator
 computes for it; unknown is not right. Raised under the profiles the calibration stands for
 (litert-mldrift).
 
@@ -37,8 +39,8 @@ from gpucompat.rules.support import calibration
 
 @rule("GPU007", name="unmeasured-form", severity="warning", uses_analyses=True)
 def unmeasured(result, analyses) -> list[Finding]:
-    """GPU007 on the ops the profile delegates whose op type has form keys and whose form the
-    calibration never measured (or whose form cannot be read from the file)."""
+    """GPU007 on the ops the profile delegates whose form the calibration never measured (or whose
+    form cannot be read from the file)."""
     table = calibration.for_profile(result.profile)
     if table is None:
         return []

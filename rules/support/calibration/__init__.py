@@ -1,7 +1,10 @@
 """What LiteRT's real GPU accelerator computed for each op form of the numerics calibration grid
 (gpucompat/calibrate/grid.py), as data: litert_gpu.json holds, per form key (rules/support/forms.py), the
 verdict at fp32 and at the accelerator's default precision (fp16) with its evidence (cosine and
-max error relative to the largest CPU output, and the grid form that showed it).
+max error relative to the largest CPU output, the grid form that showed it, and the runtime's own
+error when a shader failed to build), measured on an adapter with 16-bit shader floats (lavapipe,
+like most phone GPUs); a key also measured on an adapter without them (SwiftShader) carries that
+verdict too ("without_f16"), so a form wrong on one kind of GPU only says which.
 
 The GPU005, PREC408 and GPU007 rules read it (a form it lacks is unmeasured), or the table a
 calibrated profile file carries (`gpucompat calibrate --grid`, gpucompat/calibrate/grid.py); the fidelity suite
@@ -40,12 +43,27 @@ class Table:
 
     def status(self, key: str | None, precision: str) -> str:
         """What the accelerator was measured to compute for the form `key` at `precision` ("fp32"
-        or "fp16"): "wrong", "right", or "unmeasured" when the grid never ran that form (or the op
-        has no form key). Unknown is not right: callers report "unmeasured" as such."""
+        or "fp16"): "wrong" (on either kind of adapter), "right", or "unmeasured" when the grid
+        never ran that form (or its form cannot be read). Unknown is not right: callers report
+        "unmeasured" as such."""
         seen = self.observed(key)
         if seen is None or precision not in seen:
             return "unmeasured"
-        return "wrong" if seen[precision]["wrong"] else "right"
+        return "wrong" if any(_wrong_on(seen[precision])) else "right"
+
+    def condition(self, key: str | None, precision: str) -> str:
+        """Which GPUs a wrong form is wrong on, when the two kinds of adapter disagree: "on GPUs
+        with fp16 shaders" or "on GPUs without fp16 shaders"; "" otherwise."""
+        seen = self.observed(key)
+        if seen is None or precision not in seen or "without_f16" not in seen[precision]:
+            return ""
+        with_f16, without = _wrong_on(seen[precision])
+        return "" if with_f16 == without else f"on GPUs {'with' if with_f16 else 'without'} fp16 shaders"
+
+
+def _wrong_on(verdict: dict) -> tuple[bool, bool]:
+    """(wrong on an adapter with fp16 shaders, wrong on one without: False when not measured)."""
+    return bool(verdict["wrong"]), bool(verdict.get("without_f16", {}).get("wrong"))
 
 
 def for_profile(profile) -> Table | None:
