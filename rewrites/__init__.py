@@ -11,6 +11,7 @@ from gpucompat.rewrites.drop_unit_axis import DropUnitAxis
 from gpucompat.rewrites.engine import Rewrite
 from gpucompat.rewrites.explicit_rank4 import ExplicitRank4
 from gpucompat.rewrites.flat_constant import FlatConstant
+from gpucompat.rewrites.float32_constant import Float32Constant
 from gpucompat.rewrites.fold_constants import FoldConstants
 from gpucompat.rewrites.fold_quantized_weights import FoldQuantizedWeights
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
@@ -18,6 +19,7 @@ from gpucompat.rewrites.fp16_safe_layernorm import Fp16SafeLayerNorm
 from gpucompat.rewrites.freeze_shapes import FreezeShapes
 from gpucompat.rewrites.rgb_to_rgba import RgbToRgba
 from gpucompat.rewrites.split_batch import SplitBatch
+from gpucompat.rewrites.subsample_1x1_conv import Subsample1x1Conv
 from gpucompat.rewrites.substitute import FAMILY as SUBSTITUTE
 from gpucompat.rewrites.substitute_batch_matmul import SubstituteBatchMatmul
 from gpucompat.rewrites.substitute_broadcast_to import SubstituteBroadcastTo
@@ -27,9 +29,10 @@ from gpucompat.rewrites.substitute_mirror_pad import SubstituteMirrorPad
 from gpucompat.rewrites.substitute_split import SubstituteSplit
 
 REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
-    (BatchedVector, Cleanup, DropUnitAxis, ExplicitRank4, FlatConstant, FoldConstants, FoldQuantizedWeights,
-     FoldSpaceToBatch, Fp16SafeLayerNorm, FreezeShapes, RgbToRgba, SubstituteBatchMatmul, SubstituteBroadcastTo,
-     SubstituteGather, SplitBatch, SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit),
+    (BatchedVector, Cleanup, DropUnitAxis, ExplicitRank4, FlatConstant, Float32Constant, FoldConstants,
+     FoldQuantizedWeights, FoldSpaceToBatch, Fp16SafeLayerNorm, FreezeShapes, RgbToRgba, SubstituteBatchMatmul,
+     SubstituteBroadcastTo, SubstituteGather, SplitBatch, SubstituteL2Normalization, SubstituteMirrorPad,
+     SubstituteSplit, Subsample1x1Conv),
     key=lambda r: (r.priority, r.name)))
 
 
