@@ -85,6 +85,24 @@ class IRModel:
         value = np.asarray(value)
         return self.tensor(name, value.shape, dtypes.name(dtypes.from_numpy(value.dtype)), data=value, **kw)
 
+    def sparse_const(self, name: str, value: np.ndarray) -> Tensor:
+        """A constant holding `value` stored sparse, as TF's converter stores mostly-zero weights:
+        every axis dense but the last, which is compressed (CSR: per row of the axes before it,
+        where its non-zero values start, and their positions). Read it through DENSIFY."""
+        value = np.asarray(value)
+        rows = value.reshape(-1, value.shape[-1])
+        kept = [np.flatnonzero(r) for r in rows]
+        t = self.tensor(name, value.shape, dtypes.name(dtypes.from_numpy(value.dtype)),
+                        data=np.concatenate([r[k] for r, k in zip(rows, kept)]).astype(value.dtype))
+        vectors = (np.cumsum([0, *map(len, kept)]), np.concatenate(kept))
+        segments, indices = (fb.Int32VectorT() for _ in vectors)
+        segments.values, indices.values = (v.astype(np.int32).tolist() for v in vectors)
+        sparse = fb.SparsityParametersT()
+        sparse.traversalOrder = list(range(value.ndim))
+        sparse.dimMetadata = [_dense_axis(d) for d in value.shape[:-1]] + [_compressed_axis(segments, indices)]
+        self.graph.rec.tensors[t].sparsity = sparse
+        return t
+
     def op(self, name: str, inputs: Sequence[Tensor], shape: Sequence[int], dtype: str = "FLOAT32", *,
            options=None, version: int = 1, output_name: str | None = None, **kw) -> Tensor:
         """Append the builtin op `name` reading `inputs` (-1: an absent optional input) and
@@ -163,3 +181,19 @@ def one_op(op: str, shape: Sequence[int], operand: np.ndarray | None = None, *, 
     fields = {"beta": 1.0, **fields} if op == "SOFTMAX" else fields
     m.output(m.op(op, inputs, out, options=options(kind, **fields) if kind else None))
     return m.bytes()
+
+
+def _dense_axis(size: int):
+    """A sparse tensor's axis stored whole."""
+    rec = fb.DimensionMetadataT()
+    rec.format, rec.denseSize = fb.DimensionType.DENSE, int(size)
+    return rec
+
+
+def _compressed_axis(segments, indices):
+    """A sparse tensor's last axis stored compressed (CSR)."""
+    rec = fb.DimensionMetadataT()
+    rec.format = fb.DimensionType.SPARSE_CSR
+    rec.arraySegmentsType = rec.arrayIndicesType = fb.SparseIndexVector.Int32Vector
+    rec.arraySegments, rec.arrayIndices = segments, indices
+    return rec

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from ai_edge_litert import schema_py_generated as fb
 
-from irbuild import IRModel
+from irbuild import IRModel, conv_options
 
 SHAPE = [1, 4, 4, 8]
 
@@ -73,6 +73,19 @@ def fp16_weights(raises: bool) -> IRModel:
     else:
         w = m.const("w", np.full(8, 0.5, np.float32))
     m.output(m.op("ADD", [x, w], SHAPE, options=fb.AddOptionsT()))
+    return m
+
+
+def sparse_weights(raises: bool) -> IRModel:
+    """A 1x1 CONV_2D whose fp16 weights are read through DEQUANTIZE: stored sparse behind a DENSIFY
+    (what XNNPACK unpacks without writing), or dense."""
+    m = IRModel()
+    w = np.zeros((4, 1, 1, 8), np.float16)
+    w[np.arange(4), 0, 0, [1, 3, 5, 7]] = 0.5
+    stored = m.op("DENSIFY", [m.sparse_const("w_sparse", w)], w.shape, "FLOAT16") if raises else m.const("w16", w)
+    weights = m.op("DEQUANTIZE", [stored], w.shape)
+    m.output(m.op("CONV_2D", [m.input("x", SHAPE), weights, m.const("b", np.zeros(4, np.float32))], [1, 4, 4, 4],
+                  options=conv_options()))
     return m
 
 

@@ -62,6 +62,7 @@ CASES: dict[str, Case] = {
     "GPU007": Case(lambda raises: mr.with_constant("REDUCE_PROD", [1, 32, 32, 8], np.asarray([1, 2], np.int32),
                                                    [1, 8]) if raises else mr.unary("TANH"),
                    MLDRIFT, about=says("REDUCE_PROD rank 4 over axes 1,2 (long)", "never measured")),
+    "GPU008": Case(mr.sparse_weights, MLDRIFT, about=says("op#2 CONV_2D is delegated", "XNNPACK never writes")),
     "PRT101": Case(mr.unsupported_between, about=says("a GPU-capable partition of 1 op(s) stays on the CPU")),
     # the first TANH alone is delegated (the largest GPU island, first of two of one op); GATHER_ND and
     # the second TANH make the CPU partition after it
