@@ -5,10 +5,12 @@
     y[16,64,1] = PAD(x[16,32,1], [[0,0],[16,16],[0,0]])
         ==>  y4 = PAD(RESHAPE(x, [1,16,32,1]), [[0,0],[0,0],[16,16],[0,0]]);  y = RESHAPE(y4, ...)
 
-LiteRT's GPU accelerator computes binary elementwise ops of rank below 4 wrongly when an operand
-is a constant of the same or a higher rank, or a runtime scalar meets a constant tensor, and PAD
-of a rank-3 tensor wrongly; the same ops at rank 4 are right (rules/support/calibration/, GPU005). Every
-operand gets leading 1s up to rank 4 (a constant gets a rank-4 copy, a scalar becomes an explicit
+LiteRT's GPU accelerator computes binary elementwise ops (and comparisons, POW, ATAN2,
+FLOOR_DIV, FLOOR_MOD, the logical ops and SELECT, whose operands broadcast alike) of rank below 4
+wrongly when an operand is a constant of the same or a higher rank, or a runtime scalar meets a
+constant tensor, and PAD of a rank-3 tensor wrongly; the same ops at rank 4 are right
+(rules/support/calibration/, GPU005). Every operand gets leading 1s up to rank 4 (a constant gets a
+rank-4 copy, as float32 when it was fp16 or int8 behind a DEQUANTIZE; a scalar becomes an explicit
 [1,1,1,1] tensor), PAD gets a [0,0] row per added axis, and a RESHAPE writes the op's own output
 tensor, so names, outputs and signature defs stay. The rewrite applies only where the calibration
 records the op's form wrong and its rank-4 form right, under the profiles it was measured for.
@@ -24,9 +26,10 @@ import numpy as np
 
 from gpucompat.ir import Op
 from gpucompat.rewrites.calibrated import CalibratedRewrite, rank4, reshaped
+from gpucompat.rewrites.fold_constants import dequantize
 from gpucompat.rewrites.matching import of_type
 from gpucompat.rewrites.substitute import Replacement
-from gpucompat.rules.support.forms import BINARY, is_constant
+from gpucompat.rules.support.forms import BINARY, BROADCASTING, is_constant, stored
 
 PADDED = ("PAD", "PADV2")
 
@@ -39,7 +42,7 @@ class ExplicitRank4(CalibratedRewrite):
     what = "rank-4"
 
     def candidates(self, graph, ctx):
-        return of_type(graph, *BINARY, *PADDED)
+        return of_type(graph, *BINARY, *BROADCASTING, *PADDED)
 
     def plan(self, op: Op, r: Replacement) -> Op | str:
         """RESHAPE in (a constant gets a rank-4 copy), the op at rank 4, RESHAPE out."""
@@ -50,8 +53,9 @@ class ExplicitRank4(CalibratedRewrite):
         for i, t in enumerate(op.inputs):
             if t is None or (op.name in PADDED and i > 0):
                 inputs.append(t)
-            elif is_constant(t) and t.data() is not None:
-                inputs.append(r.const("rank4", t.data().reshape(rank4(t.data().shape))))
+            elif is_constant(t) and stored(t).data() is not None:  # fp16 / int8 weights: their float values
+                value = t.data() if t.is_constant else dequantize(stored(t))
+                inputs.append(r.const("rank4", value.reshape(rank4(t.shape))))
             else:
                 inputs.append(r.reshape(t, rank4(t.shape)))
         if op.name in PADDED:

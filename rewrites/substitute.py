@@ -50,12 +50,14 @@ class Replacement(Match):
         return self.anchor.graph
 
     def emit(self, op_name: str, inputs: Sequence[Tensor | None], out: Tensor | Sequence[int],
-             options=None) -> Tensor:
-        """Append a replacement op writing `out` (an existing tensor, or a new float tensor of
-        that shape named after the replaced op's output); return its output."""
+             options=None, dtype: int | None = None) -> Tensor:
+        """Append a replacement op writing `out` (an existing tensor, or a new tensor of that shape
+        named after the replaced op's output, of `dtype`, by default the replaced op's output type);
+        return its output."""
         if not isinstance(out, Tensor):
             base = self.anchor.outputs[0]
-            out = build.tensor(self.graph, f"{base.name}/{op_name.lower()}_{len(self.new)}", out, base.dtype)
+            out = build.tensor(self.graph, f"{base.name}/{op_name.lower()}_{len(self.new)}", out,
+                               base.dtype if dtype is None else dtype)
         self.new.append(build.operator(self.graph, op_name, inputs, [out], options))
         return out
 
@@ -109,7 +111,8 @@ class Replacement(Match):
         shape = [int(d) for d in (out.shape if isinstance(out, Tensor) else out)]
         opts = fb.ReshapeOptionsT()
         opts.newShape = np.asarray(shape, dtype=np.int32)
-        return self.emit("RESHAPE", [x, self.const("shape", shape)], out, opts)
+        # the input's own type: a comparison reads floats and writes bools
+        return self.emit("RESHAPE", [x, self.const("shape", shape)], out, opts, x.dtype)
 
 
 class Substitution(Rewrite):

@@ -402,7 +402,19 @@ def _matmuls(v: int) -> list[Form]:
                     for pick, what in enumerate(("activ", "state"))]
 
 
-OP_TYPES = (_binaries, _logic, _selects, _images, _indexing, _pieces, _elementwise, _matmuls)
+def _bool_reshapes(v: int) -> list[Form]:
+    """RESHAPE of a BOOL tensor from each rank 1-4 to each other: what explicit-rank-4 writes
+    around a comparison below rank 4."""
+    found = []
+    for ri, ro in itertools.permutations(range(1, 5), 2):
+        shape = _shape(ri, v)  # leading 1s added, or the leading axes merged
+        target = (1,) * (ro - ri) + shape if ro > ri else (int(np.prod(shape[:ri - ro + 1])), *shape[ri - ro + 1:])
+        found.append(form(f"reshape_bool_{ri}to{ro}_{v}", "RESHAPE", [Runtime(shape, "bool"), _ints(*target)], target,
+                          BOOL, options_of("Reshape", newShape=list(target))))
+    return found
+
+
+OP_TYPES = (_binaries, _logic, _bool_reshapes, _selects, _images, _indexing, _pieces, _elementwise, _matmuls)
 
 
 # provenance: one operand from each place a converter puts it
@@ -425,6 +437,25 @@ def _const_binary(v: int) -> list[Form]:
             if op in CONST_FIRST:
                 first = [Stored(_value(shape, da, 4), prov), Runtime(x, db)]
                 found.append(form(f"{op.lower()}_c{tag}_r{r}_{prov}_{v}", op, first, x, dtype, options, version))
+    return found
+
+
+def _lifted(v: int) -> list[Form]:
+    """The forms explicit-rank-4 makes of the MORE_BINARY ops and comparisons below rank 4 (grid's
+    keys.BINARY have every shape pair already): a runtime tensor of rank 1-3 with leading 1s up
+    to rank 4, and a float32 constant of its shape, a [1, 1, 1, 1] scalar or its last axis, the
+    same way up (the constant first for CONST_FIRST)."""
+    found = []
+    for op, r in itertools.product((*MORE_BINARY, *COMPARISONS), range(1, 4)):
+        x, (da, db) = (1,) * (4 - r) + _shape(r, v), DRAWS[op]
+        dtype, options, version = BOOL if op in COMPARISONS else F32, options_of(OPTIONS.get(op)), VERSIONS.get(op, 1)
+        shapes = [("full", x)] + ([] if op in SAME_SHAPES else [("scalar", (1, 1, 1, 1)), ("last", (1, 1, 1, x[-1]))])
+        for tag, shape in shapes:
+            second = [Runtime(x, da), Stored(_value(shape, db, 3), "f32")]
+            found.append(form(f"{op.lower()}_r{r}to4_c{tag}_f32_{v}", op, second, x, dtype, options, version))
+            if op in CONST_FIRST:
+                found.append(form(f"{op.lower()}_c{tag}_r{r}to4_f32_{v}", op,
+                                  [Stored(_value(shape, da, 4), "f32"), Runtime(x, db)], x, dtype, options, version))
     return found
 
 
@@ -565,4 +596,4 @@ def _bias(value: np.ndarray, weights: str, bias: bool) -> list:
     return [Stored(value, "f16dq" if weights == "f16dq" else "f32")] if bias else []
 
 
-PROVENANCE = (_const_binary, _const_selects, _const_pieces, _const_operands, _convolutions)
+PROVENANCE = (_const_binary, _lifted, _const_selects, _const_pieces, _const_operands, _convolutions)

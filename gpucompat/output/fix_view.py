@@ -71,9 +71,10 @@ def render(console, doc: dict, verbose: bool = False) -> None:
     for line in doc["advice"]:
         console.print(f"  [yellow]needs a shape[/yellow] {escape(line)}")
     for e in doc["applied"]:
-        console.print(f"  [green]applied[/green] {e['rewrite']} ({e['safety']}): {', '.join(e['nodes'])}")
-    for e in doc["not_applied"] if verbose else ():
-        console.print(f"  [yellow]not applied[/yellow] {e['rewrite']} at {e['candidate']}: {e['reason']}")
+        console.print(f"  [green]applied[/green] {e['rewrite']} ({e['safety']}): {escape(', '.join(e['nodes']))}")
+    for e in doc["not_applied"] if verbose else ():  # reasons hold form keys: "[n,n]" is no markup
+        where = escape(f"{e['rewrite']} at {e['candidate']}: {e['reason']}")
+        console.print(f"  [yellow]not applied[/yellow] {where}")
     if doc["not_applied"] and not verbose:
         console.print(f"  {_count(len(doc['not_applied']), 'candidate')} left alone (-v lists them)")
     v = doc["verification"]
