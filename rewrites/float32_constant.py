@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import copy
 
-import numpy as np
-
 from gpucompat.ir import Op, build
 from gpucompat.rewrites.calibrated import not_measured_right
 from gpucompat.rewrites.engine import Rewrite, RewriteContext
@@ -52,7 +50,8 @@ class Float32Constant(Rewrite):
             return None
         r = Replacement(op, [op], ctx=ctx)
         marks = r.marks()
-        inputs = [_float32(t) if _dequantized(t) else t for t in op.inputs]
+        inputs = [build.constant(op.graph, f"{t.name}/float32", dequantize(stored(t))) if _dequantized(t) else t
+                  for t in op.inputs]
         twin = build.operator(op.graph, op.name, inputs, op.outputs, copy.copy(op.options), op.version)
         why = not_measured_right(twin, "float32-constant", ctx)
         if why:
@@ -63,13 +62,6 @@ class Float32Constant(Rewrite):
 
     def rewrite(self, match: Replacement, ctx: RewriteContext) -> None:
         match.splice()
-
-
-def _float32(t):
-    """A new float32 constant of `t`'s values and shape (a scalar stays rank 0)."""
-    made = build.constant(t.graph, f"{t.name}/float32", dequantize(stored(t)))
-    made.fb.shape = np.asarray(t.shape, np.int32)
-    return made
 
 
 def _dequantized(t) -> bool:

@@ -44,13 +44,14 @@ def tensor(graph: Graph, name: str, shape: Sequence[int], dtype: int,
 
 
 def constant(graph: Graph, name: str, value: np.ndarray) -> Tensor:
-    """A new constant tensor holding `value` (its dtype decides the tensor type), with its own
-    buffer: rewrites never edit a buffer another tensor may share."""
-    value = np.ascontiguousarray(value)
+    """A new constant tensor holding `value` (its dtype decides the tensor type; a 0-d value is a
+    rank-0 tensor), with its own buffer: rewrites never edit a buffer another tensor may share."""
+    shape = np.shape(value)
+    value = np.ascontiguousarray(value)  # at least 1-d
     rec = fb.TensorT()
     rec.name = name
     rec.type = dtypes.from_numpy(value.dtype)
-    rec.shape = np.asarray(value.shape, dtype=np.int32)
+    rec.shape = np.asarray(shape, dtype=np.int32)
     rec.buffer = graph.model.add_buffer(value)
     return graph.add_tensor(rec)
 
@@ -118,10 +119,7 @@ class Sketch:
     def const(self, name: str, value: np.ndarray, quantization: tuple | None = None) -> Tensor:
         """A new constant holding `value`; `quantization` (scale, zero point) marks it quantized,
         per channel of its first axis when the scale is a sequence."""
-        value = np.asarray(value)
-        t = constant(self.graph, name, value)
-        t.fb.shape = np.asarray(value.shape, dtype=np.int32)  # a scalar stays rank 0 (constant() makes it [1])
-        return quantize(t, quantization)
+        return quantize(constant(self.graph, name, np.asarray(value)), quantization)
 
     def op(self, op_name: str, inputs: Sequence[Tensor | None], shape: Sequence[int], dtype: int = dtypes.FLOAT32,
            options=None, version: int = 1, quantization: tuple | None = None) -> Tensor:
