@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from gpucompat.ir import Op
 from gpucompat.rewrites.calibrated import CalibratedRewrite, reshaped
-from gpucompat.rewrites.matching import of_type
 from gpucompat.rewrites.substitute import Replacement
 
 
@@ -28,10 +27,8 @@ class BatchedVector(CalibratedRewrite):
     safety = "exact"
     priority = 35
     summary = "a FULLY_CONNECTED of a rank-1 vector runs on it as a batch of one between RESHAPEs"
+    op_types = ("FULLY_CONNECTED",)
     what = "batch-of-one"
-
-    def candidates(self, graph, ctx):
-        return of_type(graph, "FULLY_CONNECTED")
 
     def plan(self, op: Op, r: Replacement) -> Op | str | None:
         """RESHAPE the vector to [1, n], the op flattening it to [1, units], RESHAPE out."""

@@ -12,15 +12,21 @@ from collections.abc import Sequence
 
 from gpucompat.ir import Op, Tensor, build
 from gpucompat.rewrites.engine import Rewrite, RewriteContext
+from gpucompat.rewrites.matching import of_type
 from gpucompat.rewrites.substitute import Replacement
 from gpucompat.rules.support import calibration
 from gpucompat.rules.support.forms import form_of
 
 
 class CalibratedRewrite(Rewrite):
-    """Subclasses say what the op becomes (`plan`) and name the new form in refusals (`what`)."""
+    """Subclasses name the op types they look at (`op_types`), say what the op becomes (`plan`)
+    and name the new form in refusals (`what`)."""
 
+    op_types: tuple[str, ...]
     what: str
+
+    def candidates(self, graph, ctx):
+        return of_type(graph, *self.op_types)
 
     @abstractmethod
     def plan(self, op: Op, r: Replacement) -> Op | str | None:

@@ -27,7 +27,6 @@ import numpy as np
 from gpucompat.ir import Op
 from gpucompat.rewrites.calibrated import CalibratedRewrite, rank4, reshaped
 from gpucompat.rewrites.fold_constants import dequantize
-from gpucompat.rewrites.matching import of_type
 from gpucompat.rewrites.substitute import Replacement
 from gpucompat.rules.support.forms import BINARY, BROADCASTING, is_constant, stored
 
@@ -39,10 +38,8 @@ class ExplicitRank4(CalibratedRewrite):
     safety = "exact"
     priority = 35  # after the substitutions, whose output it may fix
     summary = "an op in a form the real accelerator computes wrongly runs at rank 4 between RESHAPEs"
+    op_types = (*BINARY, *BROADCASTING, *PADDED)
     what = "rank-4"
-
-    def candidates(self, graph, ctx):
-        return of_type(graph, *BINARY, *BROADCASTING, *PADDED)
 
     def plan(self, op: Op, r: Replacement) -> Op | str:
         """RESHAPE in (a constant gets a rank-4 copy), the op at rank 4, RESHAPE out."""

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from gpucompat.ir import Op
 from gpucompat.rewrites.calibrated import CalibratedRewrite, reshaped
-from gpucompat.rewrites.matching import of_type
 from gpucompat.rewrites.substitute import Replacement
 from gpucompat.rules.support.forms import BINARY, is_constant
 
@@ -35,10 +34,8 @@ class FlatConstant(CalibratedRewrite):
     safety = "exact"
     priority = 34  # before explicit-rank-4, which keeps a spread over the batch
     summary = "a runtime scalar or per-channel vector with a constant tensor runs against the constant laid out flat"
+    op_types = BINARY
     what = "flat"
-
-    def candidates(self, graph, ctx):
-        return of_type(graph, *BINARY)
 
     def plan(self, op: Op, r: Replacement) -> Op | None:
         """RESHAPE the runtime operand to [1,1,1,C], the constant as [1,1,N/C,C], RESHAPE out."""

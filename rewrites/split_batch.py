@@ -22,7 +22,6 @@ from ai_edge_litert import schema_py_generated as fb
 
 from gpucompat.ir import Op
 from gpucompat.rewrites.calibrated import CalibratedRewrite, at_shape, not_measured_right, rank4
-from gpucompat.rewrites.matching import of_type
 from gpucompat.rewrites.substitute import Replacement
 from gpucompat.rules.support.forms import BINARY
 
@@ -34,10 +33,8 @@ class SplitBatch(CalibratedRewrite):
     safety = "exact"
     priority = 36  # after explicit-rank-4, which leaves a rank-4 output to this one
     summary = "a binary op broadcasting a runtime operand across a constant's batch runs once per batch slice"
+    op_types = BINARY
     what = "per-slice"
-
-    def candidates(self, graph, ctx):
-        return of_type(graph, *BINARY)
 
     def plan(self, op: Op, r: Replacement) -> Op | str | None:
         """RESHAPE the runtime operand to rank 4, the op once per batch slice of the constant,

@@ -21,7 +21,6 @@ import copy
 
 from gpucompat.ir import Op, build
 from gpucompat.rewrites.calibrated import CalibratedRewrite, not_measured_right
-from gpucompat.rewrites.matching import of_type
 from gpucompat.rewrites.substitute import Replacement
 
 
@@ -30,10 +29,8 @@ class Subsample1x1Conv(CalibratedRewrite):
     safety = "exact"
     priority = 35
     summary = "a 1x1 CONV_2D at a stride above 1 runs at stride 1 after a STRIDED_SLICE"
+    op_types = ("CONV_2D",)
     what = "stride-1 convolution"
-
-    def candidates(self, graph, ctx):
-        return of_type(graph, "CONV_2D")
 
     def plan(self, op: Op, r: Replacement) -> Op | str | None:
         """STRIDED_SLICE every s-th pixel, then the convolution at stride 1 writing the op's output."""
