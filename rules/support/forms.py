@@ -62,12 +62,12 @@ SLICES = ("SLICE", "STRIDED_SLICE")
 REDUCTIONS = ("SUM", "MEAN", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD")
 LONG_REDUCTION = 1024  # elements reduced into each output from which a reduction is "long"
 CONVOLUTIONS = ("CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV")
-# Other ops whose operands broadcast against each other: their keys write each operand's shape, as
-# the binary keys do (a full-shape constant below rank 4 is wrong where a last-axis one is right).
 # The options and constant operands other op types compute by (an axis, a flag), written into
 # their keys: CUMSUM exclusive or reversed, or along axis 0, is wrong where the plain one is right.
 OPTION_FIELDS = ("axis", "adjX", "adjY", "exclusive", "reverse", "alignCorners", "halfPixelCenters")
 AXIS_INPUT = {"REVERSE_V2": 1, "ARG_MAX": 1, "ARG_MIN": 1, "CUMSUM": 1, "SPLIT": 0, "SPLIT_V": 2}
+# Other ops whose operands broadcast against each other: their keys write each operand's shape, as
+# the binary keys do (a full-shape constant below rank 4 is wrong where a last-axis one is right).
 BROADCASTING = ("LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "EQUAL", "NOT_EQUAL", "POW", "ATAN2", "FLOOR_DIV",
                 "FLOOR_MOD", "LOGICAL_AND", "LOGICAL_OR", "SELECT", "SELECT_V2")
 _DEQUANTIZE = opcodes.BUILTIN["DEQUANTIZE"]
