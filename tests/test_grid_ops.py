@@ -1,6 +1,7 @@
-"""The numerics grid's "op-types" and "provenance" groups (gpucompat/calibrate/grid_ops.py): every
-form builds, loads and runs on the CPU interpreter, and the grid writes every op type the
-litert-mldrift profile delegates. A batch whose accelerator log holds a device error (a shader
+"""The numerics grid's "op-types", "provenance" and "int8-ops" groups
+(gpucompat/calibrate/grid_ops.py): every form builds, loads and runs on the CPU interpreter, the
+grid writes every op type the litert-mldrift profile delegates, and every full-int8 form names
+int8, as its form key does. A batch whose accelerator log holds a device error (a shader
 that does not compile: the partition's work is never submitted, every output is left unwritten)
 is split until the form causing it runs alone, judged wrong with the runtime's words, while the
 rest of the batch is measured as usual: shown with a fake accelerator child (no Vulkan device),
@@ -19,6 +20,7 @@ from gpucompat.calibrate import grid, grid_ops
 from gpucompat.confirm import logs, runner
 from gpucompat.ir.build import Sketch
 from gpucompat.ir.opcodes import BUILTIN
+from gpucompat.rules.support.forms import form_of
 from gpucompat.rules.support.profiles.litert_mldrift import OPS
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
 from vulkan import without_device
@@ -44,7 +46,7 @@ LOG = [
 
 
 def named(*names: str) -> list[grid.Form]:
-    """Fresh forms of the two groups by name (a run writes its results into its forms)."""
+    """Fresh forms of the groups by name (a run writes its results into its forms)."""
     every = {f.name: f for group in grid_ops.groups().values() for f in group}
     return [every[n] for n in names]
 
@@ -81,6 +83,17 @@ def test_the_grid_writes_every_op_type_the_profile_delegates():
 def test_each_provenance_form_names_where_its_operand_comes_from():
     kinds = {*grid_ops.STORED, "int8"}
     assert [f.name for f in GROUPS["provenance"] if not kinds & set(f.name.split("_"))] == []
+
+
+def test_each_int8_form_and_its_key_name_int8():
+    """A full-int8 model's op is keyed apart from its float twin (never measured is GPU007)."""
+    forms, unnamed = GROUPS["int8-ops"], []
+    for i in range(0, len(forms), grid.BATCH):
+        batch = forms[i:i + grid.BATCH]
+        graph = ir.from_bytes(grid._model(batch)).graphs[0]
+        unnamed += [(f.name, key) for f, out in zip(batch, graph.outputs)
+                    if "int8" not in f.name.split("_") or "int8" not in (key := form_of(out.producer) or "")]
+    assert unnamed == []
 
 
 def test_the_log_s_device_errors_are_the_first_of_each_chain():

@@ -5,10 +5,11 @@ accelerator (docs/fidelity.md, "Set-up").
 usage: python3 tools/record_grid.py [--without-f16 DIR] [GROUP...]
 Without groups: every form of the grid (about 34,000; an hour on two shared cores), the table
 recorded anew. With groups (grid.groups(): first-sizes, second-sizes, hand-picked, unsliced,
-mirror-pad, int8-fc): those alone, their keys added to the recorded table, which keeps every
-other key (a key already recorded turns wrong, or takes worse evidence, when a form of the group
-measures so). Resumable: the forms run so far are kept in ~/.cache/gpucompat-grid/ (one progress
-file per set of groups), and the table is written after each batch.
+mirror-pad, int8-fc, op-types, provenance, int8-ops): those alone, their keys added to the
+recorded table, which keeps every other key (a key already recorded turns wrong, or takes worse
+evidence, when a form of the group measures so). Resumable: the forms run so far are kept in
+~/.cache/gpucompat-grid/ (one progress file per set of groups), and the table is written after
+each batch.
 
 `--without-f16 DIR` runs the groups on the Vulkan driver DIR/env.sh names, an adapter without
 16-bit shader floats (SwiftShader: tools/swiftshader.sh DIR sets it up), and records each key's

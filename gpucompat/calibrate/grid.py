@@ -370,8 +370,8 @@ def _int8_fc(s: Sketch, prefix: str, exact: bool = False, *, x: tuple, units: in
 def groups() -> dict[str, list[Form]]:
     """Every form of the grid in groups, in the order they run: the enumerated families at each
     set of sizes, the hand-picked forms, then the families measured since (each its own group, so
-    `tools/record_grid.py GROUP` adds them to the shipped table alone; "op-types" and "provenance"
-    in grid_ops.py)."""
+    `tools/record_grid.py GROUP` adds them to the shipped table alone; "op-types", "provenance"
+    and "int8-ops" in grid_ops.py)."""
     from gpucompat.calibrate import grid_ops
 
     return {

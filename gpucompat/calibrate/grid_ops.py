@@ -25,6 +25,17 @@ and 3x3, strides 1 and 2, a dilated 3x3) with every kind of weights, a bias or n
 DEPTHWISE_CONV_2D always have one, as converters write them), plus full-int8 CONV_2D and
 DEPTHWISE_CONV_2D. A form's name holds its operand's provenance (a key of STORED; "int8" for a
 full-int8 convolution) and ends in the set of sizes: "add_r4_cfull_f16dq_0".
+
+"int8-ops": the ops a full-int8 model is made of (TF's converter with a representative dataset
+and TFLITE_BUILTINS_INT8, ai-edge-quantizer's static int8 recipes), as the converter writes them:
+int8 runtime operands of one scale and zero point (grid.INT8_IN), int8 constants of their own,
+int32 axes, sizes and ids, the converter's int8 op versions, and an int8 output whose scale is
+the input's where the converter keeps it (layout ops, pooling, resizing, CONCATENATION), its fixed
+one (SOFTMAX, LOGISTIC, TANH) or one fitting the values (arithmetic, reductions, activations):
+ADD / SUB / MUL, MEAN / SUM, pooling, RESHAPE, TRANSPOSE, CONCATENATION, SLICE / STRIDED_SLICE,
+PAD, resizing, the space ops, the activations, PRELU, GATHER, and the QUANTIZE / DEQUANTIZE at a
+model's edges and between two scales. Judged against the CPU's int8 kernels, both dequantized,
+within one quantization step (grid.judge). Every name holds "int8": "add_int8_rc_4_0".
 """
 
 from __future__ import annotations
@@ -77,6 +88,8 @@ CONVOLUTIONS = ("CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV")
 # prepare, "has_bias was not true"; DEPTHWISE_CONV_2D without one crashes the interpreter)
 BIASED = ("CONV_2D", "DEPTHWISE_CONV_2D")
 VIT = (196, 192)  # tokens and width of a ViT-S/16 at 224: its class token concatenation
+INT8_TYPED = {"dtype": dtypes.INT8, "quantization": INT8_IN}  # an int8 output of its input's scale
+INT8_RANGE = tuple((q - INT8_IN[1]) * INT8_IN[0] for q in (-128, 127))  # the real values of an INT8_IN tensor
 
 
 @dataclass(frozen=True)
@@ -203,6 +216,11 @@ def _value(shape: tuple, draw: str, seed: int) -> np.ndarray:
     return grid._draw(draw, shape, np.random.default_rng(seed))
 
 
+def _int8(shape: tuple) -> Runtime:
+    """A full-int8 model's runtime operand: int8 of INT8_IN's scale and zero point."""
+    return Runtime(shape, "int8", INT8_IN)
+
+
 def _scalar(value, dtype=np.int32) -> np.ndarray:
     return np.asarray(value, dtype)
 
@@ -216,9 +234,9 @@ def _with(shape: tuple, axis: int, size: int) -> tuple:
 
 
 def groups() -> dict[str, list[Form]]:
-    """The two groups of grid.groups() this module adds, each at both sets of sizes."""
-    return {"op-types": [f for v in (0, 1) for family in OP_TYPES for f in family(v)],
-            "provenance": [f for v in (0, 1) for family in PROVENANCE for f in family(v)]}
+    """The groups of grid.groups() this module adds, each at both sets of sizes."""
+    return {name: [f for v in (0, 1) for family in families for f in family(v)]
+            for name, families in (("op-types", OP_TYPES), ("provenance", PROVENANCE), ("int8-ops", INT8_OPS))}
 
 
 # op-types: runtime operands
@@ -279,37 +297,42 @@ def _spatial(size: int, k: int, stride: int, padding: str, dilation: int = 1) ->
     return -(-size // stride) if padding == "SAME" else (size - (k - 1) * dilation - 1) // stride + 1
 
 
-def _images(v: int) -> list[Form]:
+def _images(v: int, int8: bool = False) -> list[Form]:
     """The rank-4 ops: AVERAGE_POOL_2D and MAX_POOL_2D per POOLS, RESIZE_BILINEAR and
     RESIZE_NEAREST_NEIGHBOR to twice the size per RESIZE_FLAGS, DEPTH_TO_SPACE and SPACE_TO_DEPTH
-    of block 2."""
+    of block 2; `int8`: as a full-int8 model holds them (the first two of POOLS and of
+    RESIZE_FLAGS), int8 in and out of one scale, at the converter's int8 versions."""
     x, found = _shape(4, v), []
     _, h, w, c = x
-    for op, (k, stride, padding) in itertools.product(("AVERAGE_POOL_2D", "MAX_POOL_2D"), POOLS):
+    pools, flags = (POOLS[:2], RESIZE_FLAGS[:2]) if int8 else (POOLS, RESIZE_FLAGS)
+    kind, base, typed = ("_int8", 2, INT8_TYPED) if int8 else ("", 1, {})
+    runtime = _int8 if int8 else Runtime
+    for op, (k, stride, padding) in itertools.product(("AVERAGE_POOL_2D", "MAX_POOL_2D"), pools):
         out = (1, _spatial(h, k, stride, padding), _spatial(w, k, stride, padding), c)
-        found.append(form(f"{op.lower()}_{k}x{k}_s{stride}_{padding.lower()}_{v}", op, [Runtime(x)], out,
+        found.append(form(f"{op.lower()}{kind}_{k}x{k}_s{stride}_{padding.lower()}_{v}", op, [runtime(x)], out,
                           options=options_of("Pool2D", padding=getattr(fb.Padding, padding), strideW=stride,
-                                             strideH=stride, filterWidth=k, filterHeight=k)))
+                                             strideH=stride, filterWidth=k, filterHeight=k), version=base, **typed))
     for (op, cls), (align, half) in itertools.product((("RESIZE_BILINEAR", "ResizeBilinear"),
                                                        ("RESIZE_NEAREST_NEIGHBOR", "ResizeNearestNeighbor")),
-                                                      RESIZE_FLAGS):
+                                                      flags):
         tag = "align" if align else "half" if half else "plain"
-        found.append(form(f"{op.lower()}_x2_{tag}_{v}", op, [Runtime(x), _ints(2 * h, 2 * w)], (1, 2 * h, 2 * w, c),
-                          options=options_of(cls, alignCorners=align, halfPixelCenters=half),
-                          version=3 if half else 1))
+        found.append(form(f"{op.lower()}{kind}_x2_{tag}_{v}", op, [runtime(x), _ints(2 * h, 2 * w)],
+                          (1, 2 * h, 2 * w, c), options=options_of(cls, alignCorners=align, halfPixelCenters=half),
+                          version=3 if half else base, **typed))
     return found + [
-        form(f"depth_to_space_2_{v}", "DEPTH_TO_SPACE", [Runtime((1, h, w, 4 * c))], (1, 2 * h, 2 * w, c),
-             options=options_of("DepthToSpace", blockSize=2)),
-        form(f"space_to_depth_2_{v}", "SPACE_TO_DEPTH", [Runtime((1, 2 * h, 2 * w, c))], (1, h, w, 4 * c),
-             options=options_of("SpaceToDepth", blockSize=2)),
+        form(f"depth_to_space{kind}_2_{v}", "DEPTH_TO_SPACE", [runtime((1, h, w, 4 * c))], (1, 2 * h, 2 * w, c),
+             options=options_of("DepthToSpace", blockSize=2), version=base, **typed),
+        form(f"space_to_depth{kind}_2_{v}", "SPACE_TO_DEPTH", [runtime((1, 2 * h, 2 * w, c))], (1, h, w, 4 * c),
+             options=options_of("SpaceToDepth", blockSize=2), version=base, **typed),
     ]
 
 
-def _gather(name: str, params, axis: int, count: int = 3) -> Form:
-    """GATHER of `count` runtime int32 indices along `axis` of `params` (an operand)."""
+def _gather(name: str, params, axis: int, count: int = 3, **typed) -> Form:
+    """GATHER of `count` runtime int32 indices along `axis` of `params` (an operand); `typed`: the
+    form's output dtype, version and quantization."""
     shape = params.shape if isinstance(params, Runtime) else params.value.shape
     return form(name, "GATHER", [params, Runtime((count,), f"ids{shape[axis]}")], _with(shape, axis, count),
-                options=options_of("Gather", axis=axis, batchDims=0))
+                options=options_of("Gather", axis=axis, batchDims=0), **typed)
 
 
 def _indexing(v: int) -> list[Form]:
@@ -402,19 +425,20 @@ def _matmuls(v: int) -> list[Form]:
                     for pick, what in enumerate(("activ", "state"))]
 
 
-def _bool_reshapes(v: int) -> list[Form]:
-    """RESHAPE of a BOOL tensor from each rank 1-4 to each other: what explicit-rank-4 writes
-    around a comparison below rank 4."""
+def _reshapes(v: int, int8: bool = False) -> list[Form]:
+    """RESHAPE from each rank 1-4 to each other of a BOOL tensor (what explicit-rank-4 writes
+    around a comparison below rank 4) or, `int8`, of a full-int8 one (one scale in and out)."""
     found = []
     for ri, ro in itertools.permutations(range(1, 5), 2):
         shape = _shape(ri, v)  # leading 1s added, or the leading axes merged
         target = (1,) * (ro - ri) + shape if ro > ri else (int(np.prod(shape[:ri - ro + 1])), *shape[ri - ro + 1:])
-        found.append(form(f"reshape_bool_{ri}to{ro}_{v}", "RESHAPE", [Runtime(shape, "bool"), _ints(*target)], target,
-                          BOOL, options_of("Reshape", newShape=list(target))))
+        x, typed = (_int8(shape), INT8_TYPED) if int8 else (Runtime(shape, "bool"), {"dtype": BOOL})
+        found.append(form(f"reshape_{'int8' if int8 else 'bool'}_{ri}to{ro}_{v}", "RESHAPE", [x, _ints(*target)],
+                          target, options=options_of("Reshape", newShape=list(target)), **typed))
     return found
 
 
-OP_TYPES = (_binaries, _logic, _bool_reshapes, _selects, _images, _indexing, _pieces, _elementwise, _matmuls)
+OP_TYPES = (_binaries, _logic, _reshapes, _selects, _images, _indexing, _pieces, _elementwise, _matmuls)
 
 
 # provenance: one operand from each place a converter puts it
@@ -597,3 +621,145 @@ def _bias(value: np.ndarray, weights: str, bias: bool) -> list:
 
 
 PROVENANCE = (_const_binary, _lifted, _const_selects, _const_pieces, _const_operands, _convolutions)
+
+
+# int8-ops: the ops of a full-int8 model, as TF's converter writes them with TFLITE_BUILTINS_INT8
+
+
+def _fitting(lo: float, hi: float) -> tuple[float, int]:
+    """The int8 (scale, zero point) a converter gives a tensor calibrated from `lo` to `hi` (the
+    range widened to hold 0)."""
+    lo, hi = min(float(lo), 0.0), max(float(hi), 0.0)
+    scale = (hi - lo) / 255
+    return scale, int(np.clip(round(-128 - lo / scale), -128, 127))
+
+
+def _int8_constant(v: np.ndarray) -> Quantized:
+    """`v` as the converter stores a constant a full-int8 op reads (not a weight): int8 of one
+    scale and zero point fitting its values."""
+    scale, zero = _fitting(v.min(), v.max())
+    return Quantized(np.clip(np.round(v / scale) + zero, -128, 127).astype(np.int8), (scale, zero))
+
+
+def _int8_form(name: str, op: str, operands: list, out: tuple, options=None, version: int = 2,
+               quantization: tuple = INT8_IN) -> Form:
+    """A full-int8 form: an int8 output of `quantization` (by default its input's: the ops the
+    converter gives one scale in and out), at the converter's int8 version of most ops."""
+    return form(name, op, operands, out, dtypes.INT8, options, version, quantization)
+
+
+INT8_BINARY = {"ADD": np.add, "SUB": np.subtract, "MUL": np.multiply}
+
+
+def _int8_binaries(v: int) -> list[Form]:
+    """ADD, SUB and MUL of two int8 runtime tensors of one shape, and of one with an int8 constant
+    of its last axis ("rc") and a scalar one ("rs": TF's converter writes `x * 0.5` so), ranks 1-4;
+    the output's scale fits every value the operands can make."""
+    found = []
+    for (op, fn), r in itertools.product(INT8_BINARY.items(), range(1, 5)):
+        x = _shape(r, v)
+        last, scalar = _value(x[-1:], "normal", 3), _value((), "normal", 4)
+        for tag, other, ends in (("rr", _int8(x), INT8_RANGE), ("rc", _int8_constant(last), (last.min(), last.max())),
+                                 ("rs", _int8_constant(scalar), (scalar, scalar))):
+            made = [fn(a, b) for a in INT8_RANGE for b in ends]
+            found.append(_int8_form(f"{op.lower()}_int8_{tag}_{r}_{v}", op, [_int8(x), other], x,
+                                    options_of(OPTIONS[op]), quantization=_fitting(min(made), max(made))))
+    return found
+
+
+def _int8_reductions(v: int) -> list[Form]:
+    """MEAN and SUM over the last axis, ranks 2-4, and over H, W at rank 4 (keeping them and
+    not); the output's scale fits the values: a mean of uniform values in half the input's range,
+    a sum of n in 2 sqrt(n) times it."""
+    found = []
+    for r in range(2, 5):
+        x = _shape(r, v)
+        reductions = [((r - 1,), False), *([((1, 2), False), ((1, 2), True)] if r == 4 else [])]
+        for op, (axes, keep) in itertools.product(("MEAN", "SUM"), reductions):
+            widen = 0.5 if op == "MEAN" else 2 * math.sqrt(math.prod(x[a] for a in axes))
+            tag = "".join(map(str, axes)) + ("k" if keep else "")
+            found.append(_int8_form(f"{op.lower()}_int8_{r}_{tag}_{v}", op, [_int8(x), _ints(*axes)],
+                                    grid._reduced(x, axes, keep), options_of("Reducer", keepDims=keep),
+                                    quantization=_fitting(*(e * widen for e in INT8_RANGE))))
+    return found
+
+
+INT8_PERMUTATIONS = ((1, 0), (1, 0, 2), (0, 2, 1), (2, 1, 0), (0, 2, 1, 3), (0, 3, 1, 2), (0, 2, 3, 1))
+INT8_PADS = {3: ((1,), (2,)), 4: ((1,), (3,), (1, 2))}  # rank -> the sets of axes padded
+
+
+def _int8_layout(v: int) -> list[Form]:
+    """The ops that move int8 values without changing their scale: TRANSPOSE per
+    INT8_PERMUTATIONS, CONCATENATION of two runtime tensors along each axis (the converter gives
+    both the output's scale), SLICE and STRIDED_SLICE (steps 1 and 2) of one axis above 1, ranks
+    1-4; PAD (with the zero point) per INT8_PADS (the accelerator refuses PAD below rank 3);
+    GATHER of int32 ids from an int8 constant table of rank 1-4 along its first axis above 1."""
+    found = [_int8_form(f"transpose_int8_{''.join(map(str, p))}_{v}", "TRANSPOSE", [_int8(_shape(len(p), v)),
+                        _ints(*p)], tuple(_shape(len(p), v)[i] for i in p)) for p in INT8_PERMUTATIONS]
+    for r in range(1, 5):
+        x = _shape(r, v)
+        found += [_int8_form(f"concat_int8_{r}_ax{a}_{v}", "CONCATENATION", [_int8(x), _int8(x)],
+                             _with(x, a, 2 * x[a]), options_of("Concatenation", axis=a)) for a in range(r)]
+        axes = [a for a in range(r) if x[a] > 1]
+        for a in axes:
+            begin, size = _ints(*(1 if i == a else 0 for i in range(r))), _with(x, a, x[a] - 1)
+            found.append(_int8_form(f"slice_int8_{r}_ax{a}_{v}", "SLICE", [_int8(x), begin, _ints(*size)], size))
+            found += [_int8_form(f"sslice_int8_{r}_ax{a}_s{step}_{v}", "STRIDED_SLICE",
+                                 [_int8(x), begin, _ints(*x), _ints(*(step if i == a else 1 for i in range(r)))],
+                                 _with(x, a, len(range(1, x[a], step))), options_of("StridedSlice"))
+                      for step in (1, 2)]
+        for padded in INT8_PADS.get(r, ()):
+            pads = np.asarray([[1, 1] if i in padded else [0, 0] for i in range(r)], np.int32)
+            found.append(_int8_form(f"pad_int8_{r}_ax{''.join(map(str, padded))}_{v}", "PAD", [_int8(x), pads],
+                                    tuple(d + 2 if i in padded else d for i, d in enumerate(x))))
+        table = _int8_constant(_value(x, "normal", 7))
+        found.append(_gather(f"gather_int8_{r}_ax{axes[0]}_{v}", table, axes[0], dtype=dtypes.INT8, version=2,
+                             quantization=table.quantization))
+    return found
+
+
+# one-operand ops of a full-int8 model: version, output quantization (the converter's fixed one
+# for SOFTMAX, LOGISTIC and TANH, else fitting what an INT8_IN input makes), options record and fields
+INT8_ACTIVATIONS = {
+    "SOFTMAX": (2, (1 / 256, -128), "Softmax", {"beta": 1.0}), "LOGISTIC": (2, (1 / 256, -128), None, {}),
+    "TANH": (2, (1 / 128, 0), None, {}), "HARD_SWISH": (1, _fitting(-0.375, INT8_RANGE[1]), None, {}),
+    "RELU": (2, _fitting(0, INT8_RANGE[1]), None, {}), "RELU6": (2, _fitting(0, 6), None, {}),
+    "LEAKY_RELU": (1, _fitting(0.2 * INT8_RANGE[0], INT8_RANGE[1]), "LeakyRelu", {"alpha": 0.2}),
+}
+
+
+def _int8_activations(v: int) -> list[Form]:
+    """Each of INT8_ACTIVATIONS and PRELU (an int8 alpha of one scale, of the last axis, and
+    [1, 1, C] at rank 4: Keras' shared axes 1, 2) of an int8 runtime tensor, ranks 1-4."""
+    found = []
+    for r in range(1, 5):
+        x = _shape(r, v)
+        for op, (version, out, cls, fields) in INT8_ACTIVATIONS.items():
+            found.append(_int8_form(f"{op.lower()}_int8_{r}_{v}", op, [_int8(x)], x, options_of(cls, **fields), version,
+                                    out))
+        for tag, shape in [("c", x[-1:]), *([("11c", (1, 1, x[-1]))] if r == 4 else [])]:
+            q, scale, alpha = int8_of(_value(shape, "normal", 10) / 4, None)
+            made = [a * (1 if a >= 0 else b) for a in (*INT8_RANGE, 0.0) for b in (alpha.min(), alpha.max())]
+            found.append(_int8_form(f"prelu_int8_{r}_alpha_{tag}_{v}", "PRELU", [_int8(x), Quantized(q, (scale, 0))],
+                                    x, version=1, quantization=_fitting(min(made), max(made))))
+    return found
+
+
+REQUANTIZED = (0.06, -8)  # another scale holding INT8_IN's values: a requantizing QUANTIZE's output
+
+
+def _int8_quantizing(v: int) -> list[Form]:
+    """A full-int8 model's QUANTIZE of its float32 input and DEQUANTIZE of its output, and the
+    QUANTIZE the converter writes between two int8 scales, ranks 1-4."""
+    found = []
+    for r in range(1, 5):
+        x = _shape(r, v)
+        found += [_int8_form(f"quantize_f32_to_int8_{r}_{v}", "QUANTIZE", [Runtime(x)], x, version=1),
+                  form(f"dequantize_int8_to_f32_{r}_{v}", "DEQUANTIZE", [_int8(x)], x, version=2),
+                  _int8_form(f"quantize_int8_to_int8_{r}_{v}", "QUANTIZE", [_int8(x)], x, version=1,
+                             quantization=REQUANTIZED)]
+    return found
+
+
+INT8_OPS = (_int8_binaries, _int8_reductions, _int8_layout, partial(_reshapes, int8=True), partial(_images, int8=True),
+            _int8_activations, _int8_quantizing)
