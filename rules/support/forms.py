@@ -69,7 +69,7 @@ AXIS_INPUT = {"REVERSE_V2": 1, "ARG_MAX": 1, "ARG_MIN": 1, "CUMSUM": 1, "SPLIT":
 # Other ops whose operands broadcast against each other: their keys write each operand's shape, as
 # the binary keys do (a full-shape constant below rank 4 is wrong where a last-axis one is right).
 BROADCASTING = ("LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "EQUAL", "NOT_EQUAL", "POW", "ATAN2", "FLOOR_DIV",
-                "FLOOR_MOD", "LOGICAL_AND", "LOGICAL_OR", "SELECT", "SELECT_V2")
+                "FLOOR_MOD", "LOGICAL_AND", "LOGICAL_OR", "SELECT", "SELECT_V2", "BATCH_MATMUL")
 _DEQUANTIZE = opcodes.BUILTIN["DEQUANTIZE"]
 
 
@@ -232,8 +232,9 @@ def _generic(op: Op) -> str:
     comparisons)."""
     x, out = op.input(0), op.outputs[0]
     to = "" if any(t.dtype == out.dtype for t in op.present_inputs) else f" to {out.dtype_name.lower()}"
-    if op.name in BROADCASTING:
-        return f"{op.name} " + ", ".join(f"{_operand(t)} {dims(t.shape)}" for t in op.present_inputs) + to
+    if op.name in BROADCASTING:  # BATCH_MATMUL broadcasts its batch axes
+        shapes = ", ".join(f"{_operand(t)} {dims(t.shape)}" for t in op.present_inputs)
+        return f"{op.name} {shapes}{to}{_computed_by(op, x.rank)}"
     size = out.num_elements
     operands = ",".join(_operand(t) + (" scalar" if t.num_elements == 1 < size else "") if t is not None else "none"
                         for t in op.inputs)
