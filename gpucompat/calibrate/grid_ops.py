@@ -76,10 +76,10 @@ VERSIONS = {"FLOOR_DIV": 2}  # the converter's version of a float op where it is
 # ((kernel height, width), (stride along H, W), dilation) of the convolutions; a 1x1 kernel pads
 # VALID (Keras' default), others SAME; the strips (1x3, 3x1) are what Conv1D (dilated in a TCN
 # once fix folds its SPACE_TO_BATCH_ND) and separable audio front ends write, at stride 1 and 2
-# along their axis
+# along their axis; strides above 2 (a raw-audio front end frames at 160) as one of 4
 GEOMETRIES = (((1, 1), (1, 1), 1), ((1, 1), (2, 2), 1), ((3, 3), (1, 1), 1), ((3, 3), (2, 2), 1),
               ((3, 3), (1, 1), 2), ((1, 3), (1, 1), 1), ((1, 3), (1, 2), 1), ((1, 3), (1, 1), 2),
-              ((3, 1), (1, 1), 1), ((3, 1), (2, 1), 1))
+              ((3, 1), (1, 1), 1), ((3, 1), (2, 1), 1), ((1, 3), (1, 4), 1), ((3, 1), (4, 1), 1), ((3, 3), (4, 4), 1))
 POOLS = ((2, 2, "VALID"), (3, 1, "SAME"), (3, 2, "SAME"))  # (window, stride, padding)
 RESIZE_FLAGS = ((False, True), (False, False), (True, False))  # (align_corners, half_pixel_centers)
 SELECTS = {"SELECT": "Select", "SELECT_V2": "SelectV2"}  # op -> its options record

@@ -27,7 +27,8 @@ Examples of keys:
                                                input and output shapes, keep_num_dims ("keeping
                                                dims"), the weights' kind and stored type, a bias
     "CONV_2D 1x1 stride 2 with constant int8 weights, bias"
-                                               the window (1x1, kx1, 1xk, kxk), strides, dilation,
+                                               the window (1x1, kx1, 1xk, kxk), strides (1, 2, or
+                                               s above 2), dilation,
                                                the weights' kind and stored type, a bias
     "SELECT_V2 rank 4 of runtime bool,runtime,fp16 constant scalar"
                                                any other op type: its input rank, then each
@@ -202,7 +203,8 @@ def _convolution(op: Op) -> str | None:
     window = f"{'k' if h > 1 else 1}x{'k' if wd > 1 else 1}"
     o = op.options
     strides = (getattr(o, "strideH", 1), getattr(o, "strideW", 1))
-    stride = str(strides[0]) if strides[0] == strides[1] else f"{strides[0]},{strides[1]}"
+    steps = ["s" if v > 2 else str(v) for v in strides]  # s: a stride above 2 (raw-audio framing: 160)
+    stride = steps[0] if steps[0] == steps[1] else f"{steps[0]},{steps[1]}"
     if transposed and max(strides) > 1 and x.rank == 4 and (x.shape[1] % 2 or x.shape[2] % 2):
         stride += " of an odd size"  # measured wrong at a 5x3 input, right at 6x4
     dilated = " dilated" if max(getattr(o, "dilationHFactor", 1), getattr(o, "dilationWFactor", 1)) > 1 else ""
