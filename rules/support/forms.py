@@ -30,10 +30,14 @@ Examples of keys:
                                                the window (1x1, kx1, 1xk, kxk), strides (1, 2, or
                                                s above 2), dilation,
                                                the weights' kind and stored type, a bias
-    "SELECT_V2 rank 4 of runtime bool,runtime,fp16 constant scalar"
-                                               any other op type: its input rank, then each
-                                               operand in order, non-float types and one-element
-                                               operands broadcast to a larger output named
+    "SELECT_V2 runtime bool [1,n,n,n], runtime [1,n,n,n], fp16 constant []"
+                                               ops whose operands broadcast (comparisons, POW,
+                                               SELECT, BATCH_MATMUL, ...): each operand's kind,
+                                               type and shape, the output type, options
+    "CUMSUM rank 2 of runtime,constant int32 scalar, exclusive, axis 1, last axis a multiple of 4"
+                                               any other op type: its input rank, each operand,
+                                               the options and axis it computes by, whether its
+                                               last axis fills slices of 4
 
 Every operand carries its provenance (`provenance`), because the accelerator reads each kind
 through other code: "runtime" (computed at run time, also a weight made on the CPU, which reaches
