@@ -144,9 +144,12 @@ def test_with_no_working_device_verify_says_why_for_each_candidate_and_exits_2(m
     lines = r.stderr.splitlines()
     names = [device.name_of(d) for d in device.all_devices()]
     assert lines[0] == "gpucompat: no OpenCL device can run the executor's kernels:"
-    assert lines[1].startswith(f"  {names[0]} (PoCL): the probe kernel: the OpenCL compiler rejected the kernel: ")
-    assert lines[1].endswith("'__OPENCL_VERSION__' macro redefined")
-    assert lines[2] == f"  {names[1]} (Intel CPU runtime): the probe kernel: Context failed: DEVICE_NOT_AVAILABLE"
+    # what gpucompat controls: one line per candidate, naming it and the step that failed; the
+    # driver's own words vary by host (PoCL on AMD Zen 5 fails before the forced error: "unknown
+    # target CPU 'generic'"), so they are only required to be there
+    for line, name, kind in zip(lines[1:3], names, ("PoCL", "Intel CPU runtime")):
+        head = f"  {name} ({kind}): the probe kernel: "
+        assert line.startswith(head) and line[len(head):].strip(), line
     assert lines[3].startswith("gpucompat doctor lists every device") and len(lines) == 4
     assert gpucompat("doctor").returncode == 1
 
