@@ -107,3 +107,14 @@ def test_a_dequantized_constant_is_judged_through_its_reader(models):
     """The DEQUANTIZE of a constant is folded by the delegate: it has no form of its own."""
     graph = ir.load(models.path("prov_select_fp16")).graphs[0]
     assert [o.name for o in graph.ops if not judged(o)] == ["DEQUANTIZE"] * 3
+
+
+def test_verify_lists_the_outputs_a_wrong_op_s_partition_spoils(models):
+    """What verify and fix say beside a pass on the executor: the op known wrong on the real GPU,
+    and the graph outputs its partition reaches, suspect there too."""
+    from gpucompat.verification.real_gpu_forms import summary, unproven_ops
+
+    (found,) = unproven_ops(ir.load(models.path("prov_select_fp16")))
+    assert (found.op, found.status, found.suspect) == ("SELECT", "wrong", ("PartitionedCall:0",))
+    assert found.record()["suspect_outputs"] == ["PartitionedCall:0"]
+    assert "the outputs their GPU partitions reach are suspect there: 'PartitionedCall:0'" in summary([found])

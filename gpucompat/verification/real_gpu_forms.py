@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from gpucompat import ir
 from gpucompat.placement import check_model
+from gpucompat.rules.lint.calibrated_forms import reached_outputs
 from gpucompat.rules.support import calibration, registry
 from gpucompat.rules.support.forms import form_of, judged
 from gpucompat.rules.support.profile import Options
@@ -36,6 +37,7 @@ class UnprovenOp:
     status: str  # "wrong" or "unmeasured"
     tensor: str  # its first output's name: what pairs an op of a fixed model with the original's
     introduced: bool | None = None  # fix only: not delegated in this form in the input model
+    suspect: tuple[str, ...] = ()  # a wrong op: the graph outputs its GPU partition reaches
 
     @property
     def where(self) -> str:
@@ -49,6 +51,8 @@ class UnprovenOp:
                "form": self.form, "status": self.status, "tensor": self.tensor}
         if self.introduced is not None:
             doc["introduced"] = self.introduced
+        if self.suspect:
+            doc["suspect_outputs"] = list(self.suspect)
         return doc
 
 
@@ -74,9 +78,20 @@ def unproven_ops(model: ir.Model, precision: str = "fp32", options: Options | No
             key = form_of(op)
             status = calibration.status(key, precision)
             if status != "right":
+                suspect = _partition_outputs(result, model, o) if status == "wrong" else ()
                 out.append(UnprovenOp(name, o.subgraph, o.index, o.op, key, status,
-                                      op.outputs[0].name if op.outputs else ""))
+                                      op.outputs[0].name if op.outputs else "", suspect=suspect))
     return out
+
+
+def _partition_outputs(result, model: ir.Model, o) -> tuple[str, ...]:
+    """The graph outputs the GPU partition of op record `o` reaches: a shader that fails to build
+    leaves every output of its partition unwritten, not only the op's."""
+    sub = result.subgraphs[o.subgraph]
+    if o.partition is None or o.partition >= len(sub.subsets):
+        return ()
+    graph = model.graphs[o.subgraph]
+    return tuple(t.name for t in reached_outputs(graph, [graph.ops[i] for i in sub.subsets[o.partition].nodes]))
 
 
 def identity(u: UnprovenOp) -> tuple:
@@ -112,7 +127,11 @@ def summary(ops: list[UnprovenOp], limit: int = 6) -> str:
     if wrong:
         shown = ", ".join(u.where + (" (introduced by the fix)" if u.introduced else "") for u in wrong[:limit])
         more = f", and {len(wrong) - limit} more" if len(wrong) > limit else ""
-        parts.append(f"{_count(len(wrong))} known wrong on the real GPU: {shown}{more}")
+        suspect = list(dict.fromkeys(name for u in wrong for name in u.suspect))
+        more_out = f" and {len(suspect) - limit} more" if len(suspect) > limit else ""
+        spoiled = (f"; the outputs their GPU partitions reach are suspect there: "
+                   f"{', '.join(repr(n) for n in suspect[:limit])}{more_out}" if suspect else "")
+        parts.append(f"{_count(len(wrong))} known wrong on the real GPU: {shown}{more}{spoiled}")
     if unmeasured:
         groups = [f"{what} x{n}" if n > 1 else what for what, n in unmeasured.most_common(limit)]
         rest = len(unmeasured) - limit
