@@ -7,6 +7,7 @@ dynamic-range int8 weights at stride 2 is wrong too. `check` flags each with its
 
 import json
 
+import numpy as np
 import pytest
 
 import models_provenance  # noqa: F401  (registers the prov_* models)
@@ -118,3 +119,26 @@ def test_verify_lists_the_outputs_a_wrong_op_s_partition_spoils(models):
     assert (found.op, found.status, found.suspect) == ("SELECT", "wrong", ("PartitionedCall:0",))
     assert found.record()["suspect_outputs"] == ["PartitionedCall:0"]
     assert "the outputs their GPU partitions reach are suspect there: 'PartitionedCall:0'" in summary([found])
+
+
+@pytest.mark.parametrize("stored", [np.float16, np.float32])
+def test_a_slice_of_data_in_the_file_is_keyed_apart_from_a_slice_of_a_tensor(tmp_path, stored):
+    """The delegate slices a constant itself (a positional table cut to the sequence); the
+    accelerator computes that STRIDED_SLICE wrongly where the same slice of a runtime tensor is
+    measured right, so its key names the constant and, never measured, it is GPU007."""
+    from gpucompat.calibrate.grid import _ints, options_of
+    from gpucompat.ir.build import Sketch
+
+    s = Sketch()
+    table = s.const("table", np.ones((1, 6, 8), stored))
+    if stored is np.float16:
+        table = s.op("DEQUANTIZE", [table], (1, 6, 8))
+    cut = s.op("STRIDED_SLICE", [table, s.const("b", _ints(0, 0, 0)), s.const("e", _ints(1, 4, 8)),
+                                 s.const("s", _ints(1, 1, 1))], (1, 4, 8), options=options_of("StridedSlice"))
+    s.output(s.op("ADD", [s.input("x", (1, 4, 8)), cut], (1, 4, 8), options=options_of("Add")))
+    path = tmp_path / "sliced.tflite"
+    path.write_bytes(s.to_bytes())
+    kind = "fp16 constant" if stored is np.float16 else "constant"
+    assert f"STRIDED_SLICE rank 3 on axes 1 of {kind}" in [form_of(o) for o in ir.load(str(path)).graphs[0].ops]
+    found = [f for f in _check(str(path))["findings"] if f["code"] == "GPU007"]
+    assert [f"of {kind}]" in f["message"] for f in found] == [True], found

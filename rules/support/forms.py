@@ -136,8 +136,12 @@ def form_of(op: Op) -> str | None:
     key = _shaped(op)
     if key is _UNKEYED:
         return _generic(op)
-    typed = _dtype_prefix(x) if name != "EMBEDDING_LOOKUP" else ""  # its first input is the ids
-    return key if key is None or not typed else key.replace(name, name + " " + typed[:-1], 1)
+    if key is None or name == "EMBEDDING_LOOKUP":  # its first input is the ids; the key names the table
+        return key
+    if name not in BINARY and name != "CONCATENATION" and provenance(x) != "runtime":
+        key += f" of {provenance(x)}"  # a layout op or reduction of data in the file: other code than a tensor's
+    typed = _dtype_prefix(x)
+    return key.replace(name, name + " " + typed[:-1], 1) if typed else key
 
 
 _UNKEYED = "unkeyed"  # an op type with no key of its own: the generic key names it
