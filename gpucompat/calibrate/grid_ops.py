@@ -358,7 +358,8 @@ def _indexing(v: int) -> list[Form]:
 def _pieces(v: int) -> list[Form]:
     """SPLIT in 2 along every even axis, SPLIT_V in 1 and the rest along every axis above 1 (their
     second piece), UNPACK along the first and the last axis (its second piece), ranks 1-4 (UNPACK
-    2-4); PACK of two runtime tensors of rank 0-3 on the first and the new last axis."""
+    2-4, and a [3, N, T, D] along its first); PACK of two runtime tensors of rank 0-3 on the first
+    and the new last axis."""
     found = []
     for r in range(1, 5):
         x = _shape(r, v)
@@ -374,6 +375,10 @@ def _pieces(v: int) -> list[Form]:
             if r > 1 and a in (0, r - 1) and d > 1:
                 found.append(form(f"unpack_{r}_ax{a}_{v}", "UNPACK", [Runtime(x)], [(_without(x, a), F32)] * d,
                                   options=options_of("Unpack", num=d, axis=a), pick=1))
+        if r == 4:  # attention's fused query/key/value [3, N, T, D] unpacked along its first axis
+            qkv = (3, *x[1:])
+            found.append(form(f"unpack_4_qkv_ax0_{v}", "UNPACK", [Runtime(qkv)], [(x[1:], F32)] * 3,
+                              options=options_of("Unpack", num=3, axis=0), pick=1))
         piece = _shape(r - 1, v)
         for a in sorted({0, r - 1}):
             found.append(form(f"pack_{r - 1}_ax{a}_{v}", "PACK", [Runtime(piece), Runtime(piece)],
