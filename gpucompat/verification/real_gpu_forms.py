@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from gpucompat import ir
 from gpucompat.placement import check_model
-from gpucompat.rules.lint.calibrated_forms import reached_outputs
+from gpucompat.rules.lint.calibrated_forms import partition_reach
 from gpucompat.rules.support import calibration, registry
 from gpucompat.rules.support.forms import form_of, judged
 from gpucompat.rules.support.profile import Options
@@ -78,20 +78,11 @@ def unproven_ops(model: ir.Model, precision: str = "fp32", options: Options | No
             key = form_of(op)
             status = calibration.status(key, precision)
             if status != "right":
-                suspect = _partition_outputs(result, model, o) if status == "wrong" else ()
+                reach = partition_reach(result, model, o) if status == "wrong" else None
+                suspect = () if reach is None else tuple(t.name for t in reach[1])
                 out.append(UnprovenOp(name, o.subgraph, o.index, o.op, key, status,
                                       op.outputs[0].name if op.outputs else "", suspect=suspect))
     return out
-
-
-def _partition_outputs(result, model: ir.Model, o) -> tuple[str, ...]:
-    """The graph outputs the GPU partition of op record `o` reaches: a shader that fails to build
-    leaves every output of its partition unwritten, not only the op's."""
-    sub = result.subgraphs[o.subgraph]
-    if o.partition is None or o.partition >= len(sub.subsets):
-        return ()
-    graph = model.graphs[o.subgraph]
-    return tuple(t.name for t in reached_outputs(graph, [graph.ops[i] for i in sub.subsets[o.partition].nodes]))
 
 
 def identity(u: UnprovenOp) -> tuple:

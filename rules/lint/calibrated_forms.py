@@ -59,26 +59,31 @@ def wrong_findings(result, analyses, code: str) -> list[Finding]:
 
 
 def tainted(result, analyses, o) -> str:
-    """What else a wrong op spoils: the GPU partition it runs in (a shader that fails to build
-    leaves every output of its partition unwritten) and the graph outputs that partition reaches."""
-    sub = result.subgraphs[o.subgraph]
-    if o.partition is None or o.partition >= len(sub.subsets):
+    """What else a wrong op spoils, as a finding says it: its GPU partition and the graph outputs
+    that partition reaches."""
+    reach = partition_reach(result, analyses.model, o)
+    if reach is None:
         return ""
-    nodes = sub.subsets[o.partition].nodes
-    graph = analyses.model.graphs[o.subgraph]
-    reached = reached_outputs(graph, [graph.ops[i] for i in nodes])
+    nodes, reached = reach
     names = ", ".join(repr(t.name) for t in reached[:4]) + (f" and {len(reached) - 4} more" if len(reached) > 4 else "")
     return (f", and with it GPU partition {o.partition} (ops #{min(nodes)}-#{max(nodes)}), which reaches "
             f"{'the graph outputs ' + names if reached else 'no graph output'}")
 
 
-def reached_outputs(graph, ops) -> list:
-    """The graph outputs computed from any output of `ops`, in the graph's output order."""
-    seen, stack = set(), [t for op in ops for t in op.outputs]
+def partition_reach(result, model, o) -> tuple[list[int], list] | None:
+    """The node indices of the partition op record `o` runs in and the graph outputs computed
+    from any of them, in the graph's output order (a shader that fails to build leaves every
+    output of its partition unwritten, not only the op's); None when it is in no partition."""
+    sub = result.subgraphs[o.subgraph]
+    if o.partition is None or o.partition >= len(sub.subsets):
+        return None
+    nodes = sub.subsets[o.partition].nodes
+    graph = model.graphs[o.subgraph]
+    seen, stack = set(), [t for i in nodes for t in graph.ops[i].outputs]
     while stack:
         t = stack.pop()
         if id(t) in seen:
             continue
         seen.add(id(t))
         stack.extend(u for c in t.consumers for u in c.outputs)
-    return [t for t in graph.outputs if id(t) in seen]
+    return nodes, [t for t in graph.outputs if id(t) in seen]
