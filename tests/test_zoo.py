@@ -2,7 +2,9 @@
 each graph shape real apps have (audio front-ends, IF / WHILE subgraphs, a zero-element constant,
 shape arithmetic, a placeholder stored shape, LSTM / GRU, transformer blocks), built by the zoo's
 own builders (tools/zoo, cached in ~/.cache/gpucompat-zoo), compiled on LiteRT's real GPU
-accelerator, and `litert-mldrift` must equal it on every point the project compares.
+accelerator, and `litert-mldrift` must equal it on every point the project compares; a second
+sample runs on the accelerator at fp32 and fp16 (tools/zoo/numerics.py), and `check` must flag
+each model the accelerator computes wrongly.
 
 Models the zoo's table (docs/zoo.md) lists as disagreeing are expected failures, named by their
 class in tools/zoo/known.py, and strict: fixing a class makes these tests say so. The whole zoo (the
@@ -18,7 +20,7 @@ from gpucompat.confirm import runner
 from vulkan import without_device
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from tools.zoo import catalog, judge, known  # noqa: E402
+from tools.zoo import catalog, judge, known, numerics  # noqa: E402
 
 KERAS = [f"keras_mobilenetv3small_{mode}" for mode in ("fp32", "fp16", "dynamic", "int8", "batch")] + [
     "keras_mobilenetv2_fp16", "keras_efficientnetb0_int8", "keras_resnet50_dynamic", "keras_densenet121_fp32"]
@@ -72,3 +74,29 @@ def test_fix_on_a_tcn_with_an_open_batch_refuses_to_delegate_its_wrong_pads():
     assert any(line.startswith("fold-space-to-batch at ") for line in rec["refused"]), rec["refused"]
     assert all("PAD [PAD rank 3 on axes 1]" in line and "computes wrongly" in line for line in rec["refused"])
     assert rec["applied"] and rec["gpu_ops"][1] >= rec["gpu_ops"][0]
+
+
+# The numerics sample: fp16 weights where apps put them (a ViT's class token and positional
+# embeddings, a causal mask through SELECT_V2, a transformer encoder), a dynamic-range decoder, full
+# int8 (judged against its float twin) and the ResNet50 whose int8 1x1 stride-2 convolutions the
+# accelerator computes wrongly. The first two and the ResNet are wrong at fp32, as measured there.
+NUMERICS = ["app_vit_tokens_fp16", "app_masked_attention_fp16", "app_encoder_fp16", "app_decoder_dynamic",
+            "keras_mobilenetv3small_int8", "keras_resnet50_dynamic"]
+WRONG_AT_FP32 = {"app_vit_tokens_fp16", "app_masked_attention_fp16", "keras_resnet50_dynamic"}
+
+
+@pytest.mark.parametrize("name", NUMERICS)
+def test_check_flags_every_model_the_accelerator_computes_wrongly(name):
+    """docs/zoo-numerics.md's judgement on one model: the accelerator's outputs at fp32 and fp16
+    against the CPU, and `check --profile litert-mldrift` flags the model exactly when they are
+    wrong (a GPU007 on a wrong model warns; silence or a false alarm fails)."""
+    entries = catalog.by_name()
+    e = entries[name]
+    twin = str(entries[name.removesuffix(e.mode) + "fp32"].built()) if e.mode == "int8" else None
+    try:
+        rec = numerics.judge(str(e.built()), e.mode, twin)
+    except runner.NoDevice as exc:
+        without_device(str(exc))
+    assert rec["fp32"]["wrong"] == (name in WRONG_AT_FP32), rec
+    for precision in ("fp32", "fp16"):
+        assert rec[precision]["check"] in ("agree", "warned"), (precision, rec)

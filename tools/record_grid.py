@@ -3,13 +3,19 @@ numerics grid of `gpucompat calibrate` (gpucompat/calibrate/grid.py) on LiteRT's
 accelerator (docs/fidelity.md, "Set-up").
 
 usage: python3 tools/record_grid.py [--without-f16 DIR] [GROUP...]
+       python3 tools/record_grid.py --cut MODEL...
 Without groups: every form of the grid (about 34,000; an hour on two shared cores), the table
 recorded anew. With groups (grid.groups(): first-sizes, second-sizes, hand-picked, unsliced,
-mirror-pad, int8-fc, op-types, provenance, int8-ops): those alone, their keys added to the
+mirror-pad, int8-fc, op-types, provenance, int8-ops, cut): those alone, their keys added to the
 recorded table, which keeps every other key (a key already recorded turns wrong, or takes worse
 evidence, when a form of the group measures so). Resumable: the forms run so far are kept in
 ~/.cache/gpucompat-grid/ (one progress file per set of groups), and the table is written after
 each batch.
+
+`--cut MODEL...` adds to the grid's group "cut" the forms cut from real models
+(gpucompat/calibrate/grid_cut.py: each delegated op whose key the table lacks, written alone as
+the model holds it; kept in rules/support/calibration/cut_forms.tflite); record them with the
+group "cut" after.
 
 `--without-f16 DIR` runs the groups on the Vulkan driver DIR/env.sh names, an adapter without
 16-bit shader floats (SwiftShader: tools/swiftshader.sh DIR sets it up), and records each key's
@@ -119,4 +125,10 @@ if __name__ == "__main__":
         if len(args) < 2:
             sys.exit("record_grid.py: --without-f16 needs the set-up directory of the adapter")
         beside, args = args[1], args[2:]
-    record(args, beside)
+    if args[:1] == ["--cut"]:
+        from gpucompat.calibrate import grid_cut
+
+        added = grid_cut.add(args[1:], grid_cut.unmeasured())
+        print(f"{len(added)} forms added to the group \"cut\" ({grid_cut.STORE})")
+    else:
+        record(args, beside)

@@ -49,6 +49,7 @@ from gpucompat.verification.tolerance import magnitude, max_abs_error
 # A form's outputs are right when within this of the CPU's (cosine, max error / largest output);
 # rules/support/calibration THRESHOLDS says it in words.
 NOISE = {"fp32": (0.9999, 1e-3), "fp16": (0.999, 1e-2)}
+HALF_MAX = float(np.finfo(np.float16).max)  # 65504
 BATCH = 300  # forms per model: one shader compilation per model and precision
 SAMPLE_EVERY = 40
 SIZES = ((8, 3, 5, 2), (7, 4, 6, 3))  # output axes from the last: the last a multiple of 4, and not
@@ -371,8 +372,8 @@ def groups() -> dict[str, list[Form]]:
     """Every form of the grid in groups, in the order they run: the enumerated families at each
     set of sizes, the hand-picked forms, then the families measured since (each its own group, so
     `tools/record_grid.py GROUP` adds them to the shipped table alone; "op-types", "provenance"
-    and "int8-ops" in grid_ops.py)."""
-    from gpucompat.calibrate import grid_ops
+    and "int8-ops" in grid_ops.py; "cut", the forms cut from real models, in grid_cut.py)."""
+    from gpucompat.calibrate import grid_cut, grid_ops
 
     return {
         "first-sizes": _enumerated(0),
@@ -382,6 +383,7 @@ def groups() -> dict[str, list[Form]]:
         "mirror-pad": [*_mirror_pads(0), *_mirror_pads(1)],
         "int8-fc": [*_int8_fully_connected(0), *_int8_fully_connected(1)],
         **grid_ops.groups(),
+        "cut": grid_cut.stored(),
     }
 
 
@@ -580,8 +582,12 @@ def judge(got: np.ndarray, want: np.ndarray, precision: str, step: float = 0.0) 
     is beyond the precision's noise. `step`: the output's quantization step; a quantized output
     whose every element is within one step of the CPU's passes the max-error test whatever its
     magnitude (a kernel computing in another precision rounds to the neighbouring step), not the
-    cosine (an output of a step or two carries no measure of its values: wrong, not right)."""
+    cosine (an output of a step or two carries no measure of its values: wrong, not right). At fp16
+    an element the CPU computes beyond half's range (a mask's -1e9 fill) is right as an infinity
+    or a value past that range of the same sign: half cannot hold it."""
     g, w = np.asarray(got, np.float64).ravel(), np.asarray(want, np.float64).ravel()
+    if precision == "fp16":
+        g = np.where((np.abs(w) > HALF_MAX) & (np.abs(g) >= HALF_MAX) & (np.sign(g) == np.sign(w)), w, g)
     norm = float(np.linalg.norm(g) * np.linalg.norm(w))
     cosine = float(g @ w / norm) if norm else float(np.array_equal(g, w))
     absolute = max_abs_error(g, w)  # verify's own measure: a NaN is an error

@@ -130,8 +130,8 @@ def operand(value: np.ndarray, kind: str, axis: int | None = None):
 
 def form(name: str, op: str, operands: list, out, dtype: int = F32, options=None, version: int = 1,
          quantization: tuple | None = None, pick: int | None = None) -> Form:
-    """A form of one `op` reading `operands` (Runtime, Stored, Quantized, or a plain numpy
-    constant), writing `out` (a shape) of `dtype`; with `pick` the op
+    """A form of one `op` reading `operands` (Runtime, Stored, Quantized, a plain numpy
+    constant, or None for an absent optional input), writing `out` (a shape) of `dtype`; with `pick` the op
     writes the outputs `out` lists as (shape, dtype) and the form is output `pick`."""
     draws = [o.draw for o in operands if isinstance(o, Runtime)]
     draw = ",".join(draws) if len(set(draws)) > 1 else (draws or ["normal"])[0]
@@ -146,7 +146,9 @@ def _write(s: Sketch, prefix: str, exact: bool = False, *, op: str, operands: tu
     the int8 constants a hybrid op reads as the floats they stand for."""
     inputs, j = [], 0
     for k, o in enumerate(operands):
-        if isinstance(o, Runtime):
+        if o is None:  # an absent optional input
+            inputs.append(None)
+        elif isinstance(o, Runtime):
             inputs.append(s.input(f"{prefix}__{j}", o.shape, grid._dtype(o.draw), o.quantization))
             j += 1
         else:

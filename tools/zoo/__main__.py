@@ -1,7 +1,9 @@
-"""`python -m tools.zoo build|judge [--only SUBSTRING] [--until HH:MM]`: build the zoo's models into
-the cache (skipping those already there), or judge the built ones not judged yet (`--watch` keeps
+"""`python -m tools.zoo build|judge|numerics [--only SUBSTRING] [--until HH:MM]`: build the zoo's models
+into the cache (skipping those already there), judge the built ones not judged yet (`--watch` keeps
 judging what a concurrent build adds; `--again STEP` redoes a step on judged models, `--results FILE`
-reads and writes another results file); one line of progress per model on stdout."""
+reads and writes another results file), or run the built ones on the accelerator and judge their
+numbers against `check` (tools/zoo/numerics.py; a model whose bytes are unchanged is not run
+again); one line of progress per model on stdout."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import time
 import traceback
 from pathlib import Path
 
-from tools.zoo import catalog, judge, results
+from tools.zoo import catalog, judge, numerics, results
 
 
 def _past(until: str | None) -> bool:
@@ -144,16 +146,50 @@ def judge_all(only: str | None, until: str | None, watch: bool, runs: int, again
               f"fix={rec['fix']['exit']} ({rec['fix']['seconds']} s)", flush=True)
 
 
+def twin(e: catalog.Entry) -> str | None:
+    """A full-int8 model's float twin (same architecture and seeded weights, fp32), when built."""
+    found = catalog.by_name().get(e.name.removesuffix(e.mode) + "fp32")
+    return str(found.path()) if found is not None and found.path().is_file() else None
+
+
+def numerics_all(only: str | None, until: str | None, recheck: bool) -> None:
+    """Judge the numbers of every built model not judged for its current bytes, saving after each;
+    `recheck`: what `check` says is asked again of those judged already (the table changed)."""
+    records = results.load_numerics()
+    for e in catalog.entries():
+        path = e.path()
+        if (only and only not in e.name) or not path.is_file():
+            continue
+        if _past(until):
+            print(f"stopped at {until} UTC", flush=True)
+            return
+        digest = judge.sha256(path)
+        if records.get(e.name, {}).get("sha256") == digest:
+            if recheck:
+                records[e.name] = numerics.checked(records[e.name], str(path))
+                results.save_numerics(records)
+            continue
+        start = time.monotonic()
+        rec = numerics.judge(str(path), e.mode, twin(e) if e.mode == "int8" else None)
+        records[e.name] = {"sha256": digest, "family": e.family, "quantization": e.quantization,
+                           "seconds": round(time.monotonic() - start, 1), **rec}
+        results.save_numerics(records)
+        said = {p: rec[p].get("check", rec[p].get("error")) for p in ("fp32", "fp16") if p in rec}
+        print(f"numerics {e.name}: {rec.get('skipped') or said}", flush=True)
+
+
 def main() -> None:
     """Parse the command line and run the step asked for."""
     parser = argparse.ArgumentParser(prog="python -m tools.zoo")
-    parser.add_argument("step", choices=["build", "build-worker", "judge"])
+    parser.add_argument("step", choices=["build", "build-worker", "judge", "numerics"])
     parser.add_argument("--only", help="only models whose name contains this")
     parser.add_argument("--until", help="stop starting new models at this UTC time (HH:MM)")
     parser.add_argument("--watch", action="store_true", help="judge: wait for more models until --until")
     parser.add_argument("--runs", type=int, default=1, help="judge: verify's --runs (default 1)")
     parser.add_argument("--again", action="append", choices=STEPS, default=[],
                         help="judge: redo this step on models already judged (repeatable)")
+    parser.add_argument("--recheck", action="store_true",
+                        help="numerics: ask check again on models judged already (after the table changed)")
     parser.add_argument("--results", type=Path, help="judge: the results file to read and write "
                         "(default: results.json in the zoo's cache)")
     args = parser.parse_args()
@@ -161,6 +197,8 @@ def main() -> None:
         build(args.only, args.until)
     elif args.step == "build-worker":
         build_worker(args.only, args.until)
+    elif args.step == "numerics":
+        numerics_all(args.only, args.until, args.recheck)
     else:
         judge_all(args.only, args.until, args.watch, args.runs, set(args.again), args.results)
 

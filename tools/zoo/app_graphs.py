@@ -3,7 +3,8 @@ front-ends (STFT through RFFT2D, a conv-based mel spectrogram), IF and WHILE sub
 with zero elements, shape arithmetic on a dimension the signature leaves open, a placeholder stored
 shape, MFCCs, a segmentation head with bilinear upsampling, an embedding text classifier, a pixel-
 shuffle upscaler, a style-transfer step, a face-embedding head, box decoding with top-k, a gated
-audio denoiser, and the
+audio denoiser, a ViT's class token and positional embeddings, causal attention masked
+through SELECT_V2, and the
 Keras models apps ship (LSTM, GRU, BiLSTM, transformer encoder and causal decoder blocks, a DS-CNN
 keyword spotter, a dilated temporal conv net, a U-Net)."""
 
@@ -180,6 +181,43 @@ def gated_denoiser(wave):
     return tf.nn.conv1d_transpose(g, _w([16, 1, 16], 30), [1, SAMPLES, 1], 4, "SAME")
 
 
+def _attention(tf, x, seed: int, mask=None):
+    """One single-head self-attention step over [B, T, D] tokens with a residual; `mask` ([1, T, T]
+    bool, True where a token may look) is applied as apps write it, through tf.where (SELECT_V2)
+    with a large negative fill."""
+    d = x.shape[-1]
+    q, k, v = (tf.matmul(x, _w([d, d], seed + i)) for i in range(3))
+    scores = tf.matmul(q, k, transpose_b=True) / float(np.sqrt(d))
+    if mask is not None:
+        scores = tf.where(mask, scores, -1e4)
+    return x + tf.matmul(tf.nn.softmax(scores), v)
+
+
+def vit_tokens(image):
+    """A ViT-style classifier: 8x8 patches embedded by a strided conv, a learned class token
+    concatenated before them, learned positional embeddings added, one attention step, and the
+    class token's features classified."""
+    tf = _tf()
+    patches = tf.reshape(tf.nn.conv2d(image, _w([8, 8, 3, 64], 40), 8, "VALID"), [-1, 16, 64])
+    cls = tf.tile(_w([1, 1, 64], 41), [tf.shape(patches)[0], 1, 1])
+    x = tf.concat([cls, patches], axis=1) + _w([1, 17, 64], 42)
+    x = _attention(tf, x, 43)
+    return tf.nn.softmax(tf.matmul(x[:, 0, :], _w([64, 10], 46)))
+
+
+def masked_attention(frames):
+    """An audio transformer step: frames projected, sinusoidal positional encodings added, causal
+    self-attention whose mask goes through SELECT_V2, mean-pooled into a classifier."""
+    tf = _tf()
+    steps, width = 32, 64
+    x = tf.matmul(frames, _w([40, width], 47))
+    pos, i = np.meshgrid(np.arange(steps), np.arange(width // 2), indexing="ij")
+    angles = pos / 10000.0 ** (2 * i / width)
+    x = x + np.concatenate([np.sin(angles), np.cos(angles)], axis=-1).astype(np.float32)[None]
+    x = _attention(tf, x, 48, mask=np.tril(np.ones([1, steps, steps], bool)))
+    return tf.nn.softmax(tf.matmul(tf.reduce_mean(x, axis=1), _w([width, 8], 51)))
+
+
 def lstm():
     """A Keras LSTM over 16 frames of 20 features (UNIDIRECTIONAL_SEQUENCE_LSTM)."""
     return _sequence_model([16, 20], lambda k, x: k.layers.Dense(4)(k.layers.LSTM(32)(x)))
@@ -269,6 +307,8 @@ GRAPHS = {
     "face_embedding": (face_embedding, [48, 48, 3]),
     "box_decoder": (box_decoder, [8, 8, 16]),
     "gated_denoiser": (gated_denoiser, [SAMPLES]),
+    "vit_tokens": (vit_tokens, [32, 32, 3]),
+    "masked_attention": (masked_attention, [32, 40]),
 }
 # name -> (a function making the Keras model, sample shape without batch)
 KERAS_GRAPHS = {

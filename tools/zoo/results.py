@@ -46,3 +46,19 @@ def failures() -> dict[str, str]:
     """Name -> why, for every model the converter could not build."""
     p = failures_path()
     return json.loads(p.read_text()) if p.is_file() else {}
+
+
+def numerics_path():
+    """The numerics judgements (tools/zoo/numerics.py): name -> record."""
+    return cache.root() / "numerics.json"
+
+
+def load_numerics() -> dict[str, dict]:
+    """Model name -> its numerics record; empty when none was judged yet."""
+    p = numerics_path()
+    return json.loads(p.read_text()) if p.is_file() else {}
+
+
+def save_numerics(records: dict[str, dict]) -> None:
+    """Write every numerics record, atomically."""
+    cache.write_atomically(numerics_path(), json.dumps(records, indent=1, sort_keys=True).encode())

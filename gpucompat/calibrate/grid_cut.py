@@ -1,0 +1,175 @@
+"""Forms cut from real models: every delegated op of a converter's model whose form the table has
+never measured, written alone as the grid writes its forms, so that the form a real model holds is
+measured as that model holds it.
+
+An op is cut with its own options, version and operand shapes. An operand the model computes at
+run time becomes an input of the form (drawn as the grid draws it: away from 0 where the op
+divides or takes a root or a logarithm; bool at random); a constant keeps its values and where
+the file keeps it: a float32 constant, a float16 or int8 constant behind a DEQUANTIZE, an int8
+constant a hybrid op reads itself, or int32 / bool data as stored. A full-int8 op (an int8
+runtime operand) keeps every scale and zero point: its runtime operands are drawn over all of
+int8, its constants are read as stored; so one that divides or takes a root or a logarithm is
+not cut (its input would reach 0 and below, where the model's never does). Nor is an op one of
+whose runtime operands is int32 (ids, shapes: a draw would not stand for the model's values), a
+custom op (the CPU reference has no kernel), or one whose output is not float, bool or int8. Its
+form name says where it came from: "cut_<model>_<subgraph>_<op>".
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+from collections.abc import Callable
+
+import numpy as np
+
+from gpucompat import ir
+from gpucompat.calibrate.grid import AWAY, Form
+from gpucompat.calibrate.grid_ops import Quantized, Runtime, Stored, form
+from gpucompat.ir import dtypes
+from gpucompat.rules.support import forms as keys
+from gpucompat.rules.support.calibration import PATH as CALIBRATION
+
+# Every cut form the grid measures: one model, each form's op writing one graph output named after
+# the form (the grid's batch model of them), kept beside the table it stands for.
+STORE = os.path.join(os.path.dirname(CALIBRATION), "cut_forms.tflite")
+DRAWN = {dtypes.FLOAT32: "normal", dtypes.BOOL: "bool", dtypes.INT8: "int8"}  # runtime types a form can draw
+OUTPUTS = (dtypes.FLOAT32, dtypes.BOOL, dtypes.INT8)
+
+
+def _quantization(t: ir.Tensor) -> tuple | None:
+    """A tensor's (scale, zero point): one of each, or a scale per index of its quantized axis."""
+    q = t.quantization
+    if q is None or q.scale is None or not len(q.scale):
+        return None
+    zero = int(q.zeroPoint[0]) if q.zeroPoint is not None and len(q.zeroPoint) else 0
+    return (float(q.scale[0]), zero) if len(q.scale) == 1 else (np.asarray(q.scale, np.float32), zero)
+
+
+def operand(t: ir.Tensor | None, draw: str, full_int8: bool = False):
+    """The form's operand standing for `t`: None (an absent optional input), a Runtime one, a
+    Stored constant with its provenance, or the stored data itself (int32, bool; a `full_int8`
+    op's int8 and int32 constants with their quantization); raises ValueError when the form
+    cannot stand for it."""
+    if t is None:
+        return None
+    if not keys.is_constant(t):
+        if t.dtype not in DRAWN:
+            raise ValueError(f"a runtime {t.dtype_name} operand")
+        if t.dtype == dtypes.INT8:
+            return Runtime(tuple(t.shape), "int8", _quantization(t))
+        return Runtime(tuple(t.shape), "bool" if t.dtype == dtypes.BOOL else draw)
+    data = keys.stored(t)
+    value = data.data()
+    if value is None:
+        raise ValueError("a constant without data")
+    if t is data and (t.dtype != dtypes.INT8 or full_int8):
+        q = _quantization(t)
+        return np.asarray(value) if q is None else Quantized(np.asarray(value), q,
+                                                              int(t.quantization.quantizedDimension))
+    q = data.quantization
+    if data.dtype == dtypes.FLOAT16:
+        return Stored(np.asarray(value, np.float32), "f16dq")
+    if data.dtype != dtypes.INT8 or q is None or q.scale is None:
+        raise ValueError(f"a {data.dtype_name} constant behind a DEQUANTIZE")
+    axis = int(q.quantizedDimension) if len(q.scale) > 1 else None
+    along = [-1 if a == axis else 1 for a in range(value.ndim)]
+    zero = np.asarray(q.zeroPoint if q.zeroPoint is not None and len(q.zeroPoint) else [0], np.float32)
+    real = (value.astype(np.float32) - zero.reshape(along if zero.size > 1 else ())) * np.asarray(
+        q.scale, np.float32).reshape(along)
+    return Stored(real.astype(np.float32), "i8" if t is data else "i8dq", axis)
+
+
+def cut(op: ir.Op, name: str) -> Form | None:
+    """The form of `op` alone, named `name`; None when it cannot be cut (see the module's text)."""
+    if op.code.custom is not None or not op.outputs or op.outputs[0].dtype not in OUTPUTS:
+        return None
+    draw = "away" if op.name in AWAY else "normal"
+    full_int8 = any(t is not None and not keys.is_constant(t) and t.dtype == dtypes.INT8 for t in op.inputs)
+    if full_int8 and op.name in AWAY:  # drawn over all of int8, its input would reach 0 and below
+        return None
+    try:
+        operands = [operand(t, draw, full_int8) for t in op.inputs]
+    except ValueError:
+        return None
+    if not any(isinstance(o, Runtime) for o in operands):
+        return None
+    out = op.outputs[0]
+    outs = [(tuple(t.shape), t.dtype) for t in op.outputs]
+    options = copy.deepcopy(op.fb.builtinOptions)
+    if len(outs) > 1:
+        return form(name, op.name, operands, outs, options=options, version=op.code.version, pick=0)
+    return form(name, op.name, operands, tuple(out.shape), out.dtype, options, op.code.version, _quantization(out))
+
+
+def wanted(model: ir.Model, gpu: dict[int, list[str]], lacking: Callable[[str], bool]) -> list[tuple[int, ir.Op]]:
+    """The ops of `model` placed on the GPU (`gpu`: placements per subgraph) whose form keys are
+    `lacking` in the table, one per key: (subgraph, op)."""
+    seen, found = set(), []
+    for index, graph in enumerate(model.graphs):
+        for op, place in zip(graph.ops, gpu.get(index, [])):
+            if place != "gpu" or not keys.judged(op):
+                continue
+            key = keys.form_of(op)
+            if key is None or key in seen or not lacking(key):
+                continue
+            seen.add(key)
+            found.append((index, op))
+    return found
+
+
+def unmeasured() -> Callable[[str], bool]:
+    """Whether the shipped table never measured a key at fp32."""
+    from gpucompat.rules.support import calibration
+
+    table = calibration.Table(calibration.load())
+    return lambda key: table.status(key, "fp32") == "unmeasured"
+
+
+def forms_from(paths: list[str], lacking: Callable[[str], bool], profile: str = "litert-mldrift") -> list[Form]:
+    """The forms cut from every model in `paths` whose keys are `lacking`, one per key."""
+    from gpucompat.verification.placements import placements_by_subgraph
+
+    found, keyed = [], set()
+    for path in paths:
+        model = ir.load(path)
+        stem = re.sub(r"\W+", "_", os.path.splitext(os.path.basename(path))[0])
+        for index, op in wanted(model, placements_by_subgraph(model, profile), lacking):
+            key = keys.form_of(op)
+            made = None if key in keyed else cut(op, f"cut_{stem}_{index}_{op.index}")
+            if made is not None:
+                keyed.add(key)
+                found.append(made)
+    return found
+
+
+def written(forms: list[Form]) -> ir.Graph:
+    """The grid's model of `forms` (one graph output per form, named after it), read back."""
+    from gpucompat.calibrate.grid import _model
+
+    model = ir.from_bytes(_model(forms))
+    for f, t in zip(forms, model.graphs[0].outputs):
+        t.fb.name = f.name
+    return model
+
+
+def stored() -> list[Form]:
+    """The cut forms the grid keeps (STORE), cut again from that model: the grid's group "cut"."""
+    if not os.path.exists(STORE):
+        return []
+    return [cut(t.producer, t.name) for t in ir.load(STORE).graphs[0].outputs]
+
+
+def add(paths: list[str], lacking: Callable[[str], bool]) -> list[Form]:
+    """Cut the forms of `paths` whose keys are `lacking` and STORE does not hold yet, write them
+    into STORE beside the others (atomically), and return them."""
+    kept = stored()
+    held = {keys.form_of(t.producer) for t in written(kept).graphs[0].outputs} if kept else set()
+    new = forms_from(paths, lambda key: key not in held and lacking(key))
+    if new:
+        part = STORE + ".part"
+        with open(part, "wb") as fh:
+            fh.write(ir.to_bytes(written(kept + new)))
+        os.replace(part, STORE)
+    return new
