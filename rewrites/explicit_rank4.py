@@ -8,7 +8,7 @@
 LiteRT's GPU accelerator computes binary elementwise ops (and comparisons, POW, ATAN2,
 FLOOR_DIV, FLOOR_MOD, the logical ops and SELECT, whose operands broadcast alike) of rank below 4
 wrongly when an operand is a constant of the same or a higher rank, or a runtime scalar meets a
-constant tensor, and PAD of a rank-3 tensor wrongly; the same ops at rank 4 are right
+constant tensor, and PAD of a rank-3 tensor with a batch above 1 wrongly; the same ops at rank 4 are right
 (rules/support/calibration/, GPU005). Every operand gets leading 1s up to rank 4 (a constant gets a
 rank-4 copy, as float32 when it was fp16 or int8 behind a DEQUANTIZE; a scalar becomes an explicit
 [1,1,1,1] tensor), PAD gets a [0,0] row per added axis, and a RESHAPE writes the op's own output

@@ -111,8 +111,10 @@ class IRModel:
         self.graph.op(name, inputs, [out], options, version)
         return out
 
-    def custom(self, code: str, inputs: Sequence[Tensor], shape: Sequence[int], dtype: str = "FLOAT32") -> Tensor:
-        """Append a custom op `code` (no custom options) writing one new tensor of `shape`."""
+    def custom(self, code: str, inputs: Sequence[Tensor], shape: Sequence[int], dtype: str = "FLOAT32",
+               options: bytes = b"") -> Tensor:
+        """Append a custom op `code` (its raw custom `options`, none by default) writing one new
+        tensor of `shape`."""
         out = self.tensor(f"{code}_{len(self.graph.rec.operators)}", shape, dtype)
         rec = fb.OperatorCodeT()
         rec.builtinCode = rec.deprecatedBuiltinCode = fb.BuiltinOperator.CUSTOM
@@ -120,7 +122,8 @@ class IRModel:
         self.builder.model.operatorCodes.append(rec)
         index = len(self.builder.model.operatorCodes) - 1
         self.graph.rec.operators.append(record_of(fb.OperatorT, opcodeIndex=index, inputs=np.asarray(inputs, np.int32),
-                                                  outputs=np.asarray([out], np.int32)))
+                                                  outputs=np.asarray([out], np.int32),
+                                                  customOptions=list(options) or None))
         return out
 
     def split(self, name: str, inputs: Sequence[Tensor], shapes: Sequence[Sequence[int]], *,

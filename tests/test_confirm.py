@@ -7,6 +7,7 @@ import os
 import stat
 import sys
 
+import numpy as np
 import pytest
 
 from cli import gpucompat
@@ -248,3 +249,20 @@ def test_no_stderr_line_is_lost_while_the_child_is_watched():
     proc, lines, timed_out = runner.run_watched([sys.executable, "-c", code], None, per_model_timeout=60)
     assert proc.returncode == 0 and not timed_out
     assert lines == [f"{runner.child.MARK} model {i}" for i in range(count)]
+
+
+def test_confirm_names_what_compiling_cannot_show_wrong_and_the_outputs_it_spoils(fake, tmp_path):
+    """ADD of an [85, 16] tensor and a constant [1, 85, 16], a form the accelerator computes
+    wrongly: compiling says nothing of it, so confirm names the op and the graph output its GPU
+    partition reaches, in the terminal and in JSON."""
+    from gpucompat.output import confirm_view
+    from irbuild import one_op
+
+    path = tmp_path / "wrong_add.tflite"
+    path.write_bytes(one_op("ADD", [85, 16], np.ones([1, 85, 16], np.float32)))
+    (c,) = compare.confirm([str(path)], fake)
+    output = ir.load(str(path)).graphs[0].outputs[0].name
+    assert [(u.op, u.status, u.suspect) for u in c.unproven] == [("ADD", "wrong", (output,))]
+    assert compare.record(c)["unproven"][0]["suspect_outputs"] == [output]
+    text = confirm_view.terminal([c])
+    assert "1 op is known wrong on the real GPU: op#0 ADD" in text and repr(output) in text

@@ -4,6 +4,8 @@ key as in the model (so its measurement speaks for that op), its constants where
 them, and the batch runs on the CPU interpreter as the grid's reference. Models written with
 tests/irbuild.py; no device needed."""
 
+import struct
+
 import numpy as np
 import pytest
 
@@ -11,6 +13,7 @@ from gpucompat import ir
 from gpucompat.calibrate import grid, grid_cut
 from gpucompat.rules.support.forms import form_of
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
+from gpucompat.verification.reference_model import with_builtin_twins
 from irbuild import IRModel
 
 
@@ -84,3 +87,26 @@ def test_wanted_takes_one_delegated_op_per_lacking_key(model):
     assert "RESHAPE" not in names and "ADD" not in names and {"SELECT_V2", "FULLY_CONNECTED"} <= set(names)
     assert not any(op.name == "DEQUANTIZE" and op.inputs[0].is_constant for _, op in taken)
     assert len({form_of(op) for _, op in taken}) == len(taken)
+
+
+def test_mediapipes_transposed_convolution_is_cut_and_its_reference_is_the_builtin_twin():
+    """Convolution2DTransposeBias (MediaPipe's segmentation decoders) has no CPU kernel: its cut
+    form keeps the custom op and its options, and the grid's CPU reference runs it as the builtin
+    TRANSPOSE_CONV, which the interpreter computes."""
+    rng = np.random.default_rng(1)
+    m = IRModel()
+    x = m.input("x", [1, 4, 4, 8])
+    w = m.op("DEQUANTIZE", [m.const("w16", rng.standard_normal([4, 2, 2, 8]).astype(np.float16))], [4, 2, 2, 8],
+             version=3)
+    b = m.op("DEQUANTIZE", [m.const("b16", rng.standard_normal([4]).astype(np.float16))], [4], version=3)
+    m.output(m.custom("Convolution2DTransposeBias", [x, w, b], [1, 8, 8, 4], options=struct.pack("<3i", 1, 2, 2)))
+    op = ir.from_bytes(m.bytes()).graphs[0].ops[-1]
+    form = grid_cut.cut(op, "cut_transpose_bias")
+    graph = grid_cut.written([form]).graphs[0]
+    made = graph.outputs[0].producer
+    assert made.code.custom == "Convolution2DTransposeBias" and bytes(made.custom_options) == bytes(op.custom_options)
+    assert form_of(made) == form_of(op)
+    model = ir.from_bytes(grid._model([form]))
+    assert with_builtin_twins(model) == 1
+    got = run_reference(reference_interpreter(ir.to_bytes(model), "the twin"), grid.seeded_feeds(graph, [form]))
+    assert got[0].shape == (1, 8, 8, 4) and np.isfinite(got[0]).all() and np.abs(got[0]).max() > 0

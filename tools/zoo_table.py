@@ -174,14 +174,16 @@ def render_numerics(records: dict[str, dict], judged_on: str) -> str:
            "Each model with float inputs and outputs runs one seeded input set (N(0, 1); an open batch at "
            "1, other open axes at 1024) on the accelerator at fp32 (`enforce_f32`) and at its fp16 default, "
            "the ops it refuses on LiteRT's CPU. What it is judged against (tools/zoo/numerics.py):",
-           "- fp32, fp16 weights, dynamic batch: the CPU interpreter on the stored model;",
+           "- fp32, fp16 weights, dynamic batch, MediaPipe's shipped models: the CPU interpreter on the "
+           "stored model;",
            "- dynamic-range int8 and ai-edge-quantizer recipes: the CPU on the model with the GPU's hybrid "
            "ops' weights dequantized (the CPU's hybrid kernels quantize activations, the GPU does not);",
            "- full int8: the float model it was quantized from (the zoo's fp32 twin): the GPU is right when "
            f"within {numerics.INT8_FACTOR:g}x the CPU int8 kernels' own distance from it, plus noise.",
            f"At fp32 right is within {numerics.FP32_RTOL:g} of the output's largest magnitude; at fp16, "
            "against the same reference with every GPU-written tensor rounded to half, within "
-           f"{numerics.FP16_RTOL:g} and a cosine of at least {numerics.FP16_MIN_COSINE}.", "",
+           f"{numerics.FP16_RTOL:g} and a cosine of at least {numerics.FP16_MIN_COSINE}; both past verify's "
+           "absolute floor (1e-5 at fp32, 1e-4 at fp16: an output near 0 carries its rounding).", "",
            "`check --profile litert-mldrift` agrees (✓) when it flags the model exactly when the accelerator "
            "computes it wrongly: at fp32 with GPU005 / GPU008, at fp16 with GPU008, PREC408 or a GPU005 on a "
            "form wrong at fp16 too. Cells: verdict (worst max error, worst cosine).", "", "## Totals", "",

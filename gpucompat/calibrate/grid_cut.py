@@ -11,7 +11,8 @@ runtime operand) keeps every scale and zero point: its runtime operands are draw
 int8, its constants are read as stored; so one that divides or takes a root or a logarithm is
 not cut (its input would reach 0 and below, where the model's never does). Nor is an op one of
 whose runtime operands is int32 (ids, shapes: a draw would not stand for the model's values), a
-custom op (the CPU reference has no kernel), or one whose output is not float, bool or int8. Its
+custom op the CPU has no kernel for (MediaPipe's Convolution2DTransposeBias is cut: the grid's CPU
+reference runs its builtin twin, as verify's does), or one whose output is not float, bool or int8. Its
 form name says where it came from: "cut_<model>_<subgraph>_<op>".
 """
 
@@ -30,6 +31,7 @@ from gpucompat.calibrate.grid_ops import Quantized, Runtime, Stored, form
 from gpucompat.ir import dtypes
 from gpucompat.rules.support import forms as keys
 from gpucompat.rules.support.calibration import PATH as CALIBRATION
+from gpucompat.verification.reference_model import TRANSPOSE_BIAS
 
 # Every cut form the grid measures: one model, each form's op writing one graph output named after
 # the form (the grid's batch model of them), kept beside the table it stands for.
@@ -83,7 +85,8 @@ def operand(t: ir.Tensor | None, draw: str, full_int8: bool = False):
 
 def cut(op: ir.Op, name: str) -> Form | None:
     """The form of `op` alone, named `name`; None when it cannot be cut (see the module's text)."""
-    if op.code.custom is not None or not op.outputs or op.outputs[0].dtype not in OUTPUTS:
+    if (op.code.custom is not None and op.code.custom != TRANSPOSE_BIAS) or not op.outputs \
+            or op.outputs[0].dtype not in OUTPUTS:
         return None
     draw = "away" if op.name in AWAY else "normal"
     full_int8 = any(t is not None and not keys.is_constant(t) and t.dtype == dtypes.INT8 for t in op.inputs)
@@ -97,7 +100,7 @@ def cut(op: ir.Op, name: str) -> Form | None:
         return None
     out = op.outputs[0]
     outs = [(tuple(t.shape), t.dtype) for t in op.outputs]
-    options = copy.deepcopy(op.fb.builtinOptions)
+    options = bytes(op.custom_options) if op.code.custom else copy.deepcopy(op.fb.builtinOptions)
     if len(outs) > 1:
         return form(name, op.name, operands, outs, options=options, version=op.code.version, pick=0)
     return form(name, op.name, operands, tuple(out.shape), out.dtype, options, op.code.version, _quantization(out))

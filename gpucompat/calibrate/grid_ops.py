@@ -132,7 +132,8 @@ def form(name: str, op: str, operands: list, out, dtype: int = F32, options=None
          quantization: tuple | None = None, pick: int | None = None) -> Form:
     """A form of one `op` reading `operands` (Runtime, Stored, Quantized, a plain numpy
     constant, or None for an absent optional input), writing `out` (a shape) of `dtype`; with `pick` the op
-    writes the outputs `out` lists as (shape, dtype) and the form is output `pick`."""
+    writes the outputs `out` lists as (shape, dtype) and the form is output `pick`. A custom op
+    is `op` = its code, `options` = its raw custom options (bytes)."""
     draws = [o.draw for o in operands if isinstance(o, Runtime)]
     draw = ",".join(draws) if len(set(draws)) > 1 else (draws or ["normal"])[0]
     hybrid = any(isinstance(o, Stored) and o.kind == "i8" for o in operands)
@@ -153,6 +154,8 @@ def _write(s: Sketch, prefix: str, exact: bool = False, *, op: str, operands: tu
             j += 1
         else:
             inputs.append(constant(s, f"{prefix}_c{k}", o, exact))
+    if isinstance(options, bytes):
+        return s.custom(op, inputs, out, options, dtype)
     if pick is None:
         return s.op(op, inputs, out, dtype, options, version, quantization)
     return several(s, op, inputs, out, options, version)[pick]

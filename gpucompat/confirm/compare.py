@@ -43,6 +43,7 @@ class Confirmation:
     observed: Delegation
     predicted: Delegation
     disagreements: list[str] = field(default_factory=list)
+    unproven: list = field(default_factory=list)  # verification/real_gpu_forms.UnprovenOp: what compiling cannot show
 
 
 def predicted(result: ModelResult) -> Delegation:
@@ -144,6 +145,7 @@ def record(c: Confirmation) -> dict:
                     "kernel_failure": facts.kernel_failure},
         "prediction": {**_side(c.predicted), "profile": c.prediction.profile.name,
                        "release": c.prediction.profile.release},
+        "unproven": [u.record() for u in c.unproven],
     }
 
 
@@ -171,6 +173,7 @@ def confirm(paths: list[str], launch: Launcher, per_model_timeout: float = 120.0
     from gpucompat.placement import check_model
     from gpucompat.rules.support import registry
     from gpucompat.rules.support.profile import Options
+    from gpucompat.verification.real_gpu_forms import unproven_ops
 
     models = [ir.load(p) for p in paths]
     with as_files(paths) as files:  # the runtime opens files: bundle sections get one each
@@ -179,5 +182,8 @@ def confirm(paths: list[str], launch: Launcher, per_model_timeout: float = 120.0
     for r, p in zip(reports, paths):
         r.path = p
     options = Options(backend="webgpu")
-    return [confirmation(r, check_model(m, registry.for_release(r.litert), options), [len(g.ops) for g in m.graphs])
-            for m, r in zip(models, reports)]
+    found = [confirmation(r, check_model(m, registry.for_release(r.litert), options), [len(g.ops) for g in m.graphs])
+             for m, r in zip(models, reports)]
+    for c, m in zip(found, models):  # compiling runs nothing: the ops known wrong, with the outputs they spoil
+        c.unproven = unproven_ops(m, options=options)
+    return found

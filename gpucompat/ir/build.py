@@ -129,6 +129,18 @@ class Sketch:
         self.graph.ops.append(operator(self.graph, op_name, inputs, [out], options, version))
         return out
 
+    def custom(self, code: str, inputs: Sequence[Tensor | None], shape: Sequence[int], options: bytes,
+               dtype: int = dtypes.FLOAT32) -> Tensor:
+        """Append the custom op `code` (its raw `options`, as a converter writes them) reading
+        `inputs` and writing one new tensor of `shape`; return that tensor."""
+        from gpucompat.ir import opcodes
+
+        out = tensor(self.graph, f"{code.lower()}_{len(self.graph.ops)}", shape, dtype)
+        rec = fb.OperatorT()
+        rec.customOptions = list(options)
+        self.graph.ops.append(Op(rec, self.graph, OpCode(opcodes.CUSTOM, code, 1), list(inputs), [out]))
+        return out
+
     def output(self, *tensors: Tensor) -> None:
         """Mark model outputs."""
         self.graph.outputs.extend(tensors)

@@ -16,7 +16,9 @@ def document(results: list) -> dict:
 
 
 def terminal(results: list) -> str:
-    """Both sides per model as a table, disagreements marked, then the runtime's reasons."""
+    """Both sides per model as a table, disagreements marked, then the runtime's reasons, and the
+    delegated ops the calibration knows wrong or never measured (compiling runs none of them), with
+    the outputs a wrong one's GPU partition reaches."""
     from io import StringIO
 
     from rich.markup import escape
@@ -24,6 +26,7 @@ def terminal(results: list) -> str:
 
     from gpucompat.confirm.compare import yes_no as _yes
     from gpucompat.output.console import console_for
+    from gpucompat.verification.real_gpu_forms import summary
 
     buf = StringIO()
     console = console_for(buf)  # text, never wrapped: the command echoes it
@@ -53,6 +56,10 @@ def terminal(results: list) -> str:
                           f"{escape('; '.join(r or '(no reason given)' for r in real.rejected[op]))}")
         for d in c.disagreements:
             console.print(f"  [red]disagreement[/red] {escape(d)}")
+        said = summary(c.unproven)
+        if said:
+            console.print(f"  compiling runs nothing; by the calibration, {escape(said)} (run it: `gpucompat "
+                          f"verify {escape(c.path)} --runner litert-gpu`)")
         console.print()
     agree = sum(1 for c in results if not c.disagreements)
     console.print(f"{agree} of {len(results)} model(s): the runtime and litert-mldrift agree")

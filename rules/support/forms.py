@@ -166,9 +166,10 @@ def _shaped(op: Op) -> str | None:
         return _concatenation(op)
     if name == "RESHAPE":
         return f"RESHAPE rank {x.rank} to rank {op.outputs[0].rank}"
-    if name in PADS:
+    if name in PADS:  # the batch matters: a rank-3 PAD is wrong at batch 6, right at batch 1 (not an open one)
         pads = _pads(op)
-        return None if pads is None else f"{name} rank {x.rank} on axes {pads}"
+        batch = " at batch 1" if x.rank >= 2 and x.shape[0] == 1 and x.signature[0] == 1 else ""
+        return None if pads is None else f"{name} rank {x.rank} on axes {pads}{batch}"
     if name in REDUCTIONS:
         return _reduction(op)
     if name == "EMBEDDING_LOOKUP":

@@ -73,19 +73,35 @@ def _app_graphs() -> list[Entry]:
     return [entry(g, m) for g in graphs for m in ("fp32", "fp16", "dynamic", "int8", "batch")]
 
 
+def _mediapipe() -> list[Entry]:
+    """The 14 models MediaPipe 0.10.14's wheel ships, as shipped (tests/real_models.py fetches
+    them): fp16 weights behind DEQUANTIZE, two with sparse weights, custom ops."""
+    from tools.zoo import modes
+
+    real_models = modes.tests_module("real_models")
+
+    def entry(name: str) -> Entry:
+        return Entry(f"mediapipe_{name}", "mediapipe", name, "shipped", "as shipped (fp16 weights)",
+                     lambda: real_models.fetch()[name].read_bytes(), lambda: "mediapipe-0.10.14")
+
+    return [entry(n) for n in real_models.NAMES]
+
+
 def by_name() -> dict[str, Entry]:
     """Every zoo model by name."""
     return {e.name: e for e in entries()}
 
 
 def entries() -> list[Entry]:
-    """Every zoo model, in build order: the app graphs (seconds each), the Keras applications'
-    quantization modes on small architectures, ten torch exports, the other Keras architectures at
-    fp32, the other torch exports and recipes, then the other Keras modes."""
+    """Every zoo model, in build order: the app graphs (seconds each), MediaPipe's shipped models,
+    the Keras applications' quantization modes on small architectures, ten torch exports, the
+    other Keras architectures at fp32, the other torch exports and recipes, then the other Keras
+    modes."""
     keras_first, keras_rest = _keras()
     torch_first, torch_rest = _torch()
     split = len(keras_apps_architectures()) - 6
-    return _app_graphs() + keras_first + torch_first + keras_rest[:split] + torch_rest + keras_rest[split:]
+    return (_app_graphs() + _mediapipe() + keras_first + torch_first + keras_rest[:split] + torch_rest
+            + keras_rest[split:])
 
 
 def keras_apps_architectures() -> tuple[str, ...]:

@@ -1,13 +1,20 @@
 """The zoo's conversion modes, each one way TensorFlow's converter is driven in real apps, done by
-the test suite's own converter helper (tests/modelgen.py)."""
+the test suite's own converter helper (tests/modelgen.py; tests/ is put on the import path here)."""
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 import modelgen  # noqa: E402
+
+
+def tests_module(name: str):
+    """One of the test suite's helper modules (tests/real_models.py, ...), by name."""
+    return importlib.import_module(name)
+
 
 # mode -> (what it is, the quantization it counts as)
 MODES = {

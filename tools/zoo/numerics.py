@@ -12,10 +12,11 @@ What each mode is judged against (a GPU computes in float whatever the file stor
   own int8 kernels are (twice that, plus fp32 noise).
 
 At fp32 (`enforce_f32`) the accelerator is held to verify's fp32 noise (1e-3 of the output's
-largest magnitude). At its fp16 default it is judged against the same reference with every tensor
-a GPU op writes rounded to half (gpucompat/fp16_emulation.py), to 5e-2 of the magnitude with a
-cosine of at least 0.99: the emulation rounds op by op where the GPU fuses, so only a gross
-error (zeros, a wrong layout, an overflow) is a verdict there.
+largest magnitude), past verify's absolute floor (1e-5 at fp32, 1e-4 at fp16: outputs near 0
+carry their rounding). At its fp16 default it is judged against the same reference with every
+tensor a GPU op writes rounded to half (gpucompat/fp16_emulation.py), to 5e-2 of the magnitude
+with a cosine of at least 0.99: the emulation rounds op by op where the GPU fuses, so only a
+gross error (zeros, a wrong layout, an overflow) is a verdict there.
 
 `check` agrees when it flags the model exactly when the accelerator computes it wrongly: at fp32
 with GPU005 / GPU008, at fp16 with GPU008, PREC408 or a GPU005 on a form wrong at fp16 too; a
@@ -29,7 +30,7 @@ from gpucompat import ir
 from gpucompat.errors import GpucompatError
 from gpucompat.ir import dtypes
 from gpucompat.verification.task_metrics import cosine
-from gpucompat.verification.tolerance import magnitude, max_abs_error
+from gpucompat.verification.tolerance import DEFAULTS, magnitude, max_abs_error
 
 FP32_RTOL = 1e-3  # verify's fp32 noise on the accelerator (runners/litert_gpu/accelerator.py)
 FP16_RTOL, FP16_MIN_COSINE = 5e-2, 0.99
@@ -52,15 +53,17 @@ def feeds(graph: ir.Graph) -> list[np.ndarray]:
     return out
 
 
-def compare(got: np.ndarray, want: np.ndarray) -> dict:
-    """Max error relative to the reference's largest magnitude, and the cosine, of one output."""
+def compare(got: np.ndarray, want: np.ndarray, precision: str) -> dict:
+    """Max error past verify's absolute floor at `precision` (an output of values near 0 carries
+    its rounding), relative to the reference's largest magnitude, and the cosine, of one output."""
     g, w = np.asarray(got, np.float64).ravel(), np.asarray(want, np.float64).ravel()
-    return {"max_error": float(f"{max_abs_error(g, w) / (magnitude(w) or 1.0):.3g}"), "cosine": round(cosine(g, w), 5)}
+    past = max(max_abs_error(g, w) - DEFAULTS[precision][0], 0.0)
+    return {"max_error": float(f"{past / (magnitude(w) or 1.0):.3g}"), "cosine": round(cosine(g, w), 5)}
 
 
-def worst(outputs: list[np.ndarray], reference: list[np.ndarray]) -> dict:
+def worst(outputs: list[np.ndarray], reference: list[np.ndarray], precision: str) -> dict:
     """The worst output's comparison: largest error, smallest cosine."""
-    found = [compare(g, w) for g, w in zip(outputs, reference)]
+    found = [compare(g, w, precision) for g, w in zip(outputs, reference)]
     return {"max_error": max(f["max_error"] for f in found), "cosine": min(f["cosine"] for f in found)}
 
 
@@ -108,9 +111,9 @@ def verdict(gpu: list[np.ndarray], reference: list[np.ndarray], precision: str,
     """Whether the accelerator's outputs are right against `reference` at `precision`; with
     `int8_cpu` (a full-int8 model's CPU outputs, `reference` its float twin's) within INT8_FACTOR of
     the CPU's own distance from the float model."""
-    got = worst(gpu, reference)
+    got = worst(gpu, reference, precision)
     if int8_cpu is not None:
-        cpu_error = worst(int8_cpu, reference)
+        cpu_error = worst(int8_cpu, reference, precision)
         allowed = INT8_FACTOR * cpu_error["max_error"] + (FP32_RTOL if precision == "fp32" else FP16_RTOL)
         return {**got, "cpu_int8": cpu_error, "allowed": float(f"{allowed:.3g}"), "wrong": got["max_error"] > allowed}
     if precision == "fp32":

@@ -9,7 +9,8 @@ grid enumerates every form up to rank 4; a form is wrong when any of its measure
 Among the wrong forms: a binary elementwise op (ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM,
 SQUARED_DIFFERENCE) of a rank-0 to rank-3 runtime tensor with a constant of higher rank (ADD
 [8] + constant [2,1,8], MUL [8] x constant [1,1,1,8]), or of the same rank that is not a vector
-along the last axis; SOFTMAX of a rank-1 tensor; PAD and MIRROR_PAD of a rank-3 tensor;
+along the last axis; SOFTMAX of a rank-1 tensor; PAD and MIRROR_PAD of a rank-3 tensor whose
+batch is above 1 or open (at batch 1 they are right);
 FULLY_CONNECTED of a rank-1 input, with runtime weights and a bias, or with int8 weights
 flattening a rank-4 input, a float or an int8 input alike (FULLY_CONNECTED keys also name a
 non-float input, the output shape, keep_num_dims and the weights' kind and type: constant
