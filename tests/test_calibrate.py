@@ -252,15 +252,17 @@ def test_a_quantized_output_one_step_off_is_right():
     assert calibrate_grid.judge(np.array([0.25, 0.0]), np.array([0.0, 0.25]), "fp16", step=0.25)["wrong"]
 
 
-def test_at_fp16_a_value_past_halfs_range_is_right_as_an_infinity_of_its_sign():
-    """A causal mask's -1e9 fill: half cannot hold it, so the accelerator's -inf at fp16 is right
-    (softmax reads both as 0); at fp32 it is wrong, and so is an infinity of the other sign or one
-    where the CPU's value fits in half."""
+def test_at_fp16_a_moved_value_past_halfs_range_is_right_as_an_infinity_of_its_sign():
+    """A causal mask's -1e9 fill through SELECT_V2: half cannot hold it, so the accelerator's -inf
+    at fp16 is right for an op that moves values (softmax reads both as 0); at fp32 it is wrong, and
+    so is an infinity of the other sign, one where the CPU's value fits in half, and an op that
+    computes past half's range (a long SUM)."""
     import numpy as np
 
     want = np.array([0.5, -1.0, -1e9, 2.0])
     got = np.array([0.5, -1.0, -np.inf, 2.0])
-    assert not calibrate_grid.judge(got, want, "fp16")["wrong"]
-    assert calibrate_grid.judge(got, want, "fp32")["wrong"]
-    assert calibrate_grid.judge(np.array([0.5, -1.0, np.inf, 2.0]), want, "fp16")["wrong"]
-    assert calibrate_grid.judge(np.array([0.5, -np.inf, -np.inf, 2.0]), want, "fp16")["wrong"]
+    assert not calibrate_grid.judge(got, want, "fp16", moves=True)["wrong"]
+    assert calibrate_grid.judge(got, want, "fp16")["wrong"]
+    assert calibrate_grid.judge(got, want, "fp32", moves=True)["wrong"]
+    assert calibrate_grid.judge(np.array([0.5, -1.0, np.inf, 2.0]), want, "fp16", moves=True)["wrong"]
+    assert calibrate_grid.judge(np.array([0.5, -np.inf, -np.inf, 2.0]), want, "fp16", moves=True)["wrong"]

@@ -152,14 +152,41 @@ def _numbers(v: dict) -> str:
 AGREEMENT = {"agree": "✓", "warned": "warned (GPU007)", "silent": "**silent**", "false alarm": "false alarm"}
 
 
+def _fixed(rec: dict) -> str:
+    """The fix cell: the rewrites `fix` applied without a Vulkan device, and the fixed model's fp32
+    verdict with how `check` stands to it."""
+    fixed = rec.get("fixed")
+    if fixed is None:
+        return "not run yet"
+    if not fixed["applied"]:
+        return "nothing applied"
+    rewrites = ", ".join(sorted(set(fixed["applied"])))
+    if "fp32" not in fixed:
+        return f"{rewrites}: {fixed.get('skipped', 'not run')}"
+    agree = AGREEMENT[fixed["fp32"]["check"]] if "check" in fixed["fp32"] else "—"
+    return f"{rewrites}: {_numbers(fixed['fp32'])}, check {agree}"
+
+
 def _numerics_row(name: str, rec: dict) -> str:
     if "skipped" in rec:
-        return f"| {name} | {rec['quantization']} | not run: {rec['skipped']} | | | |"
+        return f"| {name} | {rec['quantization']} | not run: {rec['skipped']} | | | | |"
     said = rec["check"]
     flags = ", ".join(c for c in said["codes"] if c in ("GPU005", "GPU007", "GPU008", "PREC408")) or "—"
     agree = " / ".join(AGREEMENT[rec[p]["check"]] if "check" in rec[p] else "—" for p in PRECISIONS)
     return (f"| {name} | {rec['quantization']} | {_numbers(rec['fp32'])} | {_numbers(rec['fp16'])} | "
-            f"{flags} (wrong {said['ops_wrong']}, unmeasured {said['ops_unmeasured']}) | {agree} |")
+            f"{flags} (wrong {said['ops_wrong']}, unmeasured {said['ops_unmeasured']}) | {agree} | {_fixed(rec)} |")
+
+
+def _fix_totals(run: dict[str, dict]) -> str:
+    """What fix without a Vulkan device did to the models the accelerator ran at fp32."""
+    changed = {k: r for k, r in run.items() if r.get("fixed", {}).get("applied") and "wrong" in r["fp32"]
+               and "wrong" in r["fixed"].get("fp32", {})}
+    broke = sum(1 for r in changed.values() if not r["fp32"]["wrong"] and r["fixed"]["fp32"]["wrong"])
+    repaired = sum(1 for r in changed.values() if r["fp32"]["wrong"] and not r["fixed"]["fp32"]["wrong"])
+    silent = sum(1 for r in changed.values() if r["fixed"]["fp32"]["check"] == "silent")
+    return (f"- `fix --profile litert-mldrift` without a Vulkan device rewrote **{len(changed)}** of them (fixed model "
+            f"run at fp32): turned **{broke}** right model(s) wrong, repaired **{repaired}** wrong one(s); "
+            f"check silent on **{silent}** wrong fixed model(s)")
 
 
 def render_numerics(records: dict[str, dict], judged_on: str) -> str:
@@ -179,7 +206,8 @@ def render_numerics(records: dict[str, dict], judged_on: str) -> str:
            "- dynamic-range int8 and ai-edge-quantizer recipes: the CPU on the model with the GPU's hybrid "
            "ops' weights dequantized (the CPU's hybrid kernels quantize activations, the GPU does not);",
            "- full int8: the float model it was quantized from (the zoo's fp32 twin): the GPU is right when "
-           f"within {numerics.INT8_FACTOR:g}x the CPU int8 kernels' own distance from it, plus noise.",
+           f"within {numerics.INT8_FACTOR:g}x the CPU int8 kernels' own distance from it (at fp16 plus "
+           f"{numerics.INT8_FACTOR:g}x the twin's own distance when rounded to half), plus fp32 noise.",
            f"At fp32 right is within {numerics.FP32_RTOL:g} of the output's largest magnitude; at fp16, "
            "against the same reference with every GPU-written tensor rounded to half, within "
            f"{numerics.FP16_RTOL:g} and a cosine of at least {numerics.FP16_MIN_COSINE}; both past verify's "
@@ -196,12 +224,16 @@ def render_numerics(records: dict[str, dict], judged_on: str) -> str:
                    f"without: the accelerator refused or crashed); **{sum(v['wrong'] for v in judged)} wrong**; "
                    f"check agrees on **{counts['agree']}**, warns of an unmeasured form on {counts['warned']}, "
                    f"is silent on **{counts['silent']}**, raises {counts['false alarm']} false alarm(s)")
+    out.append(_fix_totals(run))
     out += ["", "## Where `check` and the accelerator differ", ""]
     differ = [f"- **{k}** at {p}: {AGREEMENT[r[p]['check']]}; {_numbers(r[p])}; check: {', '.join(r['check']['codes'])}"
               for k, r in sorted(run.items()) for p in PRECISIONS if r[p].get("check", "agree") != "agree"]
+    differ += [f"- **{k}** fixed, at fp32: {AGREEMENT[r['fixed']['fp32']['check']]}; {_numbers(r['fixed']['fp32'])}; "
+               f"check: {', '.join(r['fixed']['check']['codes'])}" for k, r in sorted(run.items())
+               if r.get("fixed", {}).get("fp32", {}).get("check", "agree") != "agree"]
     out += differ or ["None."]
-    out += ["", "## Every model", "", "| model | quantization | fp32 | fp16 | check | agrees (fp32 / fp16) |",
-            "|---|---|---|---|---|---|"]
+    out += ["", "## Every model", "", "| model | quantization | fp32 | fp16 | check | agrees (fp32 / fp16) | "
+            "fix without Vulkan, then fp32 |", "|---|---|---|---|---|---|---|"]
     out += [_numerics_row(k, r) for k, r in sorted(records.items())]
     return "\n".join(out) + "\n"
 

@@ -153,8 +153,9 @@ def twin(e: catalog.Entry) -> str | None:
 
 
 def numerics_all(only: str | None, until: str | None, recheck: bool) -> None:
-    """Judge the numbers of every built model not judged for its current bytes, saving after each;
-    `recheck`: what `check` says is asked again of those judged already (the table changed)."""
+    """Judge the numbers of every built model not judged for its current bytes, and of what `fix`
+    makes of it, saving after each; `recheck`: `check` and `fix` run again on those judged already
+    (the table changed)."""
     records = results.load_numerics()
     for e in catalog.entries():
         if only and only not in e.name:
@@ -170,14 +171,17 @@ def numerics_all(only: str | None, until: str | None, recheck: bool) -> None:
             print(f"stopped at {until} UTC", flush=True)
             return
         digest = judge.sha256(path)
+        other = twin(e) if e.mode == "int8" else None
         if records.get(e.name, {}).get("sha256") == digest:
             if recheck:
-                records[e.name] = numerics.checked(records[e.name], str(path))
+                records[e.name] = {**numerics.checked(records[e.name], str(path)),
+                                   "fixed": numerics.after_fix(str(path), e.mode, other)}
                 results.save_numerics(records)
             continue
         start = time.monotonic()
-        rec = numerics.judge(str(path), e.mode, twin(e) if e.mode == "int8" else None)
+        rec = numerics.judge(str(path), e.mode, other)
         records[e.name] = {"sha256": digest, "family": e.family, "quantization": e.quantization,
+                           "fixed": numerics.after_fix(str(path), e.mode, other),
                            "seconds": round(time.monotonic() - start, 1), **rec}
         results.save_numerics(records)
         said = {p: rec[p].get("check", rec[p].get("error")) for p in ("fp32", "fp16") if p in rec}
@@ -195,7 +199,7 @@ def main() -> None:
     parser.add_argument("--again", action="append", choices=STEPS, default=[],
                         help="judge: redo this step on models already judged (repeatable)")
     parser.add_argument("--recheck", action="store_true",
-                        help="numerics: ask check again on models judged already (after the table changed)")
+                        help="numerics: run check and fix again on models judged already (after the table changed)")
     parser.add_argument("--results", type=Path, help="judge: the results file to read and write "
                         "(default: results.json in the zoo's cache)")
     args = parser.parse_args()

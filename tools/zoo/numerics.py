@@ -9,7 +9,8 @@ What each mode is judged against (a GPU computes in float whatever the file stor
 - full int8: the float model it was quantized from (the zoo's fp32 twin, same seeded weights). The
   GPU emulates int8 in float and the CPU's integer kernels round otherwise, so neither is the
   other's reference: the GPU is right when it is no farther from the float model than the CPU's
-  own int8 kernels are (twice that, plus fp32 noise).
+  own int8 kernels are (twice that, plus fp32 noise; at fp16 plus twice the distance the twin
+  moves when every GPU-written tensor is rounded to half).
 
 At fp32 (`enforce_f32`) the accelerator is held to verify's fp32 noise (1e-3 of the output's
 largest magnitude), past verify's absolute floor (1e-5 at fp32, 1e-4 at fp16: outputs near 0
@@ -37,6 +38,7 @@ FP16_RTOL, FP16_MIN_COSINE = 5e-2, 0.99
 INT8_FACTOR = 2.0  # the GPU may be this many times farther from the float model than the CPU's int8 kernels
 OPEN_DIM = 1024  # an open dimension other than the batch is fed at this size (a 512-wide VALID conv needs 512)
 WRONG_FP32 = {"GPU005", "GPU008"}
+PRECISIONS = ("fp32", "fp16")
 HYBRID_MODES = ("dynamic", "dynamic_wi8_afp32", "dynamic_wi4b32_afp32", "weight_only_wi8_afp32")
 
 
@@ -107,14 +109,16 @@ def on_accelerator(path: str, graph: ir.Graph, inputs: list[np.ndarray], precisi
 
 
 def verdict(gpu: list[np.ndarray], reference: list[np.ndarray], precision: str,
-            int8_cpu: list[np.ndarray] | None = None) -> dict:
+            int8_cpu: list[np.ndarray] | None = None, half: list[np.ndarray] | None = None) -> dict:
     """Whether the accelerator's outputs are right against `reference` at `precision`; with
     `int8_cpu` (a full-int8 model's CPU outputs, `reference` its float twin's) within INT8_FACTOR of
-    the CPU's own distance from the float model."""
+    the CPU's own distance from the float model, and at fp16 as much again of the distance `half`
+    (the twin with every GPU-written tensor rounded to half) is from it, plus fp32 noise."""
     got = worst(gpu, reference, precision)
     if int8_cpu is not None:
         cpu_error = worst(int8_cpu, reference, precision)
-        allowed = INT8_FACTOR * cpu_error["max_error"] + (FP32_RTOL if precision == "fp32" else FP16_RTOL)
+        rounding = worst(half, reference, precision)["max_error"] if half is not None else 0.0
+        allowed = INT8_FACTOR * (cpu_error["max_error"] + rounding) + FP32_RTOL
         return {**got, "cpu_int8": cpu_error, "allowed": float(f"{allowed:.3g}"), "wrong": got["max_error"] > allowed}
     if precision == "fp32":
         return {**got, "wrong": got["max_error"] > FP32_RTOL}
@@ -153,7 +157,7 @@ def agreement(precision_verdict: dict, said: dict, precision: str) -> str:
     return "false alarm"
 
 
-def judge(path: str, mode: str, twin: str | None = None) -> dict:
+def judge(path: str, mode: str, twin: str | None = None, precisions: tuple[str, ...] = PRECISIONS) -> dict:
     """One zoo model's numerics record: per precision the accelerator's verdict (or why it gave no
     outputs), and how `check` stands to each (`checked`); `twin`, a full-int8 model's fp32 twin's path."""
     from gpucompat.verification.placements import placements_by_subgraph
@@ -172,15 +176,19 @@ def judge(path: str, mode: str, twin: str | None = None) -> dict:
     else:
         reference, int8_cpu = cpu(reference_bytes(data, mode, where), inputs, path), None
     record: dict = {}
-    for precision in ("fp32", "fp16"):
+    for precision in precisions:
         ran = on_accelerator(path, graph, inputs, precision)
         if "error" in ran:
             record[precision] = {"error": ran["error"]}
             continue
-        want = reference
+        want, half = reference, None
         if precision == "fp16" and int8_cpu is None:
             want = cpu(half_rounded(reference_bytes(data, mode, where), where), inputs, path)
-        record[precision] = {**verdict(ran["outputs"], want, precision, int8_cpu), "whole": ran["whole"],
+        elif precision == "fp16":
+            twin_data = open(twin, "rb").read()
+            half = cpu(half_rounded(twin_data, placements_by_subgraph(ir.from_bytes(twin_data), "litert-mldrift")),
+                       inputs, twin)
+        record[precision] = {**verdict(ran["outputs"], want, precision, int8_cpu, half), "whole": ran["whole"],
                              "device_errors": ran["device_errors"][:1]}
     return checked(record, path)
 
@@ -192,7 +200,34 @@ def checked(record: dict, path: str) -> dict:
         return record
     said = flags(path)
     out = {**record, "check": said}
-    for precision in ("fp32", "fp16"):
+    for precision in PRECISIONS:
         if "wrong" in record.get(precision, {}):
             out[precision] = {**record[precision], "check": agreement(record[precision], said, precision)}
     return out
+
+
+def after_fix(path: str, mode: str, twin: str | None = None) -> dict:
+    """What `gpucompat fix --profile litert-mldrift` makes of the model without a Vulkan device (the
+    calibration alone decides what it may delegate), and the fixed model's fp32 numerics record
+    when it wrote one: a fix must never turn a model the accelerator computes right into a wrong one."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        fixed = os.path.join(tmp, "fixed.tflite")
+        nowhere = os.path.join(tmp, "none.json")
+        env = {**os.environ, "GPUCOMPAT_VULKAN_DIR": tmp, "VK_DRIVER_FILES": nowhere, "VK_ICD_FILENAMES": nowhere}
+        env.pop("GPUCOMPAT_REQUIRE_VULKAN", None)
+        proc = subprocess.run([sys.executable, "-m", "gpucompat", "fix", os.path.abspath(path), "-o", fixed,
+                               "--profile", "litert-mldrift", "--format", "json"],
+                              capture_output=True, text=True, env=env, cwd=tmp)
+        try:
+            applied = [e["rewrite"] for e in json.loads(proc.stdout)["applied"]]
+        except (ValueError, KeyError):
+            applied = []
+        if not applied or not os.path.exists(fixed):
+            return {"exit": proc.returncode, "applied": applied}
+        return {"exit": proc.returncode, "applied": applied, **judge(fixed, mode, twin, ("fp32",))}
