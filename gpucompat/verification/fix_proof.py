@@ -23,7 +23,7 @@ same RGB values plus a random alpha: its outputs must not depend on it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -123,7 +123,7 @@ def frozen_at(specs: list[InputSpec], before: list, after: list) -> list[InputSp
         shape = spec.shape
         if len(old.signature) == len(new.signature):
             shape = tuple(f if s < 0 and f >= 0 else d for d, s, f in zip(shape, old.signature, new.signature))
-        out.append(InputSpec(spec.name, shape, spec.dtype))
+        out.append(replace(spec, shape=shape))
     return out
 
 

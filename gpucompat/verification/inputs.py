@@ -2,7 +2,9 @@
 samples, `--inputs data.npz`, are read by gpucompat/npz_inputs.py, which `check` shares).
 
 N(0, 1) floats; 8- and 16-bit integers over their whole range (quantized inputs); wider integers in
-[0, 100) (indices and sizes, non-negative); booleans 0 / 1. Runs draw in turn from one generator
+[0, 100) (indices and sizes, non-negative); booleans 0 / 1. An integer input the graph uses as
+indices is drawn below the bound those indices must respect (index_bound: token ids below an
+embedding table's rows, positions below a cache's length). Runs draw in turn from one generator
 seeded with the seed, so run k is the same whatever the number of runs.
 """
 
@@ -19,11 +21,44 @@ from gpucompat.ir import dtypes
 
 @dataclass(frozen=True)
 class InputSpec:
-    """One model input: its name, the shape it is fed at, its numpy type."""
+    """One model input: its name, the shape it is fed at, its numpy type, and for integer indices
+    the bound they must stay below (None: no use of them bounds them)."""
 
     name: str
     shape: tuple[int, ...]
     dtype: np.dtype
+    below: int | None = None
+
+
+PASS_THROUGH = ("RESHAPE", "SQUEEZE", "EXPAND_DIMS", "CAST", "IDENTITY")  # ops that keep an index an index
+
+
+def index_bound(t: ir.Tensor) -> int | None:
+    """The smallest bound the graph's uses of `t` as indices put on its values (through RESHAPE,
+    CAST and the like): GATHER's indices below the gathered axis, EMBEDDING_LOOKUP's ids below the
+    table's rows, GATHER_ND's below the indexed axes, ONE_HOT's below its depth,
+    DYNAMIC_UPDATE_SLICE's start so the update fits; None when no use bounds it."""
+    bounds = []
+    for op in t.consumers:
+        slot = next(i for i, x in enumerate(op.inputs) if x is t)
+        if op.name in PASS_THROUGH and slot == 0:
+            bounds += [b for out in op.outputs if (b := index_bound(out)) is not None]
+        elif op.name == "GATHER" and slot == 1:
+            params = op.input(0)
+            axis = getattr(op.options, "axis", 0) or 0
+            bounds.append(params.shape[axis % params.rank] if params.rank else None)
+        elif op.name == "EMBEDDING_LOOKUP" and slot == 0:
+            bounds.append(op.input(1).shape[0])
+        elif op.name == "GATHER_ND" and slot == 1 and t.rank:
+            bounds.append(min(op.input(0).shape[:t.shape[-1]], default=None))
+        elif op.name == "ONE_HOT" and slot == 0:
+            depth = op.input(1).data() if op.input(1) is not None else None
+            bounds.append(int(np.ravel(depth)[0]) if depth is not None else None)
+        elif op.name == "DYNAMIC_UPDATE_SLICE" and slot == 2:
+            operand, update = op.input(0), op.input(1)
+            bounds.append(min((a - b + 1 for a, b in zip(operand.shape, update.shape)), default=None))
+    found = [b for b in bounds if b is not None and b > 0]
+    return min(found) if found else None
 
 
 def specs(graph: ir.Graph, dynamic_dim: int | None = None) -> list[InputSpec]:
@@ -36,7 +71,8 @@ def specs(graph: ir.Graph, dynamic_dim: int | None = None) -> list[InputSpec]:
             raise GpucompatError(f"input tensor#{t.index} {t.name!r} has type {t.dtype_name}, "
                                  "which cannot be generated")
         shape = t.shape if dynamic_dim is None else tuple(dynamic_dim if d < 0 else d for d in t.signature)
-        out.append(InputSpec(t.name, tuple(shape), np.dtype(dt)))
+        below = index_bound(t) if np.dtype(dt).kind in "iu" else None
+        out.append(InputSpec(t.name, tuple(shape), np.dtype(dt), below))
     return out
 
 
@@ -47,6 +83,8 @@ def random_values(spec: InputSpec, gen: np.random.Generator) -> np.ndarray:
         return gen.standard_normal(shape).astype(dt)
     if dt == np.bool_:
         return gen.integers(0, 2, shape).astype(bool)
+    if spec.below is not None:
+        return gen.integers(0, spec.below, shape).astype(dt)
     if dt.itemsize <= 2:
         info = np.iinfo(dt)
         return gen.integers(info.min, int(info.max) + 1, shape).astype(dt)

@@ -1,0 +1,54 @@
+"""verify's and fix's seeded inputs for integer inputs the graph uses as indices
+(gpucompat/verification/inputs.py index_bound): token ids stay below the embedding table's rows and
+positions below a gathered table's length, so the reference interpreter never reads out of range
+(a decoder's `gather index out of bounds`); an integer input nothing bounds keeps [0, 100).
+Models written with tests/irbuild.py."""
+
+import json
+
+import numpy as np
+import pytest
+
+from cli import gpucompat
+from gpucompat import ir
+from gpucompat.verification import inputs
+from irbuild import IRModel, options
+
+
+def decoder_inputs(tmp_path) -> str:
+    """Token ids [1, 8] through a RESHAPE into EMBEDDING_LOOKUP of a 12-row table, positions [8]
+    into GATHER of a 20-row positional table, and a free integer scale added to the sum."""
+    rng = np.random.default_rng(0)
+    m = IRModel(signature="decode")
+    ids = m.input("tokens", [1, 8], "INT32")
+    pos = m.input("input_pos", [8], "INT32")
+    steps = m.input("steps", [1], "INT32")
+    flat = m.op("RESHAPE", [ids, m.const("flat", np.asarray([8], np.int32))], [8], "INT32",
+                options=options("Reshape", newShape=[8]))
+    emb = m.op("EMBEDDING_LOOKUP", [flat, m.const("table", rng.standard_normal([12, 4]).astype(np.float32))], [8, 4])
+    where = m.op("GATHER", [m.const("positions", rng.standard_normal([20, 4]).astype(np.float32)), pos], [8, 4],
+                 options=options("Gather", axis=0))
+    total = m.op("ADD", [emb, where], [8, 4], options=options("Add"))
+    scale = m.op("CAST", [steps], [1], "FLOAT32")
+    m.output(m.op("MUL", [total, scale], [8, 4], options=options("Mul")))
+    path = tmp_path / "decoder_inputs.tflite"
+    path.write_bytes(m.bytes())
+    return str(path)
+
+
+def test_index_inputs_are_drawn_below_what_they_index(tmp_path):
+    graph = ir.load(decoder_inputs(tmp_path)).graphs[0]
+    specs = inputs.specs(graph)
+    assert [s.below for s in specs] == [12, 20, None]
+    runs = inputs.seeded(specs, runs=20)
+    assert all(r[0].max() < 12 and r[1].max() < 20 and r[0].min() >= 0 for r in runs)
+    assert max(int(r[2].max()) for r in runs) >= 20, "a free integer keeps the wider range"
+
+
+@pytest.mark.opencl
+def test_verify_runs_a_model_whose_ids_index_a_small_table(tmp_path):
+    """Drawn in [0, 100) the ids fell outside the 12-row table and the reference interpreter refused
+    the run; drawn below it, verify compares every input set."""
+    r = gpucompat("verify", decoder_inputs(tmp_path), "--runs", "3", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["passed"]
