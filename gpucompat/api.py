@@ -64,13 +64,18 @@ def fix(path: str, output: str | None = None, *, rewrites: Sequence[str] | None 
 
 def verify(path: str, *, runs: int = 50, precision: str = "fp32", profile: str = "gpu-current",
            device: str | None = None, atol: float | None = None, rtol: float | None = None,
-           against: str | None = None, seed: int = 0, localize: bool = False, runner: str = "opencl") -> dict:
+           against: str | None = None, seed: int = 0, localize: bool = False, runner: str = "opencl",
+           signature: str | None = None) -> dict:
     """Run the model on `runner` (a name in gpucompat/runners' table; by default the included
     OpenCL executor, CPU partitions on the reference interpreter) and compare its outputs with the
     reference interpreter; the record `gpucompat verify --format json` prints ("passed", per-output
-    errors, the first divergent op with `localize`)."""
-    from gpucompat.verification.session import Settings, verify_model
+    errors, the first divergent op with `localize`). `signature` runs that signature; by default
+    every signature of a model whose signatures run different subgraphs ({"signatures": [...]})."""
+    from dataclasses import replace
+
+    from gpucompat.verification.session import Settings, by_signature, signatures_to_run, verify_model
 
     settings = Settings(runs=runs, precision=precision, profile=profile, device=device, atol=atol, rtol=rtol,
-                        against=against, seed=seed, localize=localize, runner=runner)
-    return verify_model(path, settings).record()
+                        against=against, seed=seed, localize=localize, runner=runner, signature=signature)
+    results = [verify_model(path, replace(settings, signature=name)) for name in signatures_to_run(path, settings)]
+    return results[0].record() if len(results) == 1 else by_signature(path, results)

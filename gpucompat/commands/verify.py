@@ -4,6 +4,7 @@ with the reference interpreter, like TFLite's inference_diff, with pass/fail thr
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -76,6 +77,7 @@ def verify(
     against: Annotated[str | None, typer.Option(help="Compare with this original model instead of MODEL on the reference interpreter.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the random inputs (default 0).")] = None,
     max_memory: Annotated[str | None, typer.Option(help="Refuse a model whose tensors would need more than this (reference interpreter + executor storage, worked out from the shapes), e.g. 512M (default 2G).")] = None,
+    signature: Annotated[str | None, typer.Option(help="Run this signature (an LLM export's prefill_8, decode, ...); default: every signature of a model whose signatures run different subgraphs, each named, else the main subgraph.")] = None,
     output_format: Annotated[str, format_option(Kind.verify_result)] = TERMINAL,
     output: Annotated[str | None, typer.Option(help="Write the output to this file (atomically) instead of stdout.")] = None,
     config: ConfigFile = None,
@@ -87,7 +89,7 @@ def verify(
     from gpucompat.opencl.runtime import PRECISIONS
     from gpucompat.rules.support import registry
     from gpucompat.verification.budget import parse_size
-    from gpucompat.verification.session import Settings, verify_model
+    from gpucompat.verification.session import Settings, by_signature, signatures_to_run, verify_model
     from gpucompat.verification.tolerance import Tolerance
 
     cfg = configs.settings("verify", model, config)
@@ -104,10 +106,17 @@ def verify(
                         rtol=cfg.pick("rtol", rtol), overrides=overrides, localize=cfg.pick("localize", localize, False),
                         allow_class_flips=cfg.pick("allow_class_flips", allow_class_flips, False),
                         against=against, seed=cfg.pick("seed", seed, 0), inputs=inputs,
-                        normalization=normalization_from_flags(input_mean, input_std, input_range, inputs))
+                        normalization=normalization_from_flags(input_mean, input_std, input_range, inputs),
+                        signature=signature)
     if max_memory is not None:
         settings.max_memory = parse_size(max_memory)
-    result = verify_model(model, settings)
-    emit(Kind.verify_result, output_format, result.record(), output, tuple(p for p in (model, against) if p),
-         ops_gpu=result.ops_gpu, ops_total=result.ops_total)
-    raise typer.Exit(EXIT_CLEAN if result.passed else EXIT_FINDINGS)
+    results = [verify_model(model, replace(settings, signature=name)) for name in signatures_to_run(model, settings)]
+    protect = tuple(p for p in (model, against) if p)
+    if len(results) == 1:
+        emit(Kind.verify_result, output_format, results[0].record(), output, protect,
+             ops_gpu=results[0].ops_gpu, ops_total=results[0].ops_total)
+    else:
+        emit(Kind.verify_result, output_format, by_signature(model, results), output, protect,
+             ops=[(r.ops_gpu, r.ops_total) for r in results])
+    raise typer.Exit(EXIT_CLEAN if all(r.passed for r in results) else EXIT_FINDINGS)
+

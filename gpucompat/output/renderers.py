@@ -91,12 +91,16 @@ def _fix_terminal(doc: dict, output: str | None, protect: tuple[str, ...], verbo
 
 
 def _verify_terminal(doc: dict, output: str | None, protect: tuple[str, ...], ops_gpu: int = 0,
-                     ops_total: int = 0) -> None:
-    """inference_diff's log: latencies, per-output errors, the verdict."""
+                     ops_total: int = 0, ops: list[tuple[int, int]] | None = None) -> None:
+    """inference_diff's log: latencies, per-output errors, the verdict; one after the other for a
+    run over several signatures (`ops`: each one's GPU and total op counts)."""
     from gpucompat.output.destination import write_rich
-    from gpucompat.output.verify_view import render
+    from gpucompat.output.verify_view import render, render_signatures
 
-    write_rich(lambda console: render(console, doc, ops_gpu, ops_total), output, protect)
+    if "signatures" in doc:
+        write_rich(lambda console: render_signatures(console, doc, ops or []), output, protect)
+    else:
+        write_rich(lambda console: render(console, doc, ops_gpu, ops_total), output, protect)
 
 
 def _diff_terminal(doc: dict, output: str | None, protect: tuple[str, ...]) -> None:

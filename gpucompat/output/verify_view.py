@@ -4,6 +4,19 @@ statistics, then the verdict."""
 from __future__ import annotations
 
 
+def render_signatures(console, doc: dict, ops: list[tuple[int, int]]) -> None:
+    """Print a run over several signatures: each signature's document in turn, then how many passed."""
+    from rich.markup import escape
+
+    for one, (gpu, total) in zip(doc["signatures"], ops):
+        render(console, one, gpu, total)
+        console.print()
+    failed = [escape(one["signature"]) for one in doc["signatures"] if not one["passed"]]
+    count = len(doc["signatures"])
+    console.print(f"{count} signatures: " + (f"[red]{len(failed)} FAILED[/] ({', '.join(failed)})" if failed
+                                              else "[green]all passed[/]"))
+
+
 def render(console, doc: dict, ops_gpu: int, ops_total: int) -> None:
     """Print one verify document; names from the model are shown printable and as plain text
     (never as rich markup or terminal control codes)."""
@@ -14,7 +27,8 @@ def render(console, doc: dict, ops_gpu: int, ops_total: int) -> None:
     doc = printable_record(doc)
     doc = {**doc, "model": escape(doc["model"]), "outputs": [{**o, "name": escape(o["name"])} for o in doc["outputs"]]}
     ref, test = doc["reference"]["latency_ms"], doc["test"]["latency_ms"]
-    console.print(f"[bold]{doc['model']}[/]  precision {doc['precision']}, {doc['runs']} runs, "
+    signature = f" signature {escape(doc['signature'])}" if doc.get("signature") else ""
+    console.print(f"[bold]{doc['model']}[/]{signature}  precision {doc['precision']}, {doc['runs']} runs, "
                   f"{ops_gpu}/{ops_total} ops on the GPU executor ({doc['device']})")
     console.print(f"  Num evaluation runs: {doc['runs']} ({escape(doc['inputs'])})")
     if doc["reference"]["model"] != "as stored":

@@ -16,6 +16,7 @@ import numpy as np
 from gpucompat import ir
 from gpucompat.errors import GpucompatError
 from gpucompat.ir import dtypes
+from gpucompat.ir.signatures import subgraph_calls
 from gpucompat.opencl.executor import Executor, RecordingExecutor
 from gpucompat.opencl.runtime import Runtime
 from gpucompat.progress import status
@@ -23,7 +24,7 @@ from gpucompat.verification.constant_folding import fold_constants
 from gpucompat.verification.control_flow import CONTROL_FLOW, ControlSegment
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
 from gpucompat.verification.prepared_shapes import with_prepared_shapes
-from gpucompat.verification.submodel import SUBGRAPH_FIELDS, cut
+from gpucompat.verification.submodel import cut
 
 
 @dataclass
@@ -109,7 +110,7 @@ class HybridRunner:
         skip = {id(op) for op in self.graph.ops if all(id(t) in self.folded for t in op.outputs)}
         where = ["control" if op.name in CONTROL_FLOW else p for op, p in zip(self.graph.ops, placements)]
         for op in self.graph.ops:
-            if op.name not in CONTROL_FLOW and any(getattr(op.options, f, None) is not None for f in SUBGRAPH_FIELDS):
+            if op.name not in CONTROL_FLOW and subgraph_calls(op):
                 raise GpucompatError(f"op#{op.index} {op.name} calls another subgraph; only WHILE and IF can be run")
         self.segments = segments(self.graph, where, skip)
         if runtime is None and any(s.placement == "gpu" for s in self.segments):

@@ -15,6 +15,7 @@ import numpy as np
 
 from gpucompat import ir
 from gpucompat.errors import GpucompatError
+from gpucompat.ir.signatures import make_main, reachable, signatures, subgraph_of
 from gpucompat.npz_inputs import fits
 from gpucompat.progress import status
 from gpucompat.runners import OPENCL, REAL_GPU, Job, Runner, named, verify_choices
@@ -52,6 +53,7 @@ class Settings:
     inputs_described: str | None = None  # what the samples of `inputs` are, once read
     max_memory: int = budget.parse_size(budget.DEFAULT_MAX_MEMORY)  # bytes of tensors a run may allocate
     allow_class_flips: bool = False  # fp16: a top-1 flip on a classifier-like output is reported, not a failure
+    signature: str | None = None  # run this signature's subgraph (None: the main subgraph)
 
     def tolerance(self, index: int, name: str) -> Tolerance:
         """The tolerance of one output: its override, else --atol / --rtol, else the precision's default."""
@@ -95,7 +97,8 @@ class VerifyResult:
     def record(self) -> dict:
         """The JSON document (schema_version 1, the issue's field list)."""
         return {
-            "schema_version": SCHEMA_VERSION, "model": self.model, "precision": self.settings.precision,
+            "schema_version": SCHEMA_VERSION, "model": self.model, "signature": self.settings.signature,
+            "precision": self.settings.precision,
             "runs": self.runs, "inputs": self.settings.inputs_described or f"seeded random (seed {self.settings.seed})",
             "device": self.device,
             "reference": {"latency_ms": _latency(self.reference_ms), "model": self.reference_kind,
@@ -114,18 +117,46 @@ def _latency(ms: list[float]) -> dict:
     return {"avg": float(a.mean()) if a.size else 0.0, "std": float(a.std()) if a.size else 0.0}
 
 
+def _signature_first(data: bytes, path: str, signature: str | None) -> tuple[bytes, ir.Model]:
+    """The model read from `data`, with the subgraph `signature` runs made the main one (when it
+    names one that is not)."""
+    model = ir.from_bytes(data, path)
+    index = 0 if signature is None else subgraph_of(model, signature, path)
+    if index == 0:
+        return data, model
+    make_main(model, index)
+    data = ir.to_bytes(model)
+    return data, ir.from_bytes(data, path)
+
+
+def signatures_to_run(path: str, settings: Settings) -> list[str | None]:
+    """The signatures `verify` runs: the one asked for; else every signature, when the model's
+    signatures run different subgraphs (an LLM export's prefill and decode); else the main
+    subgraph alone (None)."""
+    if settings.signature is not None:
+        return [settings.signature]
+    found = signatures(ir.load(path))
+    return [name for name, _ in found] if len({index for _, index in found}) > 1 else [None]
+
+
+def by_signature(model: str, results: list[VerifyResult]) -> dict:
+    """The JSON document of a run over several signatures: each signature's own document (its
+    "signature" names it), and whether every one passed."""
+    return {"schema_version": SCHEMA_VERSION, "model": model, "signatures": [r.record() for r in results],
+            "passed": all(r.passed for r in results)}
+
+
 def verify_model(path: str, settings: Settings) -> VerifyResult:
     """Run the comparison; GpucompatError (exit 2) for anything that cannot be run."""
     from gpucompat.verification.hybrid import refuse_invalid_order
 
     if settings.runs is not None and settings.runs < 1:
         raise GpucompatError("--runs must be at least 1")
-    data = ir.reader.read_bytes(path)
-    model = ir.from_bytes(data, path)
+    data, model = _signature_first(ir.reader.read_bytes(path), path, settings.signature)
     model.refuse_blockwise_quantization("gpucompat verify")
     ref_path = settings.against or path
-    ref_bytes = ir.reader.read_bytes(ref_path) if settings.against else data
-    original = ir.from_bytes(ref_bytes, ref_path) if settings.against else None
+    ref_bytes, original = _signature_first(ir.reader.read_bytes(ref_path), ref_path, settings.signature) \
+        if settings.against else (data, None)
     refuse_invalid_order(model, path)
     if original is not None:
         refuse_invalid_order(original, ref_path)
@@ -144,7 +175,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
         by_subgraph = placements_by_subgraph(model, settings.profile)
         budget.enforce(path, budget.estimate(model, by_subgraph, settings.precision, original), settings.max_memory)
     graph = model.graphs[0]
-    where = [p for ps in by_subgraph.values() for p in ps]
+    where = [p for i in reachable(model) for p in by_subgraph[i]]  # the ops a run of this signature meets
     _refuse_other_signature(all_feeds[0], original or model)
     ref_bytes, changes = reference_model(ref_bytes, _gpu_side(runner, original or model, by_subgraph, original,
                                                               settings.profile), original or model)

@@ -13,10 +13,7 @@ import numpy as np
 
 from gpucompat import ir
 from gpucompat.errors import GpucompatError
-
-# Option fields through which an op calls other subgraphs.
-SUBGRAPH_FIELDS = ("condSubgraphIndex", "bodySubgraphIndex", "thenSubgraphIndex", "elseSubgraphIndex",
-                    "initSubgraphIndex", "decompositionSubgraphIndex", "subgraph")
+from gpucompat.ir.signatures import subgraph_calls
 
 
 def cut(ops: list[ir.Op], inputs: list[ir.Tensor], outputs: list[ir.Tensor]) -> bytes:
@@ -24,7 +21,7 @@ def cut(ops: list[ir.Op], inputs: list[ir.Tensor], outputs: list[ir.Tensor]) -> 
     from gpucompat.ir.build import empty_model
 
     for op in ops:
-        if any(getattr(op.options, f, None) is not None for f in SUBGRAPH_FIELDS):
+        if subgraph_calls(op):
             raise GpucompatError(f"op#{op.index} {op.name} calls another subgraph; control flow cannot be cut out")
     model, graph = empty_model()
     fresh: dict[int, ir.Tensor] = {}

@@ -157,6 +157,7 @@ def numerics_all(only: str | None, until: str | None, recheck: bool) -> None:
     makes of it, saving after each; `recheck`: `check` and `fix` run again on those judged already
     (the table changed)."""
     records = results.load_numerics()
+    table = numerics.table_digest()
     for e in catalog.entries():
         if only and only not in e.name:
             continue
@@ -173,14 +174,14 @@ def numerics_all(only: str | None, until: str | None, recheck: bool) -> None:
         digest = judge.sha256(path)
         other = twin(e) if e.mode == "int8" else None
         if records.get(e.name, {}).get("sha256") == digest:
-            if recheck:
-                records[e.name] = {**numerics.checked(records[e.name], str(path)),
+            if recheck and records[e.name].get("table") != table:
+                records[e.name] = {**numerics.checked(records[e.name], str(path)), "table": table,
                                    "fixed": numerics.after_fix(str(path), e.mode, other)}
                 results.save_numerics(records)
             continue
         start = time.monotonic()
         rec = numerics.judge(str(path), e.mode, other)
-        records[e.name] = {"sha256": digest, "family": e.family, "quantization": e.quantization,
+        records[e.name] = {"sha256": digest, "family": e.family, "quantization": e.quantization, "table": table,
                            "fixed": numerics.after_fix(str(path), e.mode, other),
                            "seconds": round(time.monotonic() - start, 1), **rec}
         results.save_numerics(records)

@@ -15,7 +15,7 @@ class Entry:
     """One zoo model."""
 
     name: str
-    family: str  # keras, torch, app
+    family: str  # keras, torch, app, mediapipe, llm
     architecture: str
     mode: str  # tools/zoo/modes.py MODES key, or an ai-edge-quantizer recipe
     quantization: str  # the quantization mode it counts as in the totals
@@ -87,6 +87,15 @@ def _mediapipe() -> list[Entry]:
     return [entry(n) for n in real_models.NAMES]
 
 
+def _llm() -> list[Entry]:
+    """Small seeded decoder-only LLMs of litert-torch's generative examples (prefill and decode
+    signatures, external KV cache, odml.* composites), under each of the converter's quantizations."""
+    from tools.zoo import llm_models
+
+    return [Entry(f"llm_{a}_{q}", "llm", a, q, llm_models.LABELS[q], lambda a=a, q=q: llm_models.export(a, q),
+                  llm_models.versions) for a in llm_models.ARCHITECTURES for q in llm_models.QUANT]
+
+
 def by_name() -> dict[str, Entry]:
     """Every zoo model by name."""
     return {e.name: e for e in entries()}
@@ -94,13 +103,13 @@ def by_name() -> dict[str, Entry]:
 
 def entries() -> list[Entry]:
     """Every zoo model, in build order: the app graphs (seconds each), MediaPipe's shipped models,
-    the Keras applications' quantization modes on small architectures, ten torch exports, the
-    other Keras architectures at fp32, the other torch exports and recipes, then the other Keras
-    modes."""
+    the small LLM exports, the Keras applications' quantization modes on small architectures, ten
+    torch exports, the other Keras architectures at fp32, the other torch exports and recipes, then
+    the other Keras modes."""
     keras_first, keras_rest = _keras()
     torch_first, torch_rest = _torch()
     split = len(keras_apps_architectures()) - 6
-    return (_app_graphs() + _mediapipe() + keras_first + torch_first + keras_rest[:split] + torch_rest
+    return (_app_graphs() + _mediapipe() + _llm() + keras_first + torch_first + keras_rest[:split] + torch_rest
             + keras_rest[split:])
 
 

@@ -1,0 +1,74 @@
+"""`verify` on a model with several signatures, as LLM exports ship prefill and decode: by default
+every signature runs, each named in the terminal and in JSON (its own document under
+"signatures"); `--signature NAME` runs one; an unknown name is one line naming the model's
+signatures, exit 2. The model comes from TensorFlow's converter (two concrete functions of one
+module sharing an embedding table), built once per run."""
+
+import json
+
+import numpy as np
+import pytest
+
+from cli import gpucompat
+from gpucompat import ir
+from gpucompat.ir.signatures import make_main, reachable, signatures
+from modelgen import tf
+
+pytestmark = pytest.mark.opencl
+
+
+@pytest.fixture(scope="module")
+def two_signatures(tmp_path_factory) -> str:
+    """prefill: ids [1, 8] -> the 16-row table's rows -> a dense layer; decode: ids [1, 1] -> the
+    same rows scaled by 2 -> the same dense layer."""
+    t = tf()
+    rng = np.random.default_rng(0)
+    table = t.constant(rng.standard_normal([16, 8]).astype(np.float32))
+    dense = t.constant(rng.standard_normal([8, 4]).astype(np.float32))
+
+    class Decoder(t.Module):
+        @t.function(input_signature=[t.TensorSpec([1, 8], t.int32)])
+        def prefill(self, ids):
+            return {"logits": t.matmul(t.reshape(t.gather(table, ids), [8, 8]), dense)}
+
+        @t.function(input_signature=[t.TensorSpec([1, 1], t.int32)])
+        def decode(self, ids):
+            return {"logits": t.matmul(t.reshape(t.gather(table, ids), [1, 8]) * 2.0, dense)}
+
+    module = Decoder()
+    functions = [module.prefill.get_concrete_function(), module.decode.get_concrete_function()]
+    data = t.lite.TFLiteConverter.from_concrete_functions(functions, module).convert()
+    path = tmp_path_factory.mktemp("signatures") / "decoder.tflite"
+    path.write_bytes(data)
+    return str(path)
+
+
+def test_a_signature_made_main_keeps_every_reference(two_signatures):
+    model = ir.load(two_signatures)
+    found = dict(signatures(model))
+    assert set(found) == {"prefill", "decode"} and len(set(found.values())) == 2
+    make_main(model, found["decode"])
+    assert dict(signatures(model))["decode"] == 0 and model.graphs[0].inputs[0].shape == (1, 1)
+    assert reachable(model) == [0]
+
+
+def test_verify_runs_every_signature_and_names_each(two_signatures):
+    r = gpucompat("verify", two_signatures, "--runs", "2", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["passed"] and sorted(s["signature"] for s in doc["signatures"]) == ["decode", "prefill"]
+    runs = {s["signature"]: s for s in doc["signatures"]}
+    assert runs["decode"]["outputs"][0]["max_ref_abs"] > 0 and runs["prefill"]["outputs"][0]["passed"]
+    text = gpucompat("verify", two_signatures, "--runs", "1")
+    assert text.returncode == 0 and "signature decode" in text.stdout and "2 signatures: all passed" in text.stdout
+
+
+def test_verify_runs_the_signature_asked_for(two_signatures):
+    r = gpucompat("verify", two_signatures, "--signature", "decode", "--runs", "2", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["signature"] == "decode" and doc["passed"]
+    missing = gpucompat("verify", two_signatures, "--signature", "prefill_32")
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1
+    assert "no signature 'prefill_32'" in missing.stderr and "prefill, decode" in missing.stderr.replace(
+        "decode, prefill", "prefill, decode")
