@@ -1,8 +1,8 @@
-"""`verify` on a model with several signatures, as LLM exports ship prefill and decode: by default
-every signature runs, each named in the terminal and in JSON (its own document under
-"signatures"); `--signature NAME` runs one; an unknown name is one line naming the model's
-signatures, exit 2. The model comes from TensorFlow's converter (two concrete functions of one
-module sharing an embedding table), built once per run."""
+"""`verify` and `fix` on a model with several signatures, as LLM exports ship prefill and decode:
+by default `verify` runs every signature, each named in the terminal and in JSON (its own document
+under "signatures"); `--signature NAME` runs one; an unknown name is one line naming the model's
+signatures, exit 2. `fix` proves each signature it rewrote on that signature's inputs. The models
+come from TensorFlow's converter (two concrete functions of one module), built once per run."""
 
 import json
 
@@ -72,3 +72,39 @@ def test_verify_runs_the_signature_asked_for(two_signatures):
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
     assert "no signature 'prefill_32'" in missing.stderr and "prefill, decode" in missing.stderr.replace(
         "decode, prefill", "prefill, decode")
+
+
+@pytest.fixture(scope="module")
+def two_image_signatures(tmp_path_factory) -> str:
+    """prefill: an RGB image [1, 8, 8, 3] through a 3x3 conv and RELU; decode: an RGB image
+    [1, 4, 4, 3] through the same conv, doubled."""
+    t = tf()
+    w = t.constant((np.random.default_rng(1).standard_normal([3, 3, 3, 8]) * 0.3).astype(np.float32))
+
+    class Images(t.Module):
+        @t.function(input_signature=[t.TensorSpec([1, 8, 8, 3], t.float32)])
+        def prefill(self, x):
+            return {"out": t.nn.relu(t.nn.conv2d(x, w, 1, "SAME"))}
+
+        @t.function(input_signature=[t.TensorSpec([1, 4, 4, 3], t.float32)])
+        def decode(self, x):
+            return {"out": t.nn.conv2d(x, w, 1, "SAME") * 2.0}
+
+    module = Images()
+    functions = [module.prefill.get_concrete_function(), module.decode.get_concrete_function()]
+    path = tmp_path_factory.mktemp("images") / "two_images.tflite"
+    path.write_bytes(t.lite.TFLiteConverter.from_concrete_functions(functions, module).convert())
+    return str(path)
+
+
+def test_fix_proves_each_signature_it_rewrote(two_image_signatures, tmp_path):
+    """rgb-to-rgba rewrites both signatures' inputs; the proof runs each signature on its own
+    inputs (an RGBA image of its size) and names it, where it used to run the main subgraph only."""
+    r = gpucompat("fix", two_image_signatures, "-o", str(tmp_path / "fixed.tflite"), "--unsafe-fixes",
+                  "--rewrite", "rgb-to-rgba", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert [a["rewrite"] for a in doc["applied"]] == ["rgb-to-rgba", "rgb-to-rgba"]
+    proofs = {b["backend"]: b["ok"] for b in doc["verification"]["backends"]}
+    assert {"reference-interpreter, signature prefill", "reference-interpreter, signature decode"} <= set(proofs)
+    assert all(proofs.values()), proofs

@@ -109,9 +109,35 @@ def verify_everywhere(original: bytes, fixed: bytes, safeties: set[str], profile
                       asked: tuple[Runner, ...] = ()) -> Verifications:
     """`verify` on every runner that proves every fix (the reference interpreter first, then the
     OpenCL executor), then on the `asked` ones (on `samples` when given: the user's representative
-    inputs)."""
+    inputs, which are the main subgraph's); for a model whose signatures run different subgraphs
+    (an LLM export's prefill and decode), on each signature in turn, each verdict naming it."""
     chosen = dict.fromkeys([*(r for r in RUNNERS.values() if r.proves_every_fix), *asked])
-    return Verifications([verify(original, fixed, safeties, r, samples, profile, options) for r in chosen])
+    found = []
+    for name, index, before, after in signature_pairs(original, fixed):
+        for r in chosen:
+            v = verify(before, after, safeties, r, samples if index == 0 else None, profile, options)
+            if name is not None:
+                v.backend = f"{v.backend}, signature {name}"
+            found.append(v)
+    return Verifications(found)
+
+
+def signature_pairs(original: bytes, fixed: bytes) -> list[tuple[str | None, int, bytes, bytes]]:
+    """(signature, its subgraph in the original, the original and the fixed model with that
+    subgraph made the main one) for every signature when the signatures run different subgraphs;
+    else the two models as they are (None, 0, ...)."""
+    from gpucompat.ir.signatures import make_main, signatures, subgraph_of
+
+    found = signatures(ir.from_bytes(original))
+    if len({index for _, index in found}) <= 1:
+        return [(None, 0, original, fixed)]
+
+    def main(data: bytes, name: str) -> bytes:
+        model = ir.from_bytes(data)
+        make_main(model, subgraph_of(model, name, "the model"))
+        return ir.to_bytes(model)
+
+    return [(name, index, main(original, name), main(fixed, name)) for name, index in found]
 
 
 def frozen_at(specs: list[InputSpec], before: list, after: list) -> list[InputSpec]:
