@@ -109,9 +109,9 @@ class HybridRunner:
         self.folded = fold_constants(self.graph)
         skip = {id(op) for op in self.graph.ops if all(id(t) in self.folded for t in op.outputs)}
         where = ["control" if op.name in CONTROL_FLOW else p for op, p in zip(self.graph.ops, placements)]
-        for op in self.graph.ops:
-            if op.name not in CONTROL_FLOW and subgraph_calls(op):
-                raise GpucompatError(f"op#{op.index} {op.name} calls another subgraph; only WHILE and IF can be run")
+        for op, place in zip(self.graph.ops, where):
+            if place == "gpu" and subgraph_calls(op):  # a CPU one is cut out with the subgraphs it calls
+                raise GpucompatError(f"op#{op.index} {op.name} calls another subgraph; the executor cannot run it")
         self.segments = segments(self.graph, where, skip)
         if runtime is None and any(s.placement == "gpu" for s in self.segments):
             raise GpucompatError("GPU partitions need an OpenCL runtime")

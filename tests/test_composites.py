@@ -1,0 +1,62 @@
+"""A STABLEHLO_COMPOSITE (litert-torch's `odml.rms_norm`, `odml.scaled_dot_product_attention`) on the
+CPU side of hybrid execution: the CPU runs it by running its decomposition subgraph, so the cut-out
+CPU partition takes that subgraph along (it used to lose it, and the reference interpreter refused
+the partition: `op_state->subgraph_index < subgraphs->size()`). The model is written with the IR
+builder: subgraph 0 runs the composite then TANH, subgraph 1 (its decomposition) squares its input."""
+
+import numpy as np
+import pytest
+from ai_edge_litert import schema_py_generated as fb
+from flatbuffers import flexbuffers
+
+from cli import gpucompat
+from gpucompat import ir
+from gpucompat.ir.build import Sketch, operator, tensor
+from gpucompat.ir.signatures import reachable, subgraph_calls
+from gpucompat.verification.interpreter import reference_interpreter, run_reference
+from gpucompat.verification.submodel import cut
+
+F32 = 0  # TensorType.FLOAT32
+
+
+def composite_model() -> bytes:
+    """x [1, 4] -> odml.rms_norm composite (decomposition: x * x) -> TANH."""
+    s = Sketch()
+    x = s.input("x", (1, 4))
+    sub = fb.SubGraphT()
+    sub.name = "odml.rms_norm.impl"
+    s.model.fb.subgraphs.append(sub)
+    body = ir.Graph(sub, s.model)
+    s.model.graphs.append(body)
+    a, b = tensor(body, "a", (1, 4), F32), tensor(body, "b", (1, 4), F32)
+    body.inputs, body.outputs = [a], [b]
+    body.ops.append(operator(body, "MUL", [a, a], [b]))
+    body.link()
+    y = tensor(s.graph, "y", (1, 4), F32)
+    op = operator(s.graph, "STABLEHLO_COMPOSITE", [x], [y])
+    options = fb.StableHLOCompositeOptionsT()
+    options.name, options.decompositionSubgraphIndex, options.version = "odml.rms_norm", 1, 1
+    options.compositeAttributes, options.compositeAttributesFormat = list(flexbuffers.Dumps({"epsilon": 1e-6})), 1
+    op.fb.builtinOptions2Type, op.fb.builtinOptions2 = fb.BuiltinOptions2.StableHLOCompositeOptions, options
+    s.graph.ops.append(op)
+    s.output(s.op("TANH", [y], (1, 4)))
+    return s.to_bytes()
+
+
+def test_a_cut_composite_takes_its_decomposition_along():
+    model = ir.from_bytes(composite_model())
+    composite = model.graphs[0].ops[0]
+    assert [f for _, f in subgraph_calls(composite)] == ["decompositionSubgraphIndex"] and reachable(model) == [0, 1]
+    part = cut([composite], composite.inputs, composite.outputs)
+    x = np.array([[0.5, -1.0, 2.0, 0.0]], np.float32)
+    got = run_reference(reference_interpreter(part, "the cut partition"), [x])
+    np.testing.assert_allclose(got[0], x * x)
+    assert composite.fb.builtinOptions2.decompositionSubgraphIndex == 1, "the source model is left as it was"
+
+
+@pytest.mark.opencl
+def test_verify_runs_a_model_whose_cpu_partition_holds_a_composite(tmp_path):
+    path = tmp_path / "composite.tflite"
+    path.write_bytes(composite_model())
+    r = gpucompat("verify", str(path), "--runs", "2")
+    assert r.returncode == 0 and "PASSED" in r.stdout, r.stderr
