@@ -161,7 +161,8 @@ def _apply_failures(model: Model, result: ModelResult) -> None:
     either, its model loader refuses variable tensors.
     Under every profile: an op the interpreter cannot prepare at the stored input shapes
     (gpucompat/prepare.py) stops the model before any delegate sees it; nothing runs at all. Under
-    a profile that crashes on them, so does an op whose output has no elements.
+    a profile that crashes on them, so does an op whose output has no elements, and a composite
+    the profile knows crashes the kernel build (litert-torch's odml.* composites on ML Drift).
     """
     profile = result.profile
     found = prepare_failure(model.graphs[0]) if model.graphs else None
@@ -198,6 +199,11 @@ def _apply_failures(model: Model, result: ModelResult) -> None:
         f = result.prepare_failure
         result.failure = (f"op#{f.index} {f.op} in subgraph {f.subgraph} cannot be prepared at the stored input "
                           f"shapes ({f.reason}): the model cannot run at all ({f.runtime_message})")
+    elif (crash := _crashing_composite(model, profile)) is not None:
+        op, name = crash
+        result.failure = (f"op#{op.index} STABLEHLO_COMPOSITE {name!r} in subgraph {op.graph.index}: the GPU "
+                          f"accelerator crashes building its kernel (SIGSEGV), so the whole model fails to "
+                          f"compile; export without the composites (litert-torch: enable_hlfb=False)")
     elif profile.whole_model_failure and gated is not None:
         result.failure = (f"subgraph {gated.index}: {gated.gate}; the whole model fails to compile with "
                           f"the GPU accelerator (Failed to modify graph with delegate)")
@@ -226,6 +232,20 @@ def _fall_back(model: Model, result: ModelResult) -> None:
     if all(verdicts[o.subgraph, o.index].ok for o in result.ops if o.placement == "gpu"):
         result.delegation_failure = []
         result.backend_used = fallback
+
+
+def _crashing_composite(model: Model, profile: Profile) -> tuple | None:
+    """The first STABLEHLO_COMPOSITE whose name the profile knows crashes the compilation, with its
+    name; None when there is none."""
+    if not profile.crashing_composites:
+        return None
+    for op in model.ops():
+        options = getattr(op.fb, "builtinOptions2", None) if op.name == "STABLEHLO_COMPOSITE" else None
+        name = getattr(options, "name", None)
+        name = name.decode() if isinstance(name, bytes) else name
+        if name in profile.crashing_composites:
+            return op, name
+    return None
 
 
 def _unresolved_custom_op(model: Model, profile: Profile) -> str | None:

@@ -1,8 +1,16 @@
-"""A STABLEHLO_COMPOSITE (litert-torch's `odml.rms_norm`, `odml.scaled_dot_product_attention`) on the
-CPU side of hybrid execution: the CPU runs it by running its decomposition subgraph, so the cut-out
-CPU partition takes that subgraph along (it used to lose it, and the reference interpreter refused
-the partition: `op_state->subgraph_index < subgraphs->size()`). The model is written with the IR
-builder: subgraph 0 runs the composite then TANH, subgraph 1 (its decomposition) squares its input."""
+"""A STABLEHLO_COMPOSITE (litert-torch's `odml.rms_norm`, `odml.scaled_dot_product_attention`):
+
+- on the CPU side of hybrid execution the CPU runs it by running its decomposition subgraph, so the
+  cut-out CPU partition takes that subgraph along (it used to lose it, and the reference interpreter
+  refused the partition: `op_state->subgraph_index < subgraphs->size()`);
+- LiteRT's GPU accelerator crashes compiling a model holding one of three composite names (every
+  LLM export as litert-torch's convert scripts write it) and compiles the others: `litert-mldrift`
+  predicts which, and equals the accelerator on every point (needs a Vulkan device).
+
+The model is written with the IR builder: subgraph 0 runs the composite then TANH, subgraph 1 (its
+decomposition) squares its input."""
+
+import json
 
 import numpy as np
 import pytest
@@ -11,16 +19,18 @@ from flatbuffers import flexbuffers
 
 from cli import gpucompat
 from gpucompat import ir
+from gpucompat.confirm import compare, runner
 from gpucompat.ir.build import Sketch, operator, tensor
 from gpucompat.ir.signatures import reachable, subgraph_calls
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
 from gpucompat.verification.submodel import cut
+from vulkan import without_device
 
 F32 = 0  # TensorType.FLOAT32
 
 
-def composite_model() -> bytes:
-    """x [1, 4] -> odml.rms_norm composite (decomposition: x * x) -> TANH."""
+def composite_model(name: str = "odml.rms_norm") -> bytes:
+    """x [1, 4] -> the composite `name` (decomposition: x * x) -> TANH."""
     s = Sketch()
     x = s.input("x", (1, 4))
     sub = fb.SubGraphT()
@@ -35,7 +45,7 @@ def composite_model() -> bytes:
     y = tensor(s.graph, "y", (1, 4), F32)
     op = operator(s.graph, "STABLEHLO_COMPOSITE", [x], [y])
     options = fb.StableHLOCompositeOptionsT()
-    options.name, options.decompositionSubgraphIndex, options.version = "odml.rms_norm", 1, 1
+    options.name, options.decompositionSubgraphIndex, options.version = name, 1, 1
     options.compositeAttributes, options.compositeAttributesFormat = list(flexbuffers.Dumps({"epsilon": 1e-6})), 1
     op.fb.builtinOptions2Type, op.fb.builtinOptions2 = fb.BuiltinOptions2.StableHLOCompositeOptions, options
     s.graph.ops.append(op)
@@ -60,3 +70,31 @@ def test_verify_runs_a_model_whose_cpu_partition_holds_a_composite(tmp_path):
     path.write_bytes(composite_model())
     r = gpucompat("verify", str(path), "--runs", "2")
     assert r.returncode == 0 and "PASSED" in r.stdout, r.stderr
+
+
+CRASHING = ("odml.rms_norm", "odml.scaled_dot_product_attention", "odml.group_norm")
+
+
+def test_litert_mldrift_predicts_the_composites_that_crash_the_compilation(tmp_path):
+    paths = []
+    for name in CRASHING:
+        paths.append(tmp_path / f"{name}.tflite")
+        paths[-1].write_bytes(composite_model(name))
+    r = gpucompat("check", str(paths[0]), "--profile", "litert-mldrift", "--format", "json")
+    failure = json.loads(r.stdout)["models"][0]["summary"]["failure"]
+    assert "STABLEHLO_COMPOSITE 'odml.rms_norm'" in failure and "crashes" in failure and "enable_hlfb=False" in failure
+    plain = json.loads(gpucompat("check", str(paths[0]), "--format", "json").stdout)["models"][0]
+    assert plain["summary"]["failure"] is None, "the classic delegate leaves the composite on the CPU"
+
+
+@pytest.mark.fidelity
+@pytest.mark.parametrize("name", [*CRASHING, "odml.layer_norm", "odml.upsample_bilinear2d", "my.composite"])
+def test_the_accelerator_crashes_on_exactly_the_predicted_composites(name, tmp_path):
+    path = tmp_path / f"{name}.tflite"
+    path.write_bytes(composite_model(name))
+    try:
+        (c,) = compare.confirm([str(path)], runner.launcher())
+    except runner.NoDevice as e:
+        without_device(str(e))
+    assert c.observed.compiles == (name not in CRASHING), c.runtime.error
+    assert not c.disagreements, c.disagreements

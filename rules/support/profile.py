@@ -70,6 +70,8 @@ class Profile:
         (LiteRT CompiledModel: a stateful model cannot be loaded at all).
     crashes_on_empty_tensors: True when a tensor without elements in the graph handed to the
         delegate crashes the compilation (gpucompat/prepare.py; LiteRT's accelerator: SIGFPE).
+    crashing_composites: STABLEHLO_COMPOSITE names (litert-torch's `odml.*`) whose presence crashes
+        the compilation of the whole model (LiteRT's accelerator: SIGSEGV building its kernel).
     rank_message / type_message: the runtime's IsAllAllowedTensors texts ({limit}, {type}, {name}).
     release: the runtime release the profile describes ("2.3.0" for LiteRT's ai-edge-litert 2.3.0),
         None for the classic delegate's generations, which are read from source, not a wheel.
@@ -97,6 +99,7 @@ class Profile:
     registered_custom_ops: frozenset[str] | None = None
     loads_variable_tensors: bool = True
     crashes_on_empty_tensors: bool = False
+    crashing_composites: frozenset[str] = frozenset()
     rank_message: str = "OP is supported, but tensor type/shape isn't compatible."
     type_message: str = "OP is supported, but tensor type/shape isn't compatible."
     release: str | None = None

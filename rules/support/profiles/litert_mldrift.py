@@ -16,7 +16,9 @@ What differs from the classic delegate (gpu-current), all observed:
   decides: a constant behind DEQUANTIZE counts as a constant, a SHAPE-derived value as runtime);
 - a dynamic tensor in any subgraph, a delegate failure, or a custom op the runtime does not
   register makes the whole model fail to compile (CompiledModel: "Failed to modify graph with
-  delegate") instead of leaving it on the CPU.
+  delegate") instead of leaving it on the CPU;
+- litert-torch's odml.rms_norm, odml.scaled_dot_product_attention and odml.group_norm composites
+  crash the compilation (SIGSEGV): every LLM export as its convert scripts write it.
 """
 
 import math
@@ -459,6 +461,14 @@ OPS: dict[int, OpSupport] = {
 # Custom ops the LiteRT runtime registers (observed: a model with any other custom op fails to
 # load, "Encountered unresolved custom op"). The GPU takes MediaPipe's three (written as MediaPipe
 # writes them, the parameters in custom_options) with the classic parsers' checks.
+# litert-torch's composites (STABLEHLO_COMPOSITE names) that crash the compilation: observed on 42
+# litert-torch 0.10.0 decoder exports (14 architectures; fp32, dynamic int8, fp16 weights), SIGSEGV
+# building the GPU kernel right after subgraph 0 is partitioned (exported without composites,
+# enable_hlfb=False, they compile), and on a one-composite model per name (tests/test_composites.py):
+# these three crash, other names (odml.layer_norm, odml.upsample_bilinear2d, any other) compile, the
+# composite left on the CPU and its decomposition delegated.
+CRASHING_COMPOSITES = frozenset({"odml.rms_norm", "odml.scaled_dot_product_attention", "odml.group_norm"})
+
 REGISTERED_CUSTOM_OPS = frozenset({
     "Convolution2DTransposeBias", "MaxPoolingWithArgmax2D", "MaxUnpooling2D", "Resampler",
     "TFLite_Detection_PostProcess", "Mfcc", "AudioSpectrogram"})
@@ -491,6 +501,7 @@ PROFILE = Profile(
     registered_custom_ops=REGISTERED_CUSTOM_OPS,
     loads_variable_tensors=False,  # model_load.cc UnpackTensor; observed with full-kernel LSTM models
     crashes_on_empty_tensors=True,  # observed: a VALID CONV_2D whose output is 0 wide (SIGFPE)
+    crashing_composites=CRASHING_COMPOSITES,
     rank_message="Tensor dimensions must be less than {limit}. {name}",
     type_message="Tensor type({type}) is not supported. {name}",
     sources=("google-ai-edge/LiteRT@f67457790c9c2ab67347d6fe53270e8d3df20868 "
