@@ -77,8 +77,8 @@ def test_the_sampled_grid_reproduces_the_shipped_table(calibrated):
     assert len(both) > 0.9 * len(grid["table"])
     assert {k for k in both if grid["table"][k]["fp32"]["wrong"]}, "the sample holds forms computed wrongly"
     pairs = [(k, p) for k in both for p in ("fp32", "fp16")]
-    settled = [(k, p) for k, p in pairs if not calibrate_grid.near_threshold(grid["table"][k][p], p)
-               and not calibrate_grid.near_threshold(shipped[k][p], p)]
+    settled = [(k, p) for k, p in pairs if not calibrate_grid.near_threshold(grid["table"][k][p], p, k)
+               and not calibrate_grid.near_threshold(shipped[k][p], p, k)]
     assert len(settled) > 0.97 * len(pairs), "most verdicts are far from the noise threshold"
     differ = [f"{k} at {p}: measured {grid['table'][k][p]}, shipped {shipped[k][p]}"
               for k, p in settled if grid["table"][k][p]["wrong"] != shipped[k][p]["wrong"]]

@@ -19,8 +19,8 @@ from gpucompat.opencl.programs import Variant
 from gpucompat.verification.hybrid import open_runtime
 from gpucompat.verification.session import Settings, verify_model
 
-KEYS = {"schema_version", "model", "signature", "precision", "runs", "inputs", "device", "reference", "test", "outputs", "passed",
-        "verdict", "first_divergent_op", "real_gpu"}
+KEYS = {"schema_version", "model", "signature", "precision", "runs", "inputs", "device", "reference", "test",
+        "outputs", "passed", "verdict", "first_divergent_op", "real_gpu"}
 OUTPUT_KEYS = {"index", "name", "avg_error", "std_dev", "max_abs_error", "max_ref_abs", "max_rel_error", "tolerance",
                "noise_floor", "error_to_noise", "sensitivity", "task", "within_tolerance", "passed"}
 

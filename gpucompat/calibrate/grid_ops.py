@@ -360,6 +360,24 @@ def _indexing(v: int) -> list[Form]:
     return found
 
 
+def _dynamic_updates(v: int) -> list[Form]:
+    """DYNAMIC_UPDATE_SLICE as an LLM's KV cache is written: a runtime operand, a runtime update one
+    shorter along each axis above 1, runtime int32 start indices; float32 and int32, ranks 1-4.
+    Below rank 4 (every axis above 1) the start is 1 on every axis: drawn, it decided the verdict
+    (wrong at a start other than 0, right at 0); at rank 4 it is drawn 0 or 1 (the batch axis of 1
+    takes it clamped to 0, as the CPU kernel clamps), right whichever was drawn."""
+    found = []
+    for r in range(1, 5):
+        x = _shape(r, v)
+        update = tuple(d - 1 if d > 1 else d for d in x)
+        start = "ids2" if r == 4 else "at1"
+        for dtype, draw in ((F32, "normal"), (I32, "ids50")):
+            found.append(form(f"dynamic_update_slice_{r}_{dtypes.name(dtype).lower()}_{start}_{v}",
+                              "DYNAMIC_UPDATE_SLICE", [Runtime(x, draw), Runtime(update, draw), Runtime((r,), start)],
+                              x, dtype))
+    return found
+
+
 def _pieces(v: int) -> list[Form]:
     """SPLIT in 2 along every even axis, SPLIT_V in 1 and the rest along every axis above 1 (their
     second piece), UNPACK along the first and the last axis (its second piece), ranks 1-4 (UNPACK
@@ -448,7 +466,8 @@ def _reshapes(v: int, int8: bool = False) -> list[Form]:
     return found
 
 
-OP_TYPES = (_binaries, _logic, _reshapes, _selects, _images, _indexing, _pieces, _elementwise, _matmuls)
+OP_TYPES = (_binaries, _logic, _reshapes, _selects, _images, _indexing, _dynamic_updates, _pieces, _elementwise,
+            _matmuls)
 
 
 # provenance: one operand from each place a converter puts it

@@ -425,6 +425,11 @@ OPS: dict[int, OpSupport] = {
     B["SPLIT_V"]: entry(None, p.io_counts(1, outputs=None)),
     # observed: a constant input is refused, also with a runtime begin
     B["SLICE"]: entry(None, p.runtime_input(0, "the input", "Constant input is not supported.")),
+    # observed (the KV-cache update of litert-torch's exports; float32 and int32, ranks 1-4): taken
+    # with runtime start indices, refused with constant ones; a constant update aborts the build
+    B["DYNAMIC_UPDATE_SLICE"]: entry(1, p.runtime_input(2, "the start indices",
+                                                         "start_indices must be a runtime tensor"),
+                                     p.runtime_input(1, "the update", _CANNOT_READ, "parse")),
     B["REVERSE_V2"]: entry(None, _CONST_AXES),
     **{B[n]: entry(None, _ONE_RUNTIME) for n in ("TILE", "SPACE_TO_DEPTH", "TRANSPOSE")},
     B["ONE_HOT"]: entry(None, p.runtime_input(0, "the indices", _CANNOT_READ, "parse"), _one_hot_last_axis),
