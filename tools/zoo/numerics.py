@@ -39,7 +39,6 @@ INT8_FACTOR = 2.0  # the GPU may be this many times farther from the float model
 OPEN_DIM = 1024  # an open dimension other than the batch is fed at this size (a 512-wide VALID conv needs 512)
 WRONG_FP32 = {"GPU005", "GPU008"}
 PRECISIONS = ("fp32", "fp16")
-HYBRID_MODES = ("dynamic", "dynamic_wi8_afp32", "dynamic_wi4b32_afp32", "weight_only_wi8_afp32")
 
 
 def feeds(graph: ir.Graph) -> list[np.ndarray]:
@@ -78,11 +77,11 @@ def cpu(model_bytes: bytes, inputs: list[np.ndarray], what: str) -> list[np.ndar
 
 
 def reference_bytes(data: bytes, mode: str, where: dict[int, list[str]]) -> bytes:
-    """The model the CPU runs as this mode's reference (hybrid weights dequantized where the GPU
-    runs them)."""
+    """The model the CPU runs as the reference (verify's: hybrid weights dequantized where the GPU
+    runs them, a custom op the CPU has no kernel for as its builtin twin)."""
     from gpucompat.verification.reference_model import reference_model
 
-    return reference_model(data, where)[0] if mode in HYBRID_MODES else data
+    return reference_model(data, where)[0]
 
 
 def half_rounded(data: bytes, where: dict[int, list[str]]) -> bytes:
