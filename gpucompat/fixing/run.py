@@ -280,7 +280,8 @@ def prove_and_write(fix: Fix, rewrites: list[Rewrite], output: str | None, in_pl
     unless the accelerator checked it in this run (fix.refusal says why). True when the fix holds."""
     if verify and verify_fix(fix, asked, require_gpu_proof) is not None \
             and not fix.verification.ok:
-        fix.failing_rewrites = blame(fix, rewrites, fix.after.profile, fix.after.options)
+        if not any(v.original_failed for v in fix.verification.results):
+            fix.failing_rewrites = blame(fix, rewrites, fix.after.profile, fix.after.options)
         return False
     if require_gpu_proof and fix.unproven and not fix.proven_on_gpu:
         fix.refusal = (f"--require-gpu-proof: the real GPU did not check this model ({gpu_check_status(fix)}) "

@@ -90,6 +90,9 @@ def render(console, doc: dict, verbose: bool = False) -> None:
                       f"{b['error'] or f'max abs diff {worst:.3g}'}")
     if v is not None and v["failing_rewrites"]:
         console.print(f"  failing rewrite: {', '.join(v['failing_rewrites'])} (nothing written)")
+    elif v is not None and any(b.get("original_failed") for b in v["backends"]):
+        console.print("  the original model itself fails on the proof's inputs, so no rewrite is proven (nothing "
+                      "written): give inputs it runs on with --inputs samples.npz")
     _render_real_gpu(console, doc["real_gpu"])
     if doc["refusal"]:
         console.print(f"  [red]not written[/red]: {escape(doc['refusal'])}")

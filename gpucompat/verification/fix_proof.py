@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from gpucompat import ir
+from gpucompat.errors import GpucompatError
 from gpucompat.progress import status
 from gpucompat.runners import REFERENCE, RUNNERS, Job, NotRun, Runner
 from gpucompat.verification import inputs
@@ -60,6 +61,7 @@ class Verification:
     outputs: list[OutputDiff] = field(default_factory=list)
     error: str | None = None
     not_run: str | None = None
+    original_failed: bool = False  # the error is the original model's own, on the proof's inputs
 
     @property
     def ok(self) -> bool:
@@ -68,7 +70,7 @@ class Verification:
     def record(self) -> dict:
         """JSON form."""
         return {"backend": self.backend, "ok": self.ok, "tolerance": self.tolerance, "error": self.error,
-                "not_run": self.not_run,
+                "not_run": self.not_run, "original_failed": self.original_failed,
                 "outputs": [{"name": o.name, "max_abs_diff": o.max_abs_diff, "bound": o.bound, "ok": o.ok}
                             for o in self.outputs]}
 
@@ -216,7 +218,12 @@ def verify(original: bytes, fixed: bytes, safeties: set[str], runner: Runner = R
             got_on = runner.open(Job(after_model, fixed, placed(runner, after_model, profile, options), adapted))
             for k, values in enumerate(runs):
                 step.say(f"verifying the fix on the {runner.title}: input set {k + 1} of {len(runs)}")
-                result.error = _compare(want_on.run(values), got_on.run(adapted[k]), before.outputs, tol, worst)
+                try:
+                    want = want_on.run(values)
+                except GpucompatError as e:  # never the rewrite's fault: the original fails as it is
+                    result.error, result.original_failed = f"the original model fails on these inputs: {e}", True
+                    return result
+                result.error = _compare(want, got_on.run(adapted[k]), before.outputs, tol, worst)
                 if result.error:
                     return result
         except NotRun as e:

@@ -4,6 +4,7 @@ partitions, constant folding, `check --inputs`'s value-range pass and the tests.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -33,8 +34,7 @@ def reference_interpreter(model_bytes: bytes, what: str, preserve: bool = False,
                 _resize_inputs(it, input_shapes)
             it.allocate_tensors()
     except (ValueError, RuntimeError) as e:
-        reason = " ".join(str(e).split())
-        raise GpucompatError(f"the reference interpreter cannot run {what}: {reason}") from None
+        raise GpucompatError(f"the reference interpreter cannot run {what}: {one_line(e)}") from None
     try:
         it.get_input_details(), it.get_output_details()
     except UnicodeDecodeError:
@@ -67,9 +67,14 @@ def run_reference(it, feeds: list[np.ndarray], what: str = "the model") -> list[
                 it.set_tensor(d["index"], np.asarray(v, d["dtype"]).reshape(d["shape"]))
             it.invoke()
     except (ValueError, RuntimeError) as e:
-        reason = " ".join(str(e).split())
-        raise GpucompatError(f"the reference interpreter cannot run {what}: {reason}") from None
+        raise GpucompatError(f"the reference interpreter cannot run {what}: {one_line(e)}") from None
     return [it.get_tensor(d["index"]).copy() for d in it.get_output_details()]
+
+
+def one_line(error: Exception) -> str:
+    """The runtime's error text on one line, its messages apart: TFLite's error reporter joins
+    them with nothing between ("Invalid begin.Node number 2 (SLICE) failed to invoke.")."""
+    return re.sub(r"\.(?=[A-Z])", ". ", " ".join(str(error).split()))
 
 
 def _resize_to(it, feeds: list[np.ndarray]) -> None:
