@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from gpucompat.dynamic import first_dynamic_tensor
 from gpucompat.ir import Model
+from gpucompat.ir.signatures import signatures
 from gpucompat.partition import NodeSubset, largest, node_subsets, supported_prefix
 from gpucompat.prepare import PrepareFailure, prepare_failure
 from gpucompat.rules.support.judging import judge_graph
@@ -45,6 +46,7 @@ class SubgraphResult:
     full_fp16_override: bool = False
     fp16_dequantize: list[int] = field(default_factory=list)  # constant FP16 DEQUANTIZE nodes (FP16 helper)
     blocked: str | None = None  # delegation never reached this subgraph (an earlier one was gated)
+    signatures: tuple[str, ...] = ()  # the signatures that run it (an LLM export's prefill_8, decode)
 
     @property
     def fp16_dequantize_listed(self) -> list[int]:
@@ -112,6 +114,7 @@ def check_model(model: Model, profile: Profile, options: Options) -> ModelResult
     """Simulate the delegate on every subgraph of `model`."""
     ops: list[OpResult] = []
     subgraphs: list[SubgraphResult] = []
+    signed = signatures(model)
     for g in model.graphs:
         gv = judge_graph(g, profile, options)
         base = len(ops)
@@ -120,7 +123,8 @@ def check_model(model: Model, profile: Profile, options: Options) -> ModelResult
             code = op.code
             ops.append(OpResult(gi, i, code.name, code.builtin, code.custom if op.is_custom else None,
                                 code.version, verdict))
-        sr = SubgraphResult(gi, g.name, len(g.ops), fp16_dequantize=sorted(gv.fp16_dequantize))
+        sr = SubgraphResult(gi, g.name, len(g.ops), fp16_dequantize=sorted(gv.fp16_dequantize),
+                            signatures=tuple(name for name, index in signed if index == gi))
         subgraphs.append(sr)
         sr.topology_problem = g.topological_problem()
         dyn = first_dynamic_tensor(g) if profile.dynamic_gate else None

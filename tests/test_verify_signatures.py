@@ -108,3 +108,10 @@ def test_fix_proves_each_signature_it_rewrote(two_image_signatures, tmp_path):
     proofs = {b["backend"]: b["ok"] for b in doc["verification"]["backends"]}
     assert {"reference-interpreter, signature prefill", "reference-interpreter, signature decode"} <= set(proofs)
     assert all(proofs.values()), proofs
+
+
+def test_check_names_the_signature_each_subgraph_runs(two_signatures):
+    doc = json.loads(gpucompat("check", two_signatures, "--format", "json").stdout)
+    assert sorted(s for sg in doc["models"][0]["subgraphs"] for s in sg["signatures"]) == ["decode", "prefill"]
+    text = gpucompat("check", two_signatures).stdout
+    assert "(signature decode) node subsets" in text and "(signature prefill) node subsets" in text

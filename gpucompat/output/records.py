@@ -50,7 +50,8 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None) ->
             "ops_unmeasured": len({n for f in findings if f.code in UNMEASURED_CODES for n in f.nodes}),
         },
         "subgraphs": [
-            {"index": s.index, "name": s.name, "ops_total": s.ops_total, "replaced": s.replaced,
+            {"index": s.index, "name": s.name, "signatures": list(s.signatures), "ops_total": s.ops_total,
+             "replaced": s.replaced,
              "partitions_after_replace": s.partitions_after_replace, "gate": s.gate,
              "topology_problem": s.topology_problem, "fp16_full_delegation": s.full_fp16_override,
              "fp16_dequantize": s.fp16_dequantize,

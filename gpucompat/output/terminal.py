@@ -74,13 +74,14 @@ def _render_model(console: Console, rec: dict) -> None:
     if s.get("backend_used") and s["backend_used"] != rec["options"]["backend"]:
         _print(console, f"  the {rec['options']['backend']} kernel build fails; the delegate falls back to "
                       f"{s['backend_used']} and builds there")
+    named = sum(1 for sg in rec["subgraphs"] if sg.get("signatures")) > 1  # prefill and decode: name them
     for sg in rec["subgraphs"]:
         if sg["gate"]:
             _print(console, Text(f"  SUBGRAPH {sg['index']} NOT DELEGATED: {sg['gate']}", style="bold white on red"))
         if sg["topology_problem"]:
             _print(console, Text(f"  subgraph {sg['index']}: invalid execution order: {sg['topology_problem']}",
                                style="bold red"))
-        _render_subsets(console, sg)
+        _render_subsets(console, sg, named)
     if rec["unsupported"]:
         table = Table(title="ops the GPU delegate rejects", title_justify="left", show_edge=False)
         for col in ("op code", "op", "count", "layer", "reason", "nodes"):
@@ -219,7 +220,9 @@ def _add_model_column(table: Table, names: list[str]) -> None:
     table.add_column("model", overflow="fold")
 
 
-def _render_subsets(console: Console, sg: dict) -> None:
+def _render_subsets(console: Console, sg: dict, named: bool) -> None:
+    """The subgraph's node subsets on one line; `named`: with the signatures that run it (a model
+    whose signatures run different subgraphs)."""
     if not sg["node_subsets"]:
         return
     parts = []
@@ -229,4 +232,5 @@ def _render_subsets(console: Console, sg: dict) -> None:
         kind = sub["type"].upper()
         mark = " delegated" if sub["delegated"] else (" (stays on CPU)" if kind == "GPU" else "")
         parts.append(f"[{sub['index']}] {kind} {len(nodes)} op(s) #{span}{mark}")
-    _print(console, f"  subgraph {sg['index']} node subsets: " + "; ".join(parts))
+    signed = f" (signature {', '.join(sg['signatures'])})" if named and sg["signatures"] else ""
+    _print(console, f"  subgraph {sg['index']}{signed} node subsets: " + "; ".join(parts))
