@@ -17,7 +17,8 @@ from irbuild import IRModel, options
 
 def decoder_inputs(tmp_path) -> str:
     """Token ids [1, 8] through a RESHAPE into EMBEDDING_LOOKUP of a 12-row table, positions [8]
-    into GATHER of a 20-row positional table, and a free integer scale added to the sum."""
+    wrapped as litert-torch wraps a negative one (SELECT_V2) into GATHER of a 20-row positional
+    table, and a free integer scale added to the sum."""
     rng = np.random.default_rng(0)
     m = IRModel(signature="decode")
     ids = m.input("tokens", [1, 8], "INT32")
@@ -26,7 +27,10 @@ def decoder_inputs(tmp_path) -> str:
     flat = m.op("RESHAPE", [ids, m.const("flat", np.asarray([8], np.int32))], [8], "INT32",
                 options=options("Reshape", newShape=[8]))
     emb = m.op("EMBEDDING_LOOKUP", [flat, m.const("table", rng.standard_normal([12, 4]).astype(np.float32))], [8, 4])
-    where = m.op("GATHER", [m.const("positions", rng.standard_normal([20, 4]).astype(np.float32)), pos], [8, 4],
+    negative = m.op("LESS", [pos, m.const("zero", np.zeros([8], np.int32))], [8], "BOOL")
+    wrapped = m.op("ADD", [pos, m.const("rows", np.full([8], 20, np.int32))], [8], "INT32", options=options("Add"))
+    index = m.op("SELECT_V2", [negative, wrapped, pos], [8], "INT32")  # pos < 0 ? pos + 20 : pos, as litert-torch
+    where = m.op("GATHER", [m.const("positions", rng.standard_normal([20, 4]).astype(np.float32)), index], [8, 4],
                  options=options("Gather", axis=0))
     total = m.op("ADD", [emb, where], [8, 4], options=options("Add"))
     scale = m.op("CAST", [steps], [1], "FLOAT32")
@@ -52,3 +56,13 @@ def test_verify_runs_a_model_whose_ids_index_a_small_table(tmp_path):
     r = gpucompat("verify", decoder_inputs(tmp_path), "--runs", "3", "--format", "json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["passed"]
+
+
+def test_the_runtimes_joined_messages_stay_apart():
+    """TFLite's error reporter joins its messages with nothing between them."""
+    from gpucompat.verification.interpreter import one_line
+
+    joined = RuntimeError("gather_nd index out of boundsNode number 16 (GATHER_ND) failed to invoke.\n")
+    assert one_line(joined) == "gather_nd index out of bounds. Node number 16 (GATHER_ND) failed to invoke."
+    assert one_line(RuntimeError("Invalid begin.Node number 2 (SLICE) failed")) == \
+        "Invalid begin. Node number 2 (SLICE) failed"

@@ -31,17 +31,18 @@ class InputSpec:
 
 
 PASS_THROUGH = ("RESHAPE", "SQUEEZE", "EXPAND_DIMS", "CAST", "IDENTITY")  # ops that keep an index an index
+SELECTS = ("SELECT", "SELECT_V2")  # a value operand (litert-torch wraps a negative position: pos < 0 ? pos + n : pos)
 
 
 def index_bound(t: ir.Tensor) -> int | None:
     """The smallest bound the graph's uses of `t` as indices put on its values (through RESHAPE,
-    CAST and the like): GATHER's indices below the gathered axis, EMBEDDING_LOOKUP's ids below the
-    table's rows, GATHER_ND's below the indexed axes, ONE_HOT's below its depth,
-    DYNAMIC_UPDATE_SLICE's start so the update fits; None when no use bounds it."""
+    CAST and the like, and a SELECT's value operands): GATHER's indices below the gathered axis,
+    EMBEDDING_LOOKUP's ids below the table's rows, GATHER_ND's below the indexed axes, ONE_HOT's
+    below its depth, DYNAMIC_UPDATE_SLICE's start so the update fits; None when no use bounds it."""
     bounds = []
     for op in t.consumers:
         slot = next(i for i, x in enumerate(op.inputs) if x is t)
-        if op.name in PASS_THROUGH and slot == 0:
+        if (op.name in PASS_THROUGH and slot == 0) or (op.name in SELECTS and slot > 0):
             bounds += [b for out in op.outputs if (b := index_bound(out)) is not None]
         elif op.name == "GATHER" and slot == 1:
             params = op.input(0)

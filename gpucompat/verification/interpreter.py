@@ -73,8 +73,10 @@ def run_reference(it, feeds: list[np.ndarray], what: str = "the model") -> list[
 
 def one_line(error: Exception) -> str:
     """The runtime's error text on one line, its messages apart: TFLite's error reporter joins
-    them with nothing between ("Invalid begin.Node number 2 (SLICE) failed to invoke.")."""
-    return re.sub(r"\.(?=[A-Z])", ". ", " ".join(str(error).split()))
+    them with nothing between ("Invalid begin.Node number 2 (SLICE) failed to invoke.", "gather_nd
+    index out of boundsNode number 16 (GATHER_ND) failed to invoke.")."""
+    text = re.sub(r"\.(?=[A-Z])", ". ", " ".join(str(error).split()))
+    return re.sub(r"(?<=[a-z0-9)])(?=Node number \d)", ". ", text)
 
 
 def _resize_to(it, feeds: list[np.ndarray]) -> None:
