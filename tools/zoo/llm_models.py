@@ -6,7 +6,6 @@ environment."""
 from __future__ import annotations
 
 import functools
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -22,13 +21,8 @@ LABELS = {"none": "fp32", "dynamic_int8": "dynamic-range int8", "fp16": "fp16 we
 
 
 def _run(*args: str) -> str:
-    """llm_export.py in the torch venv; its stdout (a failure raises with the last line of stderr)."""
-    proc = subprocess.run([str(torch_models.python()), str(SCRIPT), *args], capture_output=True, text=True,
-                          timeout=1800)
-    if proc.returncode:
-        last = [line for line in proc.stderr.splitlines() if line.strip()][-1:] or [f"exit {proc.returncode}"]
-        raise RuntimeError(f"llm_export.py {' '.join(args[:3])}: {last[0]}")
-    return proc.stdout.strip()
+    """llm_export.py in the torch venv."""
+    return torch_models.run_in_venv(SCRIPT, *args)
 
 
 @functools.cache

@@ -26,13 +26,19 @@ def python() -> Path:
     return cache.root() / "torchvenv" / "bin" / "python"
 
 
-def _run(*args: str) -> str:
-    """torch_export.py in the venv; its stdout (a failure raises with the last line of stderr)."""
-    proc = subprocess.run([str(python()), str(SCRIPT), *args], capture_output=True, text=True, timeout=1800)
+def run_in_venv(script: Path, *args: str) -> str:
+    """`script` (one of the zoo's export scripts) in the venv; its stdout (a failure raises with
+    the last line of stderr)."""
+    proc = subprocess.run([str(python()), str(script), *args], capture_output=True, text=True, timeout=1800)
     if proc.returncode:
         last = [line for line in proc.stderr.splitlines() if line.strip()][-1:] or [f"exit {proc.returncode}"]
-        raise RuntimeError(f"torch_export.py {' '.join(args[:2])}: {last[0]}")
+        raise RuntimeError(f"{script.name} {' '.join(args[:3])}: {last[0]}")
     return proc.stdout.strip()
+
+
+def _run(*args: str) -> str:
+    """torch_export.py in the venv."""
+    return run_in_venv(SCRIPT, *args)
 
 
 @functools.cache
