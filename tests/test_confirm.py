@@ -266,3 +266,17 @@ def test_confirm_names_what_compiling_cannot_show_wrong_and_the_outputs_it_spoil
     assert compare.record(c)["unproven"][0]["suspect_outputs"] == [output]
     text = confirm_view.terminal([c])
     assert "1 op is known wrong on the real GPU: op#0 ADD" in text and repr(output) in text
+
+
+def test_a_crashed_compile_lists_rejected_op_types_without_comparing_them(fake, tmp_path):
+    """The runtime's list of rejected op types stops where it crashed: when a model does not
+    compile on both sides the row is marked "not compared", never left to look like agreement."""
+    from gpucompat.output import confirm_view
+    from test_composites import composite_model
+
+    path = tmp_path / "crash_composite.tflite"
+    path.write_bytes(composite_model("odml.rms_norm"))
+    (c,) = compare.confirm([str(path)], fake)
+    assert not c.observed.compiles and not c.predicted.compiles and not c.disagreements
+    row = next(line for line in confirm_view.terminal([c]).splitlines() if line.startswith("rejected op types"))
+    assert "STABLEHLO_COMPOSITE" in row and row.rstrip().endswith("not compared")
