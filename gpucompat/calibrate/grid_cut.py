@@ -29,6 +29,7 @@ from gpucompat import ir
 from gpucompat.calibrate.grid import AWAY, Form
 from gpucompat.calibrate.grid_ops import Quantized, Runtime, Stored, form
 from gpucompat.ir import dtypes
+from gpucompat.rewrites.fold_constants import dequantize
 from gpucompat.rules.support import forms as keys
 from gpucompat.rules.support.calibration import PATH as CALIBRATION
 from gpucompat.verification.reference_model import TRANSPOSE_BIAS
@@ -72,15 +73,11 @@ def operand(t: ir.Tensor | None, draw: str, full_int8: bool = False):
                                                               int(t.quantization.quantizedDimension))
     q = data.quantization
     if data.dtype == dtypes.FLOAT16:
-        return Stored(np.asarray(value, np.float32), "f16dq")
+        return Stored(dequantize(data), "f16dq")
     if data.dtype != dtypes.INT8 or q is None or q.scale is None:
         raise ValueError(f"a {data.dtype_name} constant behind a DEQUANTIZE")
     axis = int(q.quantizedDimension) if len(q.scale) > 1 else None
-    along = [-1 if a == axis else 1 for a in range(value.ndim)]
-    zero = np.asarray(q.zeroPoint if q.zeroPoint is not None and len(q.zeroPoint) else [0], np.float32)
-    real = (value.astype(np.float32) - zero.reshape(along if zero.size > 1 else ())) * np.asarray(
-        q.scale, np.float32).reshape(along)
-    return Stored(real.astype(np.float32), "i8" if t is data else "i8dq", axis)
+    return Stored(dequantize(data), "i8" if t is data else "i8dq", axis)
 
 
 def cut(op: ir.Op, name: str) -> Form | None:
@@ -147,7 +144,7 @@ def forms_from(paths: list[str], lacking: Callable[[str], bool], profile: str = 
     return found
 
 
-def written(forms: list[Form]) -> ir.Graph:
+def written(forms: list[Form]) -> ir.Model:
     """The grid's model of `forms` (one graph output per form, named after it), read back."""
     from gpucompat.calibrate.grid import _model
 
