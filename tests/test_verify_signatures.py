@@ -13,6 +13,7 @@ from cli import gpucompat
 from gpucompat import ir
 from gpucompat.ir.signatures import make_main, reachable, signatures
 from modelgen import tf
+from vulkan import gate
 
 pytestmark = pytest.mark.opencl
 
@@ -72,6 +73,19 @@ def test_verify_runs_the_signature_asked_for(two_signatures):
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
     assert "no signature 'prefill_32'" in missing.stderr and "prefill, decode" in missing.stderr.replace(
         "decode, prefill", "prefill, decode")
+
+
+@pytest.mark.fidelity
+def test_the_accelerator_runs_each_signature_on_its_own_inputs(two_signatures):
+    """LiteRT lists the signatures in file order, whatever subgraph each runs: the accelerator
+    side runs the one that is now the main subgraph, on that signature's inputs (it used to run
+    the first listed one and fail on the other's input sizes)."""
+    r = gpucompat("verify", two_signatures, "--runner", "litert-gpu", "--runs", "1", "--cache-dir", "",
+                  "--format", "json", timeout=600)
+    gate(r)
+    assert r.returncode == 0, r.stderr
+    runs = {s["signature"]: s for s in json.loads(r.stdout)["signatures"]}
+    assert set(runs) == {"prefill", "decode"} and all(s["passed"] for s in runs.values())
 
 
 @pytest.fixture(scope="module")

@@ -152,7 +152,8 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
 
     if settings.runs is not None and settings.runs < 1:
         raise GpucompatError("--runs must be at least 1")
-    data, model = _signature_first(ir.reader.read_bytes(path), path, settings.signature)
+    stored = ir.reader.read_bytes(path)
+    data, model = _signature_first(stored, path, settings.signature)
     model.refuse_blockwise_quantization("gpucompat verify")
     ref_path = settings.against or path
     ref_bytes, original = _signature_first(ir.reader.read_bytes(ref_path), ref_path, settings.signature) \
@@ -167,11 +168,10 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     if runner is OPENCL and any("gpu" in p for p in by_subgraph.values()):
         runner.start(settings.device)  # its probe overlaps with drawing inputs and the reference's preparation
     all_feeds = _feeds(model, settings)
-    frozen = None
     if at_input_shape.differs(model.graphs[0], all_feeds[0]):  # the test side runs the model frozen there
         original = original or model
         model = at_input_shape.frozen_at_feeds(model, all_feeds[0], settings.profile)
-        data = frozen = ir.to_bytes(model)
+        data = ir.to_bytes(model)
         by_subgraph = placements_by_subgraph(model, settings.profile)
         budget.enforce(path, budget.estimate(model, by_subgraph, settings.precision, original), settings.max_memory)
     graph = model.graphs[0]
@@ -181,7 +181,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
                                                               settings.profile), original or model)
     reference = _reference(ref_bytes, ref_path, all_feeds[0])
     job = Job(model, data, by_subgraph, all_feeds, settings.precision, settings.device, settings.cache_dir,
-              path=None if frozen else path, what=path)
+              path=path if data is stored else None, what=path)  # a moved signature or frozen shapes: not the file
     opened = runner.open(job)
     if opened.whole_on_gpu:
         where = ["gpu"] * len(where)  # the accelerator took every op

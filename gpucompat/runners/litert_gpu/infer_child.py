@@ -34,14 +34,30 @@ def main(model_path: str, inputs_path: str, outputs_path: str, precision: str = 
         except Exception:  # some op not accelerated: the rest on the CPU
             both = HardwareAccelerator.GPU | HardwareAccelerator.CPU
             model = CompiledModel.from_file(model_path, options=Options(both, gpu_options=gpu))
-        results = _run_all(model, np.load(inputs_path))
+        results = _run_all(model, np.load(inputs_path), model_path)
     except Exception as e:  # the runtime's own text is the answer
         status["error"] = " ".join(str(e).split()) or type(e).__name__
     np.savez(outputs_path, status=np.array(json.dumps(status)), **results)
 
 
-def _run_all(model, inputs) -> dict[str, np.ndarray]:
-    signature = next(iter(model.get_signature_list()))
+def _main_signature(model_path: str, listed) -> str:
+    """The key of the signature that runs subgraph 0 (the tensors INPUTS.npz names are that
+    subgraph's; an LLM export lists decode before prefill), else the first one `listed`."""
+    import mmap
+
+    from ai_edge_litert import schema_py_generated as fb
+
+    with open(model_path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        record = fb.Model.GetRootAs(data, 0)
+        for i in range(record.SignatureDefsLength()):
+            sd = record.SignatureDefs(i)
+            if sd.SubgraphIndex() == 0 and sd.SignatureKey() is not None:
+                return sd.SignatureKey().decode()
+    return next(iter(listed))
+
+
+def _run_all(model, inputs, model_path: str) -> dict[str, np.ndarray]:
+    signature = _main_signature(model_path, model.get_signature_list())
     in_details, out_details = model.get_input_tensor_details(signature), model.get_output_tensor_details(signature)
     runs = sorted({int(k.split("_")[0][3:]) for k in inputs.files})
     outputs = {}
