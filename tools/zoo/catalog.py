@@ -92,8 +92,13 @@ def _llm() -> list[Entry]:
     signatures, external KV cache, odml.* composites), under each of the converter's quantizations."""
     from tools.zoo import llm_models
 
-    return [Entry(f"llm_{a}_{q}", "llm", a, q, llm_models.LABELS[q], lambda a=a, q=q: llm_models.export(a, q),
-                  llm_models.versions) for a in llm_models.ARCHITECTURES for q in llm_models.QUANT]
+    def entry(arch: str, quant: str, variant: str) -> Entry:
+        name = "_".join(filter(None, ("llm", arch, quant, variant.replace("+", "_"))))
+        return Entry(name, "llm", arch, "+".join(filter(None, (quant, variant))), llm_models.LABELS[quant],
+                     lambda: llm_models.export(arch, quant, variant), llm_models.versions)
+
+    return [entry(a, q, "") for a in llm_models.ARCHITECTURES for q in llm_models.QUANT] + [
+        entry(*v) for v in llm_models.VARIANTS]
 
 
 def by_name() -> dict[str, Entry]:

@@ -1,8 +1,9 @@
 """Runs inside the zoo's torch venv (never the main environment): build a small decoder-only LLM
 of one of litert-torch's generative examples (its architecture's fake config, shrunk further, with
 random seeded weights) and export it the way the example's convert script does: signatures
-prefill_8, prefill_32 and decode, an external KV cache of 64 entries, odml.* composites.
-`python llm_export.py export ARCH QUANT OUT` / `versions`."""
+prefill_8, prefill_32 and decode, an external KV cache of 64 entries, odml.* composites; or a
+variant of that export (VARIANTS, joined with "+": the convert scripts' other flags).
+`python llm_export.py export ARCH QUANT OUT [VARIANT]` / `versions`."""
 
 from __future__ import annotations
 
@@ -30,8 +31,23 @@ ARCHITECTURES = {
     "phi4": ("phi.phi4", "get_fake_model_config", "Phi4Mini", False),
     "openelm": ("openelm.openelm", "get_fake_model_config", "OpenELM", False),
     "falcon": ("falcon.falcon", "get_fake_model_config", "Falcon", False),
+    "amd_llama": ("amd_llama_135m.amd_llama_135m", "get_fake_model_config", "AmdLlama", False),
+    "hammer": ("hammer.hammer", "get_fake_model_config", "Hammer", False),
+    "smollm2": ("smollm.smollm", "get_fake_model_config_v2", "SmolLM2", False),
 }
-QUANTIZATIONS = ("none", "dynamic_int8", "fp16")  # litert-torch's converter.QuantizationName values
+# litert-torch's converter.QuantizationName values
+QUANTIZATIONS = ("none", "dynamic_int8", "fp16", "weight_only_int8", "dynamic_int4_block32",
+                 "dynamic_int4_block128")
+# the convert scripts' other flags: name -> what it changes
+VARIANTS = {
+    "nohlfb": "no odml.* composites (the model config's and every norm's enable_hlfb off)",
+    "kv128": "KV cache of 128, prefill_16 and prefill_64",
+    "oneprefill": "one prefill signature of 16 (named 'prefill')",
+    "gpuflags": "mask as an input and the transposed KV layout (the GPU flags)",
+    "cpuflags": "no mask input and the default KV layout",
+    "logits": "prefill outputs logits too",
+    "lora": "LoRA signatures of rank 4",
+}
 
 
 def _shrink(config) -> None:
@@ -71,7 +87,26 @@ def _schema_without_tensorflow() -> None:
     parent.schema_py_generated = sys.modules["tensorflow.lite.python.schema_py_generated"] = schema_py_generated
 
 
-def build(arch: str):
+def _hlfb_off(config) -> None:
+    """Turn off enable_hlfb in `config` and in every config object under it."""
+    import dataclasses
+
+    seen = set()
+    stack = [config]
+    while stack:
+        obj = stack.pop()
+        if isinstance(obj, (list, tuple)):
+            stack.extend(obj)
+            continue
+        if id(obj) in seen or not dataclasses.is_dataclass(obj):
+            continue
+        seen.add(id(obj))
+        if hasattr(obj, "enable_hlfb"):
+            obj.enable_hlfb = False
+        stack.extend(getattr(obj, f.name) for f in dataclasses.fields(obj))
+
+
+def build(arch: str, variant: set[str]):
     """The small model of `arch` (seeded random weights, eval mode) and its export config."""
     import importlib
 
@@ -84,27 +119,48 @@ def build(arch: str):
     module = importlib.import_module(f"litert_torch.generative.examples.{module_name}")
     config = getattr(module, config_fn)()
     _shrink(config)
+    if "nohlfb" in variant:
+        _hlfb_off(config)
+    gpu_defaults = "gpuflags" in variant or (gpu_defaults and "cpuflags" not in variant)
     torch.manual_seed(0)
-    model = getattr(module, class_name)(config, 0 if gpu_defaults else KV_CACHE_MAX_LEN).eval()
-    exported = export_config.ExportConfig(mask_as_input=gpu_defaults)
+    model = getattr(module, class_name)(config, 0 if gpu_defaults else _kv_len(variant)).eval()
+    exported = export_config.ExportConfig(mask_as_input=gpu_defaults, output_logits_on_prefill="logits" in variant)
     if gpu_defaults:
         exported.kvcache_layout = kv_cache.KV_LAYOUT_TRANSPOSED
     return model, config, exported
 
 
-def export(arch: str, quantize: str, out: str) -> None:
-    """Export the small `arch` with litert-torch's converter (quantization `quantize`) to `out`."""
+def _kv_len(variant: set[str]) -> int:
+    """The KV cache's length under `variant`."""
+    return 128 if "kv128" in variant else KV_CACHE_MAX_LEN
+
+
+def _prefill_lens(variant: set[str]) -> list[int] | int:
+    """The prefill signatures' lengths under `variant` (one int: one signature named 'prefill')."""
+    if "oneprefill" in variant:
+        return 16
+    return [16, 64] if "kv128" in variant else list(PREFILL_SEQ_LENS)
+
+
+def export(arch: str, quantize: str, out: str, variant: str = "") -> None:
+    """Export the small `arch` with litert-torch's converter (quantization `quantize`, the flags
+    of `variant`: VARIANTS names joined with "+") to `out`."""
     import shutil
     import tempfile
 
-    model, config, exported = build(arch)
+    flags = set(filter(None, variant.split("+")))
+    unknown = flags - set(VARIANTS)
+    if unknown:
+        raise SystemExit(f"unknown variant {sorted(unknown)}; known: {sorted(VARIANTS)}")
+    model, config, exported = build(arch, flags)
     from litert_torch.generative.utilities import converter  # after build(): it imports the schema
 
     with tempfile.TemporaryDirectory() as tmp:
         path = converter.convert_to_tflite(model, output_path=tmp, output_name_prefix=arch,
-                                           prefill_seq_len=list(PREFILL_SEQ_LENS),
-                                           kv_cache_max_len=KV_CACHE_MAX_LEN, quantize=quantize,
-                                           config=config, export_config=exported)
+                                           prefill_seq_len=_prefill_lens(flags),
+                                           kv_cache_max_len=_kv_len(flags), quantize=quantize,
+                                           config=config, export_config=exported,
+                                           lora_ranks=[4] if "lora" in flags else None)
         shutil.move(path, out)
 
 
