@@ -207,7 +207,8 @@ def _apply_failures(model: Model, result: ModelResult) -> None:
         op, name = crash
         result.failure = (f"op#{op.index} STABLEHLO_COMPOSITE {name!r} in subgraph {op.graph.index}: the GPU "
                           f"accelerator crashes building its kernel (SIGSEGV), so the whole model fails to "
-                          f"compile; export without the composites (litert-torch: enable_hlfb=False)")
+                          f"compile; `gpucompat fix` inlines its decomposition (or export without the composites: litert-torch's "
+                          f"enable_hlfb=False)")
     elif profile.whole_model_failure and gated is not None:
         result.failure = (f"subgraph {gated.index}: {gated.gate}; the whole model fails to compile with "
                           f"the GPU accelerator (Failed to modify graph with delegate)")
@@ -243,10 +244,10 @@ def _crashing_composite(model: Model, profile: Profile) -> tuple | None:
     name; None when there is none."""
     if not profile.crashing_composites:
         return None
+    from gpucompat.ir.signatures import composite_name
+
     for op in model.ops():
-        options = getattr(op.fb, "builtinOptions2", None) if op.name == "STABLEHLO_COMPOSITE" else None
-        name = getattr(options, "name", None)
-        name = name.decode() if isinstance(name, bytes) else name
+        name = composite_name(op) if op.name == "STABLEHLO_COMPOSITE" else None
         if name in profile.crashing_composites:
             return op, name
     return None

@@ -17,6 +17,7 @@ from gpucompat.rewrites.fold_quantized_weights import FoldQuantizedWeights
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
 from gpucompat.rewrites.fp16_safe_layernorm import Fp16SafeLayerNorm
 from gpucompat.rewrites.freeze_shapes import FreezeShapes
+from gpucompat.rewrites.inline_composite import InlineComposite
 from gpucompat.rewrites.rgb_to_rgba import RgbToRgba
 from gpucompat.rewrites.split_batch import SplitBatch
 from gpucompat.rewrites.subsample_1x1_conv import Subsample1x1Conv
@@ -30,7 +31,7 @@ from gpucompat.rewrites.substitute_split import SubstituteSplit
 
 REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
     (BatchedVector, Cleanup, DropUnitAxis, ExplicitRank4, FlatConstant, Float32Constant, FoldConstants,
-     FoldQuantizedWeights, FoldSpaceToBatch, Fp16SafeLayerNorm, FreezeShapes, RgbToRgba, SubstituteBatchMatmul,
+     FoldQuantizedWeights, FoldSpaceToBatch, Fp16SafeLayerNorm, FreezeShapes, InlineComposite, RgbToRgba, SubstituteBatchMatmul,
      SubstituteBroadcastTo, SubstituteGather, SplitBatch, SubstituteL2Normalization, SubstituteMirrorPad,
      SubstituteSplit, Subsample1x1Conv),
     key=lambda r: (r.priority, r.name)))

@@ -60,3 +60,21 @@ def xformer_constant_lhs_matmul_adjoint() -> bytes:
     t = tf()
     a = const([1, 16, 32], seed=8)
     return convert_fn(lambda x: t.matmul(a, x, transpose_a=True, transpose_b=True), [([1, 64, 16], t.float32)])
+
+
+@builder("xformer_gqa_repeat")
+def xformer_gqa_repeat() -> bytes:
+    """Grouped-query attention as litert-torch writes it: each of 2 key/value heads repeated for 2
+    query heads through rank 5 (RESHAPE [1, 8, 2, 1, 16], BROADCAST_TO [1, 8, 2, 2, 16], RESHAPE
+    [1, 8, 4, 16]), then scores against 4 query heads."""
+    from modelgen import convert_fn
+
+    t = tf()
+    w = const([64, 32], seed=9, scale=0.2)
+
+    def f(x, q):
+        kv = t.reshape(t.matmul(x, w), [1, 8, 2, 1, 16])
+        k = t.reshape(t.broadcast_to(kv, [1, 8, 2, 2, 16]), [1, 8, 4, 16])
+        return t.nn.softmax(t.matmul(t.transpose(q, [0, 2, 1, 3]), t.transpose(k, [0, 2, 3, 1])))
+
+    return convert_fn(f, [([1, 8, 64], t.float32), ([1, 8, 4, 16], t.float32)])

@@ -98,3 +98,49 @@ def test_the_accelerator_crashes_on_exactly_the_predicted_composites(name, tmp_p
         without_device(str(e))
     assert c.observed.compiles == (name not in CRASHING), c.runtime.error
     assert not c.disagreements, c.disagreements
+
+
+def test_fix_inlines_a_crashing_composite_and_the_model_compiles(tmp_path):
+    """Under litert-mldrift the crashing composite becomes its decomposition's ops in subgraph 0,
+    the decomposition subgraph goes, the whole model is predicted to compile with every op on the
+    GPU, and the outputs are the original's."""
+    path, out = tmp_path / "rms.tflite", tmp_path / "fixed.tflite"
+    path.write_bytes(composite_model("odml.rms_norm"))
+    r = gpucompat("fix", str(path), "-o", str(out), "--profile", "litert-mldrift", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert [e["rewrite"] for e in doc["applied"]] == ["inline-composite"] and doc["verification"]["ok"]
+    assert doc["before"]["ops_gpu"] == 0 and doc["after"]["fully_delegated"]
+    fixed = ir.load(str(out))
+    assert len(fixed.graphs) == 1 and [o.name for o in fixed.graphs[0].ops] == ["MUL", "TANH"]
+    after = json.loads(gpucompat("check", str(out), "--profile", "litert-mldrift", "--format", "json").stdout)
+    assert after["models"][0]["summary"]["failure"] is None
+    x = np.array([[0.5, -1.0, 2.0, 0.0]], np.float32)
+    got = run_reference(reference_interpreter(out.read_bytes(), "the fixed model"), [x])
+    np.testing.assert_allclose(got[0], np.tanh(x * x), rtol=1e-6)
+
+
+def test_fix_inlines_a_composite_left_on_the_cpu(tmp_path):
+    """A composite that compiles stays on the CPU, its decomposition a partition of its own; inlined,
+    the model is one delegated partition."""
+    path, out = tmp_path / "layer_norm.tflite", tmp_path / "fixed.tflite"
+    path.write_bytes(composite_model("odml.layer_norm"))
+    r = gpucompat("fix", str(path), "-o", str(out), "--profile", "litert-mldrift", "--format", "json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 0 and [e["rewrite"] for e in doc["applied"]] == ["inline-composite"]
+    assert doc["before"]["partitions_delegated"] == 2 and not doc["before"]["fully_delegated"]
+    assert doc["after"]["partitions_total"] == 1 and doc["after"]["fully_delegated"]
+
+
+@pytest.mark.fidelity
+def test_the_inlined_model_compiles_on_the_accelerator(tmp_path):
+    """(Not with this toy's one-input odml.scaled_dot_product_attention: XNNPACK's own kernel for
+    that name crashes the CPU interpreter reading it.)"""
+    path, out = tmp_path / "rms.tflite", tmp_path / "fixed.tflite"
+    path.write_bytes(composite_model("odml.rms_norm"))
+    assert gpucompat("fix", str(path), "-o", str(out), "--profile", "litert-mldrift").returncode == 0
+    try:
+        (c,) = compare.confirm([str(out)], runner.launcher())
+    except runner.NoDevice as e:
+        without_device(str(e))
+    assert c.observed.compiles and not c.disagreements, (c.runtime.error, c.disagreements)

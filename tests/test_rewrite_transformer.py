@@ -53,3 +53,19 @@ def test_a_rank_5_tensor_read_by_another_op_is_refused_with_the_reader(models):
     _, trace = rewritten(ir.to_bytes(model), DropUnitAxis(), profile="litert-mldrift")
     assert not trace.applied
     assert any("is a model output" in e.reason for e in trace.not_applied if e.rewrite == "drop-unit-axis")
+
+
+def test_grouped_query_heads_repeated_through_rank_5_become_rank_4(models, tmp_path):
+    """litert-torch repeats each key/value head through RESHAPE [1, T, G, 1, D] -> BROADCAST_TO
+    [1, T, G, R, D]: the leading unit axis is dropped (the broadcast one is widened, so it is not
+    the one), then the rank-4 BROADCAST_TO becomes TILE, which the accelerator takes."""
+    path = models.path("xformer_gqa_repeat")
+    out = tmp_path / "fixed.tflite"
+    r = gpucompat("fix", path, "-o", str(out), "--profile", "litert-mldrift", "--format", "json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 0, r.stderr
+    assert {"drop-unit-axis", "substitute-broadcast-to"} <= {e["rewrite"] for e in doc["applied"]}
+    assert not doc["before"]["fully_delegated"] and doc["after"]["fully_delegated"]
+    assert doc["verification"]["backends"][0]["tolerance"] == "exact" and doc["verification"]["ok"]
+    graph = ir.load(str(out)).graphs[0]
+    assert max(t.rank for t in graph.tensors) == 4 and "BROADCAST_TO" not in {o.name for o in graph.ops}

@@ -29,6 +29,18 @@ def subgraph_calls(op) -> list[tuple[object, str]]:
     return [(t, f) for t in tables for f in SUBGRAPH_FIELDS if getattr(t, f, None) is not None]
 
 
+def composite_name(op: Op) -> str:
+    """The composite's name (litert-torch's "odml.rms_norm"), "" when the file names none."""
+    name = getattr(getattr(op.fb, "builtinOptions2", None), "name", None)
+    return (name.decode("utf-8", "replace") if isinstance(name, bytes) else name) or ""
+
+
+def decomposition(op: Op) -> int | None:
+    """The index of the subgraph a composite decomposes into, None when it names none."""
+    calls = [(o, f) for o, f in subgraph_calls(op) if f == "decompositionSubgraphIndex"]
+    return int(getattr(*calls[0])) if calls else None
+
+
 def subgraph_of(model: Model, name: str, what: str) -> int:
     """The subgraph the signature `name` runs; a one-line error naming the signatures when the
     model (`what`) has none of that name."""
@@ -53,6 +65,30 @@ def make_main(model: Model, index: int) -> None:
                 setattr(options, field, swap.get(value, value))
     for sd in model.fb.signatureDefs or []:
         sd.subgraphIndex = swap.get(int(sd.subgraphIndex or 0), int(sd.subgraphIndex or 0))
+
+
+def drop_unreached(model: Model) -> list[int]:
+    """Remove, in place, every subgraph that neither subgraph 0 nor a signature reaches (a
+    composite's decomposition once the composite is inlined), renumbering every reference to the
+    others; the removed indices, as they were."""
+    keep = set(reachable(model, 0))
+    for _, index in signatures(model):
+        if 0 <= index < len(model.graphs):
+            keep.update(reachable(model, index))
+    gone = [i for i in range(len(model.graphs)) if i not in keep]
+    if not gone:
+        return []
+    new_index = {old: new for new, old in enumerate(sorted(keep))}
+    for graph in model.graphs:
+        for op in graph.ops:
+            for options, field in subgraph_calls(op):
+                value = int(getattr(options, field))
+                setattr(options, field, new_index.get(value, value))
+    for sd in model.fb.signatureDefs or []:
+        index = int(sd.subgraphIndex or 0)
+        sd.subgraphIndex = new_index.get(index, index)
+    model.graphs[:] = [model.graphs[i] for i in sorted(keep)]
+    return gone
 
 
 def reachable(model: Model, start: int = 0) -> list[int]:
