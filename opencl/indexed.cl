@@ -49,3 +49,28 @@ __kernel void matmul(__global const store_t* a, __global const store_t* b, __glo
   for (int k = 0; k < depth; k++) acc += LOAD1(a, ta[arow[i] * depth + k]) * LOAD1(b, tb[brow[i] * depth + k]);
   STORE1(dst, i, activate((float4)(acc), act).x);
 }
+
+// DYNAMIC_UPDATE_SLICE: output float i is the update's element at its coordinates minus the start
+// when they fall inside the update, else the operand's float i (same shape, same storage). The start
+// of axis a is the value at float position start_pos[a] of the start tensor (0 where start_pos[a]
+// < 0: an axis added to reach rank 4), clamped so the update fits (kernels/dynamic_update_slice.cc).
+// coords holds each output float's 4 coordinates (-1 on padding lanes).
+__kernel void dynamic_update_slice(__global const store_t* operand, __global const store_t* update,
+                                   __global const store_t* starts, __global const int* coords,
+                                   __global const int* start_pos, __global const int* update_table,
+                                   __global store_t* dst, int4 dims4, int4 sizes4, int n) {
+  int i = get_global_id(0);
+  if (i >= n) return;
+  if (coords[i * 4] < 0) { STORE1(dst, i, 0.0f); return; }
+  int dims[4] = {dims4.x, dims4.y, dims4.z, dims4.w};
+  int sizes[4] = {sizes4.x, sizes4.y, sizes4.z, sizes4.w};
+  int flat = 0;
+  bool inside = true;
+  for (int a = 0; a < 4; a++) {
+    int start = start_pos[a] < 0 ? 0 : clamp((int)LOAD1(starts, start_pos[a]), 0, dims[a] - sizes[a]);
+    int rel = coords[i * 4 + a] - start;
+    inside = inside && rel >= 0 && rel < sizes[a];
+    flat = flat * sizes[a] + rel;
+  }
+  STORE1(dst, i, inside ? LOAD1(update, update_table[flat]) : LOAD1(operand, i));
+}

@@ -1,5 +1,6 @@
 """Ops whose reads depend on runtime values or run along one axis (opencl/indexed.cl): GATHER with
-runtime indices, CUMSUM, ONE_HOT, BATCH_MATMUL, and FULLY_CONNECTED with runtime weights.
+runtime indices, CUMSUM, ONE_HOT, DYNAMIC_UPDATE_SLICE, BATCH_MATMUL, and FULLY_CONNECTED with
+runtime weights.
 
 Like the data-movement maps, the tables are the op's own semantics applied with numpy, at load, to
 the PHWC4 float positions of its tensors; only the runtime values (indices, operands) are read by
@@ -97,6 +98,27 @@ def one_hot(ex: Executor, op: Op) -> Step:
     depth = np.arange(out.shape[axis]).reshape([1] * axis + [-1] + [1] * (len(out.shape) - axis - 1))
     return _launch(ex, op, "one_hot", ex.tensor(indices), per_float(ex, out, pick), per_float(ex, out, depth),
                    (float(np.ravel(on)[0]), float(np.ravel(off)[0])))
+
+
+@lowering("DYNAMIC_UPDATE_SLICE")
+def dynamic_update_slice(ex: Executor, op: Op) -> Step:
+    """Inputs (operand, update, start indices [rank]): the operand with the update written at the
+    runtime start, clamped so that it fits (an LLM export's KV-cache write)."""
+    operand, update, starts = op.inputs[0], op.inputs[1], op.inputs[2]
+    out = op.outputs[0]
+    rank = len(out.shape)
+    if rank > 4 or tuple(operand.shape) != tuple(out.shape) or len(update.shape) != rank:
+        raise UnsupportedOp(f"op#{op.index} DYNAMIC_UPDATE_SLICE: operand, update and output must share a rank of "
+                            f"at most 4")
+    pad = 4 - rank
+    grid = np.stack(np.meshgrid(*[np.arange(d) for d in out.shape], indexing="ij"), -1).reshape(-1, rank)
+    coords = np.full((ex.shape(out).vec4s * 4, 4), -1, np.int64)
+    coords[positions(ex, out).ravel()] = np.concatenate([np.zeros((len(grid), pad), np.int64), grid], 1)
+    start_pos = np.concatenate([np.full(pad, -1), positions(ex, starts).ravel()[:rank]])
+    dims = (1,) * pad + tuple(out.shape)
+    sizes = (1,) * pad + tuple(update.shape)
+    return _launch(ex, op, "dynamic_update_slice", ex.tensor(operand), ex.tensor(update), ex.tensor(starts),
+                   coords, start_pos, positions(ex, update).ravel(), (dims, sizes))
 
 
 def matmul(ex: Executor, op: Op, a: Tensor, b_rows: np.ndarray, b: Tensor, bias: Tensor | None,
