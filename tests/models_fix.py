@@ -321,3 +321,12 @@ def rgb_depthwise_out() -> bytes:
     t = tf()
     dw = const([3, 3, 3, 1], seed=17)
     return convert_fn(lambda x: t.nn.depthwise_conv2d(x, dw, [1, 1, 1, 1], "SAME"), [([1, 8, 8, 3], t.float32)])
+
+
+@builder("sub_gather_nd_positions")
+def sub_gather_nd_positions() -> bytes:
+    """A rotary table [16, 1, 1, 8] read at runtime positions [6, 1] through GATHER_ND (as
+    litert-torch exports RoPE), then scaled."""
+    t = tf()
+    table = const([16, 1, 1, 8], seed=12)
+    return convert_fn(lambda pos, x: t.gather_nd(table, pos) * x, [([6, 1], t.int32), ([6, 1, 1, 8], t.float32)])

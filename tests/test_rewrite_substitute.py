@@ -186,3 +186,13 @@ def test_substitute_names_the_family_on_the_command_line(models, tmp_path):
     assert doc["after"]["fully_delegated"] and not doc["before"]["fully_delegated"]
     assert doc["verification"]["ok"] and doc["verification"]["tolerance"] == "exact"
     assert "MIRROR_PAD" not in _names(ir.load(str(out)))
+
+
+def test_gather_nd_at_runtime_positions_becomes_gather(models):
+    """GATHER_ND with runtime one-coordinate indices (litert-torch's RoPE lookups) is GATHER along
+    axis 0 of the flattened indices, which LiteRT's GPU accelerator takes; in-range positions give
+    the same rows (the seeded feeds draw them below the table's 16 rows)."""
+    raw, model, trace = fixed(models, "sub_gather_nd_positions", profile="litert-mldrift")
+    assert "GATHER_ND" not in _names(model) and "GATHER" in _names(model)
+    assert trace.safeties() == {"exact"}
+    assert_fixed(raw, model, trace, profile="litert-mldrift")
