@@ -119,6 +119,17 @@ def test_bundle_report_names_the_sections(models, tmp_path):
     assert f"{bundle}::section 0" in out.read_text()
 
 
+@pytest.mark.parametrize("command", ["verify", "fix"])
+def test_a_command_on_one_model_names_the_bundle_s_models(models, tmp_path, command):
+    """verify and fix take one model: given a bundle they say, in one line, how to name the one
+    inside (and then run on it like on the plain file)."""
+    bundle = _bundle(tmp_path / "one.litertlm", models, tflite=["conv_relu"], tokenizer=True)
+    extra = ["-o", str(tmp_path / "out.tflite")] if command == "fix" else ["--runner", "litert-gpu"]
+    r = gpucompat(command, bundle, *extra)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert f"name its TFLite model as '{bundle}::section 1'" in r.stderr
+
+
 def test_bundle_without_a_tflite_model_is_one_line(models, tmp_path):
     bundle = _bundle(tmp_path / "none.litertlm", models, tflite=[], tokenizer=True)
     r = gpucompat("check", bundle)

@@ -78,7 +78,10 @@ def sniff(path: str, raw) -> None:
     if len(head) >= 8 and head[4:8] == FILE_IDENTIFIER:
         return
     if head.startswith(litertlm.MAGIC):
-        raise ModelError(path, "is a LiteRT-LM bundle, not a single TFLite model")
+        models = [litertlm.section_path(path, s.index) for s in litertlm.sections(path, raw) if s.is_tflite]
+        named = f": name its TFLite model{'s' * (len(models) > 1)} as {', '.join(repr(m) for m in models)}" \
+            if models else " and holds no TFLite model"
+        raise ModelError(path, f"is a LiteRT-LM bundle, not a single TFLite model{named}")
     foreign = recognise(path, head)
     if foreign:
         raise ModelError(path, f"is {foreign}")

@@ -8,6 +8,7 @@ variant of that export (VARIANTS, joined with "+": the convert scripts' other fl
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 KV_CACHE_MAX_LEN = 64
 PREFILL_SEQ_LENS = (8, 32)
@@ -47,6 +48,7 @@ VARIANTS = {
     "cpuflags": "no mask input and the default KV layout",
     "logits": "prefill outputs logits too",
     "lora": "LoRA signatures of rank 4",
+    "litertlm": "bundled as a .litertlm file (LiteRT-LM's container: the model beside its metadata)",
 }
 
 
@@ -142,6 +144,19 @@ def _prefill_lens(variant: set[str]) -> list[int] | int:
     return [16, 64] if "kv128" in variant else list(PREFILL_SEQ_LENS)
 
 
+def _tokenizer(folder: str, vocab: int) -> str:
+    """A word-level Hugging Face tokenizer.json of `vocab` made-up words (a bundle must carry a
+    tokenizer; these models' weights are random, so any will do)."""
+    import json
+
+    path = Path(folder) / "tokenizer.json"
+    words = {f"w{i}": i for i in range(vocab)}
+    path.write_text(json.dumps({"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+                                "normalizer": None, "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None,
+                                "decoder": None, "model": {"type": "WordLevel", "vocab": words, "unk_token": "w0"}}))
+    return str(path)
+
+
 def export(arch: str, quantize: str, out: str, variant: str = "") -> None:
     """Export the small `arch` with litert-torch's converter (quantization `quantize`, the flags
     of `variant`: VARIANTS names joined with "+") to `out`."""
@@ -155,12 +170,15 @@ def export(arch: str, quantize: str, out: str, variant: str = "") -> None:
     model, config, exported = build(arch, flags)
     from litert_torch.generative.utilities import converter  # after build(): it imports the schema
 
+    settings = dict(prefill_seq_len=_prefill_lens(flags), kv_cache_max_len=_kv_len(flags), quantize=quantize,
+                    config=config, export_config=exported, lora_ranks=[4] if "lora" in flags else None)
     with tempfile.TemporaryDirectory() as tmp:
-        path = converter.convert_to_tflite(model, output_path=tmp, output_name_prefix=arch,
-                                           prefill_seq_len=_prefill_lens(flags),
-                                           kv_cache_max_len=_kv_len(flags), quantize=quantize,
-                                           config=config, export_config=exported,
-                                           lora_ranks=[4] if "lora" in flags else None)
+        if "litertlm" in flags:
+            converter.convert_to_litert(model, output_path=tmp, output_name_prefix=arch, output_format="litertlm",
+                                        hf_tokenizer_model_path=_tokenizer(tmp, config.vocab_size), **settings)
+            shutil.move(next(Path(tmp).glob("*.litertlm")), out)
+            return
+        path = converter.convert_to_tflite(model, output_path=tmp, output_name_prefix=arch, **settings)
         shutil.move(path, out)
 
 
