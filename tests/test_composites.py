@@ -29,8 +29,9 @@ from vulkan import without_device
 F32 = 0  # TensorType.FLOAT32
 
 
-def composite_model(name: str = "odml.rms_norm") -> bytes:
-    """x [1, 4] -> the composite `name` (decomposition: x * x) -> TANH."""
+def composite_model(name: str = "odml.rms_norm", hybrid: bool = False) -> bytes:
+    """x [1, 4] -> the composite `name` (decomposition: x * x) -> TANH; or, `hybrid`, -> a dense
+    layer of int8 weights (a dynamic-range FULLY_CONNECTED: the CPU quantizes its input)."""
     s = Sketch()
     x = s.input("x", (1, 4))
     sub = fb.SubGraphT()
@@ -49,7 +50,13 @@ def composite_model(name: str = "odml.rms_norm") -> bytes:
     options.compositeAttributes, options.compositeAttributesFormat = list(flexbuffers.Dumps({"epsilon": 1e-6})), 1
     op.fb.builtinOptions2Type, op.fb.builtinOptions2 = fb.BuiltinOptions2.StableHLOCompositeOptions, options
     s.graph.ops.append(op)
-    s.output(s.op("TANH", [y], (1, 4)))
+    if not hybrid:
+        s.output(s.op("TANH", [y], (1, 4)))
+        return s.to_bytes()
+    weights = np.random.default_rng(4).integers(-127, 128, (8, 4)).astype(np.int8)
+    options = fb.FullyConnectedOptionsT()
+    s.output(s.op("FULLY_CONNECTED", [y, s.const("w", weights, (0.02, 0)), None], (1, 8), options=options,
+                  version=3))
     return s.to_bytes()
 
 
@@ -118,6 +125,21 @@ def test_fix_inlines_a_crashing_composite_and_the_model_compiles(tmp_path):
     x = np.array([[0.5, -1.0, 2.0, 0.0]], np.float32)
     got = run_reference(reference_interpreter(out.read_bytes(), "the fixed model"), [x])
     np.testing.assert_allclose(got[0], np.tanh(x * x), rtol=1e-6)
+
+
+@pytest.mark.opencl
+def test_fix_proves_a_hybrid_model_it_moves_onto_the_gpu_in_float(tmp_path):
+    """Inlined, the crashing composite's model compiles and its int8-weight dense layer moves from
+    the CPU (which quantizes its input) to the GPU (float): the executor's proof holds both sides in
+    float, so the activation rounding (about 1e-2) is not blamed on the rewrite."""
+    path, out = tmp_path / "rms_dense.tflite", tmp_path / "fixed.tflite"
+    path.write_bytes(composite_model("odml.rms_norm", hybrid=True))
+    r = gpucompat("fix", str(path), "-o", str(out), "--profile", "litert-mldrift", "--format", "json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 0, r.stderr
+    proofs = {b["backend"]: b for b in doc["verification"]["backends"]}
+    assert proofs["opencl-executor"]["ok"] and proofs["opencl-executor"]["not_run"] is None, proofs
+    assert doc["before"]["ops_gpu"] == 0 and doc["after"]["fully_delegated"] and out.is_file()
 
 
 def test_fix_inlines_a_composite_left_on_the_cpu(tmp_path):
