@@ -3,7 +3,8 @@
 with the real accelerator on every point, what `verify` and `fix` did (and the rewrite steps fix
 refused), the models the converter could not build, and the totals. `python tools/zoo_table.py
 --numerics` regenerates docs/zoo-numerics.md from `python -m tools.zoo numerics`'s records: what the
-accelerator computes on each model, at fp32 and fp16, beside what `check` says."""
+accelerator computes on each model, at fp32 and fp16, beside what `check` says; `--llm` regenerates
+docs/zoo-llm.md from `python -m tools.zoo llm`'s records (the LLM exports, signature by signature)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from tools.zoo import judge, known, results  # noqa: E402
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "zoo.md"
 NUMERICS_DOC = DOC.with_name("zoo-numerics.md")
+LLM_DOC = DOC.with_name("zoo-llm.md")
 PRECISIONS = ("fp32", "fp16")
 POINT_TITLES = {"compiles": "compiles", "gpu_ops": "GPU ops", "partitions": "partitions", "full": "full",
                 "rejected": "rejected", "gate": "gate"}
@@ -254,6 +256,11 @@ def main() -> None:
     zoo cache's results.json); with --numerics, docs/zoo-numerics.md from the numerics records."""
     if sys.argv[1:] == ["--numerics"]:
         _write(NUMERICS_DOC, render_numerics(results.load_numerics(), _stamp(results.numerics_path())))
+        return
+    if sys.argv[1:] == ["--llm"]:
+        from tools.zoo import llm_table
+
+        _write(LLM_DOC, llm_table.render(results.load(results.llm_path()), _stamp(results.llm_path())))
         return
     where = Path(sys.argv[1]) if len(sys.argv) > 1 else results.path()
     records = results.load(where)

@@ -1,9 +1,10 @@
-"""`python -m tools.zoo build|judge|numerics [--only SUBSTRING] [--until HH:MM]`: build the zoo's models
-into the cache (skipping those already there), judge the built ones not judged yet (`--watch` keeps
-judging what a concurrent build adds; `--again STEP` redoes a step on judged models, `--results FILE`
-reads and writes another results file), or run the built ones on the accelerator and judge their
-numbers against `check` (tools/zoo/numerics.py; a model whose bytes are unchanged is not run
-again); one line of progress per model on stdout."""
+"""`python -m tools.zoo build|judge|numerics|llm [--only SUBSTRING] [--until HH:MM]`: build the zoo's
+models into the cache (skipping those already there), judge the built ones not judged yet
+(`--watch` keeps judging what a concurrent build adds; `--again STEP` redoes a step on judged
+models, `--results FILE` reads and writes another results file), run the built ones on the
+accelerator and judge their numbers against `check` (tools/zoo/numerics.py), or judge the LLM
+exports signature by signature (tools/zoo/llm_judge.py); a model whose bytes are unchanged is not
+judged again; one line of progress per model on stdout."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import traceback
 from pathlib import Path
 
 from gpucompat.errors import GpucompatError
-from tools.zoo import catalog, judge, numerics, results
+from tools.zoo import catalog, judge, llm_judge, numerics, results
 
 
 def _past(until: str | None) -> bool:
@@ -193,10 +194,38 @@ def numerics_all(only: str | None, until: str | None, recheck: bool) -> None:
         print(f"numerics {e.name}: {rec.get('skipped') or said}", flush=True)
 
 
+def llm_all(only: str | None, until: str | None) -> None:
+    """Judge every built LLM export not judged for its current bytes (tools/zoo/llm_judge.py),
+    saving after each."""
+    records = results.load(results.llm_path())
+    entries = catalog.by_name()
+    for e in entries.values():
+        if e.family != "llm" or (only and only not in e.name) or not e.path().is_file():
+            continue
+        if _past(until):
+            print(f"stopped at {until} UTC", flush=True)
+            return
+        digest = judge.sha256(e.path())
+        if records.get(e.name, {}).get("sha256") == digest:
+            continue
+        start = time.monotonic()
+        plain = entries.get(e.name.replace("_litertlm", "")) if e.suffix == ".litertlm" else None
+        rec = llm_judge.judge_model(e.path(), plain.path() if plain is not None else None)
+        records[e.name] = {"sha256": digest, "architecture": e.architecture, "mode": e.mode,
+                           "quantization": e.quantization, "bundle": e.suffix == ".litertlm",
+                           "seconds": round(time.monotonic() - start, 1), **rec}
+        results.save(records, results.llm_path())
+        fixed = rec["fix"]["fixed"]
+        print(f"llm {e.name}: agree={rec['confirm']['agree']} verify={rec['verify']['exit']} "
+              f"fix={rec['fix']['exit']} gpu_ops={rec['fix']['gpu_ops']} "
+              f"fixed_agree={fixed and fixed['agree']}" + "".join(f"\n  DISAGREE {d}" for d in
+                                                                    rec["confirm"]["disagreements"]), flush=True)
+
+
 def main() -> None:
     """Parse the command line and run the step asked for."""
     parser = argparse.ArgumentParser(prog="python -m tools.zoo")
-    parser.add_argument("step", choices=["build", "build-worker", "judge", "numerics"])
+    parser.add_argument("step", choices=["build", "build-worker", "judge", "numerics", "llm"])
     parser.add_argument("--only", help="only models whose name contains this")
     parser.add_argument("--until", help="stop starting new models at this UTC time (HH:MM)")
     parser.add_argument("--watch", action="store_true", help="judge: wait for more models until --until")
@@ -214,6 +243,8 @@ def main() -> None:
         build_worker(args.only, args.until)
     elif args.step == "numerics":
         numerics_all(args.only, args.until, args.recheck)
+    elif args.step == "llm":
+        llm_all(args.only, args.until)
     else:
         judge_all(args.only, args.until, args.watch, args.runs, set(args.again), args.results)
 

@@ -12,9 +12,10 @@ def root() -> Path:
     return Path(os.environ.get("GPUCOMPAT_ZOO_CACHE") or Path.home() / ".cache" / "gpucompat-zoo")
 
 
-def model_path(versions: str, name: str) -> Path:
-    """Where the model `name`, built by tools at `versions` (e.g. "tf2.21.0-keras3.15.1"), is kept."""
-    return root() / "models" / versions / f"{name}.tflite"
+def model_path(versions: str, name: str, suffix: str = ".tflite") -> Path:
+    """Where the model `name`, built by tools at `versions` (e.g. "tf2.21.0-keras3.15.1"), is kept
+    (a LiteRT-LM bundle with the suffix ".litertlm")."""
+    return root() / "models" / versions / f"{name}{suffix}"
 
 
 def write_atomically(path: Path, data: bytes) -> None:

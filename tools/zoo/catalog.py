@@ -21,10 +21,11 @@ class Entry:
     quantization: str  # the quantization mode it counts as in the totals
     build: Callable[[], bytes]
     versions: Callable[[], str]  # the tools whose versions decide the bytes (part of the cache key)
+    suffix: str = ".tflite"  # ".litertlm": a LiteRT-LM bundle
 
     def path(self) -> Path:
         """Where the built model is cached."""
-        return cache.model_path(self.versions(), self.name)
+        return cache.model_path(self.versions(), self.name, self.suffix)
 
     def built(self) -> Path:
         """The cached model, built now if it is not there yet."""
@@ -95,7 +96,8 @@ def _llm() -> list[Entry]:
     def entry(arch: str, quant: str, variant: str) -> Entry:
         name = "_".join(filter(None, ("llm", arch, quant, variant.replace("+", "_"))))
         return Entry(name, "llm", arch, "+".join(filter(None, (quant, variant))), llm_models.LABELS[quant],
-                     lambda: llm_models.export(arch, quant, variant), llm_models.versions)
+                     lambda: llm_models.export(arch, quant, variant), llm_models.versions,
+                     ".litertlm" if "litertlm" in variant else ".tflite")
 
     return [entry(a, q, "") for a in llm_models.ARCHITECTURES for q in llm_models.QUANT] + [
         entry(*v) for v in llm_models.VARIANTS]

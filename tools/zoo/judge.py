@@ -45,7 +45,7 @@ def confirm(paths: list[Path]) -> list[dict]:
     return out
 
 
-def _gpucompat(*args: str, report_on_stdout: bool = False) -> tuple[dict, str]:
+def run_cli(*args: str, report_on_stdout: bool = False) -> tuple[dict, str]:
     """Run the CLI as a user does, outside the source tree (the installed package): exit code,
     seconds, an internal error's line, the last lines (of stderr alone when `report_on_stdout`: a
     JSON report); and its standard output."""
@@ -67,7 +67,7 @@ def _gpucompat(*args: str, report_on_stdout: bool = False) -> tuple[dict, str]:
 
 def verify(path: Path, runs: int = 1) -> dict:
     """`gpucompat verify MODEL --runs N` on the included executor."""
-    return _gpucompat("verify", os.path.abspath(path), "--runs", str(runs))[0]
+    return run_cli("verify", os.path.abspath(path), "--runs", str(runs))[0]
 
 
 def fix(path: Path) -> dict:
@@ -75,7 +75,7 @@ def fix(path: Path) -> dict:
     outcome, the rewrites applied, the steps refused (a form known wrong or never measured on the
     accelerator; their reasons name the form), and the GPU ops before and after."""
     with tempfile.TemporaryDirectory() as tmp:
-        outcome, stdout = _gpucompat("fix", os.path.abspath(path), "-o", os.path.join(tmp, "fixed.tflite"),
+        outcome, stdout = run_cli("fix", os.path.abspath(path), "-o", os.path.join(tmp, "fixed.tflite"),
                                      "--format", "json", report_on_stdout=True)
     try:
         doc = json.loads(stdout)

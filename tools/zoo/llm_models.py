@@ -34,6 +34,7 @@ VARIANTS = (
     ("llama", "none", "gpuflags"), ("phi2", "fp16", "gpuflags+nohlfb"), ("gemma2", "none", "cpuflags"),
     ("gemma3", "dynamic_int8", "cpuflags+nohlfb"),
     ("tiny_llama", "fp16", "logits"), ("qwen", "none", "lora"), ("hammer", "none", "lora+nohlfb"),
+    ("tiny_llama", "none", "litertlm"), ("gemma3", "dynamic_int8", "litertlm"), ("qwen3", "fp16", "litertlm+nohlfb"),
 )
 
 

@@ -62,3 +62,8 @@ def load_numerics() -> dict[str, dict]:
 def save_numerics(records: dict[str, dict]) -> None:
     """Write every numerics record, atomically."""
     cache.write_atomically(numerics_path(), json.dumps(records, indent=1, sort_keys=True).encode())
+
+
+def llm_path():
+    """The LLM exports' signature-by-signature judgements (tools/zoo/llm_judge.py): name -> record."""
+    return cache.root() / "llm.json"
