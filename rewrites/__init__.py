@@ -24,6 +24,7 @@ from gpucompat.rewrites.subsample_1x1_conv import Subsample1x1Conv
 from gpucompat.rewrites.substitute import FAMILY as SUBSTITUTE
 from gpucompat.rewrites.substitute_batch_matmul import SubstituteBatchMatmul
 from gpucompat.rewrites.substitute_broadcast_to import SubstituteBroadcastTo
+from gpucompat.rewrites.substitute_embedding_lookup import SubstituteEmbeddingLookup
 from gpucompat.rewrites.substitute_gather import SubstituteGather
 from gpucompat.rewrites.substitute_l2_normalization import SubstituteL2Normalization
 from gpucompat.rewrites.substitute_mirror_pad import SubstituteMirrorPad
@@ -32,7 +33,7 @@ from gpucompat.rewrites.substitute_split import SubstituteSplit
 REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
     (BatchedVector, Cleanup, DropUnitAxis, ExplicitRank4, FlatConstant, Float32Constant, FoldConstants,
      FoldQuantizedWeights, FoldSpaceToBatch, Fp16SafeLayerNorm, FreezeShapes, InlineComposite, RgbToRgba, SubstituteBatchMatmul,
-     SubstituteBroadcastTo, SubstituteGather, SplitBatch, SubstituteL2Normalization, SubstituteMirrorPad,
+     SubstituteBroadcastTo, SubstituteEmbeddingLookup, SubstituteGather, SplitBatch, SubstituteL2Normalization, SubstituteMirrorPad,
      SubstituteSplit, Subsample1x1Conv),
     key=lambda r: (r.priority, r.name)))
 

@@ -8,6 +8,7 @@ Each family is its own rewrite with its own safety class, in a `substitute_*.py`
     substitute-gather             GATHER / GATHER_ND with constant indices selecting a box
                                                     ==> SLICE | STRIDED_SLICE [+ RESHAPE] (exact)
     substitute-split              SPLIT / SPLIT_V   ==> one SLICE per output            (exact)
+    substitute-embedding-lookup   EMBEDDING_LOOKUP  ==> GATHER along axis 0             (exact)
 
 What they share lives here: a substitution only looks at ops the profile rejects (an op the
 profile takes is not a candidate and is not traced), builds its replacement ops off to the side,

@@ -196,3 +196,34 @@ def test_gather_nd_at_runtime_positions_becomes_gather(models):
     assert "GATHER_ND" not in _names(model) and "GATHER" in _names(model)
     assert trace.safeties() == {"exact"}
     assert_fixed(raw, model, trace, profile="litert-mldrift")
+
+
+def fp16_embedding() -> bytes:
+    """ids [3] -> the rows of an fp16 table [16, 8] behind DEQUANTIZE (EMBEDDING_LOOKUP), plus x."""
+    from gpucompat.ir import dtypes
+    from gpucompat.ir.build import Sketch
+
+    s = Sketch()
+    ids, x = s.input("ids", (3,), dtypes.INT32), s.input("x", (3, 8))
+    table = s.const("table", np.random.default_rng(5).standard_normal((16, 8)).astype(np.float16))
+    rows = s.op("EMBEDDING_LOOKUP", [ids, s.op("DEQUANTIZE", [table], (16, 8))], (3, 8))
+    s.output(s.op("ADD", [rows, x], (3, 8)))
+    return s.to_bytes()
+
+
+def test_an_fp16_embedding_lookup_becomes_gather(tmp_path):
+    """LiteRT's accelerator reads an EMBEDDING_LOOKUP table as quantized and refuses fp16 weights
+    behind DEQUANTIZE; GATHER along axis 0 picks the same rows and is taken."""
+    raw = fp16_embedding()
+    model = ir.from_bytes(raw)
+    context = RewriteContext(registry.get("litert-mldrift"), Options())
+    trace = apply(model, rewrites.select(["substitute-embedding-lookup"]), context)
+    assert _names(model) == ["DEQUANTIZE", "GATHER", "ADD"] and trace.safeties() == {"exact"}
+    v = verify(raw, ir.to_bytes(model), trace.safeties())
+    assert v.ok and all(o.max_abs_diff == 0 for o in v.outputs), v
+    path, out = tmp_path / "embedding.tflite", tmp_path / "fixed.tflite"
+    path.write_bytes(raw)
+    r = gpucompat("fix", str(path), "-o", str(out), "--profile", "litert-mldrift", "--format", "json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 0 and "substitute-embedding-lookup" in [e["rewrite"] for e in doc["applied"]]
+    assert not doc["before"]["fully_delegated"] and doc["after"]["fully_delegated"]
