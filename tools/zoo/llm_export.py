@@ -47,7 +47,6 @@ VARIANTS = {
     "gpuflags": "mask as an input and the transposed KV layout (the GPU flags)",
     "cpuflags": "no mask input and the default KV layout",
     "logits": "prefill outputs logits too",
-    "lora": "LoRA signatures of rank 4",
     "litertlm": "bundled as a .litertlm file (LiteRT-LM's container: the model beside its metadata)",
 }
 
@@ -171,7 +170,7 @@ def export(arch: str, quantize: str, out: str, variant: str = "") -> None:
     from litert_torch.generative.utilities import converter  # after build(): it imports the schema
 
     settings = dict(prefill_seq_len=_prefill_lens(flags), kv_cache_max_len=_kv_len(flags), quantize=quantize,
-                    config=config, export_config=exported, lora_ranks=[4] if "lora" in flags else None)
+                    config=config, export_config=exported)
     with tempfile.TemporaryDirectory() as tmp:
         if "litertlm" in flags:
             converter.convert_to_litert(model, output_path=tmp, output_name_prefix=arch, output_format="litertlm",

@@ -25,7 +25,6 @@ LABELS = {"none": "fp32", "dynamic_int8": "dynamic-range int8", "fp16": "fp16 we
 VARIANTS = (
     *((a, q, "") for a in ("amd_llama", "hammer", "smollm2") for q in ("none", "dynamic_int8", "fp16")),
     *((a, q, "") for a in ("tiny_llama", "gemma3", "qwen") for q in ("weight_only_int8", "dynamic_int4_block32")),
-    ("tiny_llama", "dynamic_int4_block128", ""),
     *((a, q, "nohlfb") for a in ("tiny_llama", "gemma2", "gemma3", "phi3", "qwen3", "openelm", "falcon", "smollm2")
       for q in ("none", "fp16")),
     ("llama", "dynamic_int8", "nohlfb"), ("deepseek", "weight_only_int8", "nohlfb"),
@@ -33,7 +32,7 @@ VARIANTS = (
     ("smollm", "none", "oneprefill"), ("qwen3", "fp16", "oneprefill+nohlfb"),
     ("llama", "none", "gpuflags"), ("phi2", "fp16", "gpuflags+nohlfb"), ("gemma2", "none", "cpuflags"),
     ("gemma3", "dynamic_int8", "cpuflags+nohlfb"),
-    ("tiny_llama", "fp16", "logits"), ("qwen", "none", "lora"), ("hammer", "none", "lora+nohlfb"),
+    ("tiny_llama", "fp16", "logits"),
     ("tiny_llama", "none", "litertlm"), ("gemma3", "dynamic_int8", "litertlm"), ("qwen3", "fp16", "litertlm+nohlfb"),
 )
 
