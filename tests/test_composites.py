@@ -90,6 +90,8 @@ def test_litert_mldrift_predicts_the_composites_that_crash_the_compilation(tmp_p
     r = gpucompat("check", str(paths[0]), "--profile", "litert-mldrift", "--format", "json")
     failure = json.loads(r.stdout)["models"][0]["summary"]["failure"]
     assert "STABLEHLO_COMPOSITE 'odml.rms_norm'" in failure and "crashes" in failure and "enable_hlfb=False" in failure
+    text = gpucompat("check", str(paths[0]), "--profile", "litert-mldrift").stdout
+    assert " delegated" not in text.split("node subsets:", 1)[1].splitlines()[0], "nothing is delegated after a crash"
     plain = json.loads(gpucompat("check", str(paths[0]), "--format", "json").stdout)["models"][0]
     assert plain["summary"]["failure"] is None, "the classic delegate leaves the composite on the CPU"
 

@@ -81,7 +81,7 @@ def _render_model(console: Console, rec: dict) -> None:
         if sg["topology_problem"]:
             _print(console, Text(f"  subgraph {sg['index']}: invalid execution order: {sg['topology_problem']}",
                                style="bold red"))
-        _render_subsets(console, sg, named)
+        _render_subsets(console, sg, named, bool(s.get("failure") or s["delegation_fails"]))
     if rec["unsupported"]:
         table = Table(title="ops the GPU delegate rejects", title_justify="left", show_edge=False)
         for col in ("op code", "op", "count", "layer", "reason", "nodes"):
@@ -220,9 +220,10 @@ def _add_model_column(table: Table, names: list[str]) -> None:
     table.add_column("model", overflow="fold")
 
 
-def _render_subsets(console: Console, sg: dict, named: bool) -> None:
+def _render_subsets(console: Console, sg: dict, named: bool, lost: bool) -> None:
     """The subgraph's node subsets on one line; `named`: with the signatures that run it (a model
-    whose signatures run different subgraphs)."""
+    whose signatures run different subgraphs); `lost`: the whole delegation fails, so the subsets
+    chosen for the GPU are not delegated after all."""
     if not sg["node_subsets"]:
         return
     parts = []
@@ -230,7 +231,8 @@ def _render_subsets(console: Console, sg: dict, named: bool) -> None:
         nodes = sub["nodes"]
         span = f"{min(nodes)}-{max(nodes)}" if len(nodes) > 1 else str(nodes[0])
         kind = sub["type"].upper()
-        mark = " delegated" if sub["delegated"] else (" (stays on CPU)" if kind == "GPU" else "")
+        chosen = " chosen, lost with the delegation" if lost else " delegated"
+        mark = chosen if sub["delegated"] else (" (stays on CPU)" if kind == "GPU" else "")
         parts.append(f"[{sub['index']}] {kind} {len(nodes)} op(s) #{span}{mark}")
     signed = f" (signature {', '.join(sg['signatures'])})" if named and sg["signatures"] else ""
     _print(console, f"  subgraph {sg['index']}{signed} node subsets: " + "; ".join(parts))
