@@ -10,12 +10,10 @@ cannot build kernels (PoCL 3.0 on a CPU its LLVM 14 does not know) is passed ove
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 import os
 import re
-import sys
 import threading
 import warnings
 from collections.abc import Callable
@@ -23,6 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 
 from gpucompat.errors import GpucompatError
+from gpucompat.native_output import Shared, native_stderr_silenced
 from gpucompat.opencl import intel_runtime
 from gpucompat.opencl.builder import ChildBuild
 from gpucompat.opencl.cache import default_dir
@@ -64,32 +63,6 @@ def cl():
 _SOURCE_PLACE = re.compile(r"^\S*\.cl:\d+:\d+(?: <Spelling=[^>]*>)?:\s*")
 
 
-class _Shared:
-    """A setting held while any thread is inside it: the first to enter makes it, the last to leave
-    undoes it (programs are built in parallel threads, and a process has one stderr and one
-    warnings filter: nested save-and-restore from several threads would restore the wrong one)."""
-
-    def __init__(self, make, undo):
-        self.make, self.undo = make, undo
-        self.lock = threading.Lock()
-        self.depth = 0
-        self.saved = None
-
-    @contextlib.contextmanager
-    def __call__(self):
-        with self.lock:
-            if self.depth == 0:
-                self.saved = self.make()
-            self.depth += 1
-        try:
-            yield
-        finally:
-            with self.lock:
-                self.depth -= 1
-                if self.depth == 0:
-                    self.undo(self.saved)
-
-
 def _ignore_compiler_output():
     saved = warnings.catch_warnings()
     saved.__enter__()
@@ -100,26 +73,7 @@ def _ignore_compiler_output():
 # Keep pyopencl's "CompilerWarning: Non-empty compiler output" off the user's screen: Intel's runtime
 # reports every successful build ("Compilation started ... Done."); a failed build arrives as an
 # exception with its log.
-compiler_output_quiet = _Shared(_ignore_compiler_output, lambda saved: saved.__exit__(None, None, None))
-
-
-def _silence_stderr() -> int:
-    sys.stderr.flush()
-    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)
-    os.close(devnull)
-    return saved
-
-
-def _restore_stderr(saved: int) -> None:
-    os.dup2(saved, 2)
-    os.close(saved)
-
-
-# Keep native log lines (PoCL's compiler's "1 error generated.", the interpreter's "INFO: Created
-# TensorFlow Lite XNNPACK delegate") off file descriptor 2: the command's errors are one line, and
-# failures arrive as exceptions.
-native_stderr_silenced = _Shared(_silence_stderr, _restore_stderr)
+compiler_output_quiet = Shared(_ignore_compiler_output, lambda saved: saved.__exit__(None, None, None))
 
 
 def describe(error: Exception, what: str) -> CLError:

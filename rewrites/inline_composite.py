@@ -12,6 +12,13 @@ subgraph, judged and delegated like the rest (measured: litert-torch's TinyLlama
 compile to 62 GPU ops in its prefill subgraph, right at fp32 and fp16). A composite the profile
 takes and does not crash on is left alone. The decomposition subgraphs no longer called are removed.
 
+The decomposition is not always what the composite stands for. The CPU interpreter's XNNPACK runs
+some composites by their name and attributes (odml.scaled_dot_product_attention), and the
+converter's decomposition can compute something else: litert-torch 0.10.0's Gemma (one key/value
+head) RESHAPEs the keys where a TRANSPOSE belongs, 0.1 off PyTorch, while XNNPACK matches it. So
+each composite is first run alone on seeded inputs as the CPU runs it and as its decomposition
+computes it (builtin kernels), and left alone, with the difference, when they disagree.
+
 Safety: equivalent. The CPU runs a composite by running its decomposition (tflite/kernels/
 stablehlo_composite.cc invokes that subgraph): the inlined ops are the ops it ran, but in the main
 subgraph XNNPACK takes some of them, which rounds differently (measured: 4e-7 on TinyLlama).
@@ -23,7 +30,7 @@ import copy
 
 import numpy as np
 
-from gpucompat.ir import Op, Tensor
+from gpucompat.ir import Op, Tensor, dtypes
 from gpucompat.ir.signatures import composite_name, decomposition, drop_unreached
 from gpucompat.rewrites.engine import Match, Rewrite, RewriteContext
 from gpucompat.rewrites.matching import of_type
@@ -52,7 +59,7 @@ class InlineComposite(Rewrite):
                     f"decomposition {len(body.inputs)} and {len(body.outputs)}")
         if any(t.producer is None for t in body.outputs):
             return f"composite {name!r}'s decomposition writes an output no op of it produces"
-        return Match(op, [op])
+        return _disagreement(op, name) or Match(op, [op])
 
     def rewrite(self, match: Match, ctx: RewriteContext) -> None:
         op = match.anchor
@@ -81,3 +88,41 @@ class InlineComposite(Rewrite):
                               [own(t) for t in inner.outputs], [own(t) for t in inner.intermediates]))
         graph.replace_op(op, inlined)
         drop_unreached(graph.model)
+
+
+TOLERANCE = 1e-3  # of the output's largest magnitude: far above float rounding, far below a wrong graph
+
+
+def _disagreement(op: Op, name: str) -> str | None:
+    """Why the composite's decomposition does not compute what the CPU computes for the composite
+    (XNNPACK's kernel for its name, where it has one): both run on one seeded input set; None when
+    they agree within TOLERANCE."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    from gpucompat.ir.submodel import cut
+    from gpucompat.native_output import native_stderr_silenced
+
+    runtime = [t for t in op.present_inputs if not t.is_constant]
+    data = cut([op], runtime, op.outputs)
+    rng = np.random.default_rng(0)
+    feeds = [rng.standard_normal(t.shape).astype(np.float32) if t.dtype == dtypes.FLOAT32
+             else np.zeros(t.shape, dtypes.numpy_dtype(t.dtype) or np.float32) for t in runtime]
+    results = []
+    try:
+        for resolver in (OpResolverType.AUTO, OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES):
+            with native_stderr_silenced():
+                it = Interpreter(model_content=data, experimental_op_resolver_type=resolver)
+                it.allocate_tensors()
+                for d, value in zip(it.get_input_details(), feeds):
+                    it.set_tensor(d["index"], value)
+                it.invoke()
+            results.append([it.get_tensor(d["index"]) for d in it.get_output_details()])
+    except (ValueError, RuntimeError) as e:
+        return f"composite {name!r} cannot be run alone to compare it with its decomposition ({e})"
+    for kernel, parts in zip(*results):
+        scale = float(np.abs(kernel).max()) if kernel.size else 0.0
+        diff = float(np.abs(kernel.astype(np.float64) - parts).max()) if kernel.size else 0.0
+        if not np.isfinite(diff) or diff > TOLERANCE * max(scale, 1e-6):
+            return (f"composite {name!r}: its decomposition computes something else than the CPU's own kernel for it "
+                    f"(max difference {diff:.3g} of {scale:.3g} on seeded inputs): inlining it would change the model")
+    return None

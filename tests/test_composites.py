@@ -21,9 +21,10 @@ from cli import gpucompat
 from gpucompat import ir
 from gpucompat.confirm import compare, runner
 from gpucompat.ir.build import Sketch, operator, tensor
+from gpucompat.rewrites.inline_composite import _disagreement
 from gpucompat.ir.signatures import reachable, subgraph_calls
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
-from gpucompat.verification.submodel import cut
+from gpucompat.ir.submodel import cut
 from vulkan import without_device
 
 F32 = 0  # TensorType.FLOAT32
@@ -168,3 +169,67 @@ def test_the_inlined_model_compiles_on_the_accelerator(tmp_path):
     except runner.NoDevice as e:
         without_device(str(e))
     assert c.observed.compiles and not c.disagreements, (c.runtime.error, c.disagreements)
+
+
+def _composite(s: Sketch, name: str, inputs: list, shape: tuple, attributes: dict, body_op: str) -> object:
+    """Append the composite `name` over `inputs` (writing `shape`) to the sketch's main subgraph, its
+    decomposition a new subgraph of one `body_op` reading the first input twice."""
+    sub = fb.SubGraphT()
+    s.model.fb.subgraphs.append(sub)
+    body = ir.Graph(sub, s.model)
+    s.model.graphs.append(body)
+    inner = [tensor(body, f"in{i}", t.shape, F32) for i, t in enumerate(inputs)]
+    out = tensor(body, "out", shape, F32)
+    body.inputs, body.outputs = inner, [out]
+    body.ops.append(operator(body, body_op, [inner[0], inner[0]], [out]))
+    body.link()
+    y = tensor(s.graph, f"{name}_out", shape, F32)
+    op = operator(s.graph, "STABLEHLO_COMPOSITE", inputs, [y])
+    options = fb.StableHLOCompositeOptionsT()
+    options.name, options.decompositionSubgraphIndex, options.version = name, len(s.model.graphs) - 1, 1
+    options.compositeAttributes, options.compositeAttributesFormat = list(flexbuffers.Dumps(attributes)), 1
+    op.fb.builtinOptions2Type, op.fb.builtinOptions2 = fb.BuiltinOptions2.StableHLOCompositeOptions, options
+    s.graph.ops.append(op)
+    return y
+
+
+def attention_composite(tmp_path, with_norm: bool = False) -> str:
+    """An odml.scaled_dot_product_attention composite over q [1, 8, 4, 16], k and v [1, 16, 1, 16]
+    and a mask [1, 1, 8, 16] (XNNPACK runs it by its name and scale), whose decomposition is not
+    attention (q + q); `with_norm`: q first goes through an odml.rms_norm composite (q * q). The
+    file is written for `fix`."""
+    s = Sketch()
+    q, k, v = s.input("q", (1, 8, 4, 16)), s.input("k", (1, 16, 1, 16)), s.input("v", (1, 16, 1, 16))
+    mask = s.input("mask", (1, 1, 8, 16))
+    if with_norm:
+        q = _composite(s, "odml.rms_norm", [q], q.shape, {"epsilon": 1e-6}, "MUL")
+    s.output(_composite(s, "odml.scaled_dot_product_attention", [q, k, v, mask], (1, 8, 4, 16), {"scale": 0.25},
+                        "ADD"))
+    path = tmp_path / f"attention{'_norm' * with_norm}.tflite"
+    path.write_bytes(s.to_bytes())
+    return str(path)
+
+
+def test_a_composite_whose_decomposition_differs_is_not_inlined(tmp_path):
+    """The CPU runs this attention composite with XNNPACK's own kernel, which the decomposition does
+    not match: inlining would change the model, so fix leaves it and says why. A decomposition the
+    CPU itself runs agrees by construction."""
+    agreeing = ir.from_bytes(composite_model("odml.rms_norm"))
+    assert _disagreement(agreeing.graphs[0].ops[0], "odml.rms_norm") is None
+    path, out = attention_composite(tmp_path), tmp_path / "fixed.tflite"
+    r = gpucompat("fix", path, "-o", str(out), "--profile", "litert-mldrift", "--format", "json")
+    doc = json.loads(r.stdout)
+    reasons = [e["reason"] for e in doc["not_applied"] if e["rewrite"] == "inline-composite"]
+    assert len(reasons) == 1 and "computes something else than the CPU's own kernel" in reasons[0]
+    assert r.returncode == 0 and not doc["applied"] and "XNNPACK" not in r.stderr
+
+
+def test_a_fix_that_leaves_the_model_crashing_is_not_written(tmp_path):
+    """A crashing norm composite that is inlined, then the attention one that is refused: the model
+    still crashes the compile, so the rewrites gain nothing and nothing is written."""
+    path, out = attention_composite(tmp_path, with_norm=True), tmp_path / "fixed.tflite"
+    r = gpucompat("fix", path, "-o", str(out), "--profile", "litert-mldrift", "--format", "json")
+    doc = json.loads(r.stdout)
+    assert [e["rewrite"] for e in doc["applied"]] == ["inline-composite"]
+    assert r.returncode == 1 and not out.exists() and doc["refusal"].startswith("nothing gained")
+    assert "odml.scaled_dot_product_attention" in doc["refusal"]

@@ -277,7 +277,13 @@ def prove_and_write(fix: Fix, rewrites: list[Rewrite], output: str | None, in_pl
     accelerator with `require_gpu_proof`) and write it to `output` when it holds; after a failed
     verification name the rewrites to blame and write nothing. With `require_gpu_proof`, an output
     that delegates an op not known right on the real GPU (fix.unproven) is not written either
-    unless the accelerator checked it in this run (fix.refusal says why). True when the fix holds."""
+    unless the accelerator checked it in this run (fix.refusal says why). A rewritten model that
+    still runs nothing on the GPU, like its input, is neither verified nor written: the rewrites gain
+    nothing (an LLM export whose composites could not all be inlined still crashes the compile).
+    True when the fix holds."""
+    if fix.changed and _no_gpu(fix.before) and _no_gpu(fix.after):
+        fix.refusal = f"nothing gained: the rewritten model still runs nothing on the GPU ({_no_gpu(fix.after)})"
+        return False
     if verify and verify_fix(fix, asked, require_gpu_proof) is not None \
             and not fix.verification.ok:
         if not any(v.original_failed for v in fix.verification.results):
@@ -290,6 +296,13 @@ def prove_and_write(fix: Fix, rewrites: list[Rewrite], output: str | None, in_pl
     if output is not None and (fix.changed or output != fix.path):
         write_fix(fix, output, in_place)
     return True
+
+
+def _no_gpu(result: ModelResult) -> str | None:
+    """Why no op of the model runs on the GPU when the whole delegation fails, else None."""
+    if result.failure:
+        return result.failure
+    return "the whole delegation fails" if result.delegation_fails else None
 
 
 def gpu_check_status(fix: Fix) -> str:

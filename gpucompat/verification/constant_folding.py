@@ -10,7 +10,7 @@ import numpy as np
 from gpucompat import ir
 from gpucompat.verification.control_flow import CONTROL_FLOW
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
-from gpucompat.verification.submodel import cut
+from gpucompat.ir.submodel import cut
 
 
 def fold_constants(graph: ir.Graph) -> dict[int, np.ndarray]:

@@ -24,7 +24,7 @@ from gpucompat.verification.constant_folding import fold_constants
 from gpucompat.verification.control_flow import CONTROL_FLOW, ControlSegment
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
 from gpucompat.verification.prepared_shapes import with_prepared_shapes
-from gpucompat.verification.submodel import cut
+from gpucompat.ir.submodel import cut
 
 
 @dataclass
