@@ -69,3 +69,33 @@ def test_grouped_query_heads_repeated_through_rank_5_become_rank_4(models, tmp_p
     assert doc["verification"]["backends"][0]["tolerance"] == "exact" and doc["verification"]["ok"]
     graph = ir.load(str(out)).graphs[0]
     assert max(t.rank for t in graph.tensors) == 4 and "BROADCAST_TO" not in {o.name for o in graph.ops}
+
+
+def int8_dense_over_rows() -> bytes:
+    """A dynamic-range dense layer as litert-torch writes a prefill of 32: float input [1, 32, 16],
+    int8 weights [8, 16] (per-tensor scale), keep_num_dims false, output [32, 8]."""
+    import numpy as np
+    from ai_edge_litert import schema_py_generated as fb
+
+    from gpucompat.ir.build import Sketch
+
+    s = Sketch()
+    x = s.input("x", (1, 32, 16))
+    w = s.const("w", np.random.default_rng(6).integers(-127, 128, (8, 16)).astype(np.int8), (0.01, 0))
+    s.output(s.op("FULLY_CONNECTED", [x, w, None], (32, 8), options=fb.FullyConnectedOptionsT(), version=3))
+    return s.to_bytes()
+
+
+def test_an_int8_dense_layer_over_more_than_16_rows_reads_them_flat(tmp_path):
+    """LiteRT's accelerator cannot build an int8-weight FULLY_CONNECTED flattening [1, 32, 16] into
+    32 rows (the whole compile fails); on the input RESHAPEd to [32, 16] it builds and is right."""
+    path, out = tmp_path / "rows.tflite", tmp_path / "fixed.tflite"
+    path.write_bytes(int8_dense_over_rows())
+    r = gpucompat("fix", str(path), "-o", str(out), "--profile", "litert-mldrift", "--format", "json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 0 and [e["rewrite"] for e in doc["applied"]] == ["flatten-fc-rows"], r.stderr
+    assert doc["before"]["delegation_fails"] or doc["before"]["ops_gpu"] == 0
+    assert doc["after"]["fully_delegated"] and doc["verification"]["backends"][0]["tolerance"] == "exact"
+    assert doc["verification"]["ok"]
+    graph = ir.load(str(out)).graphs[0]
+    assert [o.name for o in graph.ops] == ["RESHAPE", "FULLY_CONNECTED"] and graph.ops[1].inputs[0].shape == (32, 16)
