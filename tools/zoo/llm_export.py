@@ -75,7 +75,7 @@ def _schema_without_tensorflow() -> None:
     import importlib.util
     import types
 
-    if importlib.util.find_spec("tensorflow") is not None:
+    if "tensorflow" in sys.modules or importlib.util.find_spec("tensorflow") is not None:
         return
     from ai_edge_litert import schema_py_generated
 
@@ -107,6 +107,20 @@ def _hlfb_off(config) -> None:
         stack.extend(getattr(obj, f.name) for f in dataclasses.fields(obj))
 
 
+def _init_norms(model) -> None:
+    """Give litert-torch's LayerNorm and GroupNorm their parameters (it allocates them with
+    torch.empty and leaves them to a checkpoint: random memory, up to 1e35, different on every run,
+    so Phi-2's and Falcon's outputs overflowed): weight 1 + N(0, 0.1), bias N(0, 0.1), seeded."""
+    import torch
+
+    generator = torch.Generator().manual_seed(1)
+    for module in model.modules():
+        if type(module).__name__ in ("LayerNorm", "GroupNorm"):
+            for name, param in module.named_parameters(recurse=False):
+                noise = 0.1 * torch.randn(param.shape, generator=generator)
+                param.data = (1 + noise if name == "weight" else noise).to(param.dtype)
+
+
 def build(arch: str, variant: set[str]):
     """The small model of `arch` (seeded random weights, eval mode) and its export config."""
     import importlib
@@ -125,6 +139,7 @@ def build(arch: str, variant: set[str]):
     gpu_defaults = "gpuflags" in variant or (gpu_defaults and "cpuflags" not in variant)
     torch.manual_seed(0)
     model = getattr(module, class_name)(config, 0 if gpu_defaults else _kv_len(variant)).eval()
+    _init_norms(model)
     exported = export_config.ExportConfig(mask_as_input=gpu_defaults, output_logits_on_prefill="logits" in variant)
     if gpu_defaults:
         exported.kvcache_layout = kv_cache.KV_LAYOUT_TRANSPOSED
