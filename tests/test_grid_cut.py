@@ -49,21 +49,25 @@ def cut_all(model: ir.Model) -> dict[str, grid.Form | None]:
 
 def test_ops_a_form_can_stand_for_are_cut_with_their_own_key(model):
     cut = cut_all(model)
-    assert sorted(n for n, f in cut.items() if f is not None) == ["ADD", "FULLY_CONNECTED", "QUANTIZE", "RESHAPE",
-                                                                   "SELECT_V2"]
+    assert sorted(n for n, f in cut.items() if f is not None) == ["ADD", "FULLY_CONNECTED", "GATHER", "QUANTIZE",
+                                                                   "RESHAPE", "SELECT_V2"]
     forms = [cut[op.name] for op in model.graphs[0].ops if cut.get(op.name) is not None]
     written = ir.from_bytes(grid._model(forms)).graphs[0]
     source = {op.name: form_of(op) for op in model.graphs[0].ops}
     assert {out.producer.name: form_of(out.producer) for out in written.outputs} == {
-        op: source[op] for op in ("ADD", "FULLY_CONNECTED", "QUANTIZE", "RESHAPE", "SELECT_V2")}
+        op: source[op] for op in ("ADD", "FULLY_CONNECTED", "GATHER", "QUANTIZE", "RESHAPE", "SELECT_V2")}
     assert "fp16 constant" in source["SELECT_V2"] and "int8" in source["ADD"]
 
 
-def test_a_runtime_id_or_an_int8_logarithm_is_not_drawn(model):
-    """GATHER's ids and a full-int8 LOG's input (drawn over all of int8 it would reach 0 and below)
-    would not stand for the model's values: those ops stay unmeasured."""
+def test_runtime_ids_are_drawn_within_the_table_and_an_int8_logarithm_is_not_drawn(model):
+    """GATHER's runtime ids are drawn below the rows they pick from (any int32 would read past the
+    table); a full-int8 LOG's input drawn over all of int8 would reach 0 and below, so it stays
+    unmeasured."""
     cut = cut_all(model)
-    assert cut["GATHER"] is None and cut["LOG"] is None
+    assert cut["GATHER"].draw == "normal,ids10" or cut["GATHER"].draw.endswith("ids10")
+    ids = grid.seeded_feeds(ir.from_bytes(grid._model([cut["GATHER"]])).graphs[0], [cut["GATHER"]])[-1]
+    assert ids.dtype == np.int32 and 0 <= ids.min() and ids.max() < 10
+    assert cut["LOG"] is None
 
 
 def test_the_cut_batch_runs_on_the_cpu_as_the_grids_reference(model):

@@ -67,7 +67,8 @@ class Form:
     """One form: its name, how it adds its op to a model (inputs named `<name>__<j>`), and how its
     inputs are drawn ("normal" N(0, 1), "away" |N| + 0.5, "big" U(5, 7): fp16 sums pass 65504,
     "halves" N(0, 1) to a multiple of 0.5: comparisons meet equal values, "int8" any int8,
-    "ids<N>" int32 ids below N, "at<K>" int32 all K (start indices), "bool" true or false; one draw
+    "ids<N>" int32 ids below N, "at<K>" int32 all K (start indices), "int" int32 from 1 to 8 (an
+    LLM's positions and lengths: never 0, a divisor), "bool" true or false; one draw
     for every input, or one per input in order, comma-separated: "bool,normal,normal")."""
 
     name: str
@@ -587,6 +588,8 @@ def _draw(draw: str, shape, gen: np.random.Generator) -> np.ndarray:
         return gen.integers(0, int(draw[3:]), shape).astype(np.int32)
     if draw.startswith("at"):
         return np.full(shape, int(draw[2:]), np.int32)
+    if draw == "int":
+        return gen.integers(1, 9, shape).astype(np.int32)
     v = gen.standard_normal(shape).astype(np.float32)
     if draw == "halves":
         return (np.round(v * 2) / 2).astype(np.float32)
@@ -598,7 +601,7 @@ def _dtype(draw: str) -> int:
     from gpucompat.ir import dtypes
 
     named = {"int8": dtypes.INT8, "bool": dtypes.BOOL}
-    return named.get(draw, dtypes.INT32 if draw.startswith(("ids", "at")) else dtypes.FLOAT32)
+    return named.get(draw, dtypes.INT32 if draw.startswith(("ids", "at", "int")) else dtypes.FLOAT32)
 
 
 def _step(out) -> float:
@@ -629,7 +632,11 @@ def judge(got: np.ndarray, want: np.ndarray, precision: str, step: float = 0.0, 
     if precision == "fp16" and moves:
         g = np.where((np.abs(w) > HALF_MAX) & (np.abs(g) >= HALF_MAX) & (np.sign(g) == np.sign(w)), w, g)
     norm = float(np.linalg.norm(g) * np.linalg.norm(w))
-    cosine = float(g @ w / norm) if norm else float(np.array_equal(g, w))
+    if np.array_equal(g, w) or not norm:  # equal (a mask's -inf fill too, whose norm is no number), or zeros
+        cosine = float(np.array_equal(g, w))
+    else:
+        cosine = float(g @ w / norm) if np.isfinite(norm) else float(np.nan_to_num(g) @ np.nan_to_num(w) / (
+            np.linalg.norm(np.nan_to_num(g)) * np.linalg.norm(np.nan_to_num(w)) or 1.0))
     absolute = max_abs_error(g, w)  # verify's own measure: a NaN is an error
     error = absolute / (magnitude(w) or 1.0)
     min_cos, max_err = NOISE[precision]

@@ -37,8 +37,14 @@ from gpucompat.verification.reference_model import TRANSPOSE_BIAS
 # Every cut form the grid measures: one model, each form's op writing one graph output named after
 # the form (the grid's batch model of them), kept beside the table it stands for.
 STORE = os.path.join(os.path.dirname(CALIBRATION), "cut_forms.tflite")
-DRAWN = {dtypes.FLOAT32: "normal", dtypes.BOOL: "bool", dtypes.INT8: "int8"}  # runtime types a form can draw
-OUTPUTS = (dtypes.FLOAT32, dtypes.BOOL, dtypes.INT8)
+DRAWN = {dtypes.FLOAT32: "normal", dtypes.BOOL: "bool", dtypes.INT8: "int8", dtypes.INT32: "int"}  # runtime types
+OUTPUTS = (dtypes.FLOAT32, dtypes.BOOL, dtypes.INT8, dtypes.INT32)
+# runtime int32 operands that index another (op, input): drawn within what they index
+INDEXING = {("GATHER", 1), ("GATHER_ND", 1), ("EMBEDDING_LOOKUP", 0), ("DYNAMIC_UPDATE_SLICE", 2), ("ONE_HOT", 0)}
+# runtime int32 operands that decide shapes: a drawn value would make another model
+SHAPING = {("RESHAPE", 1), ("BROADCAST_TO", 1), ("FILL", 0), ("TILE", 1), ("PAD", 1), ("PADV2", 1), ("SLICE", 1),
+           ("SLICE", 2), ("STRIDED_SLICE", 1), ("STRIDED_SLICE", 2), ("STRIDED_SLICE", 3), ("RANGE", 0), ("RANGE", 1),
+           ("RANGE", 2), ("ONE_HOT", 1), ("TRANSPOSE", 1), ("SUM", 1), ("MEAN", 1), ("REDUCE_MAX", 1), ("CONCATENATION", 0)}
 
 
 def _quantization(t: ir.Tensor) -> tuple | None:
@@ -62,7 +68,8 @@ def operand(t: ir.Tensor | None, draw: str, full_int8: bool = False):
             raise ValueError(f"a runtime {t.dtype_name} operand")
         if t.dtype == dtypes.INT8:
             return Runtime(tuple(t.shape), "int8", _quantization(t))
-        return Runtime(tuple(t.shape), "bool" if t.dtype == dtypes.BOOL else draw)
+        return Runtime(tuple(t.shape), draw if t.dtype == dtypes.FLOAT32 or draw.startswith(("ids", "at"))
+                       else DRAWN[t.dtype])
     data = keys.stored(t)
     value = data.data()
     if value is None:
@@ -89,8 +96,10 @@ def cut(op: ir.Op, name: str) -> Form | None:
     full_int8 = any(t is not None and not keys.is_constant(t) and t.dtype == dtypes.INT8 for t in op.inputs)
     if full_int8 and op.name in AWAY:  # drawn over all of int8, its input would reach 0 and below
         return None
+    if any((op.name, j) in SHAPING and t is not None and not keys.is_constant(t) for j, t in enumerate(op.inputs)):
+        return None
     try:
-        operands = [operand(t, draw, full_int8) for t in op.inputs]
+        operands = [operand(t, _index_draw(op, j) or draw, full_int8) for j, t in enumerate(op.inputs)]
     except ValueError:
         return None
     if not any(isinstance(o, Runtime) for o in operands):
@@ -101,6 +110,25 @@ def cut(op: ir.Op, name: str) -> Form | None:
     if len(outs) > 1:
         return form(name, op.name, operands, outs, options=options, version=op.code.version, pick=0)
     return form(name, op.name, operands, tuple(out.shape), out.dtype, options, op.code.version, _quantization(out))
+
+
+def _index_draw(op: ir.Op, j: int) -> str | None:
+    """How a runtime int32 input that indexes another is drawn: ids below the axis it picks from
+    (the smallest axis an index tuple spans), a start of 0; None for any other input."""
+    if (op.name, j) not in INDEXING:
+        return None
+    if op.name == "DYNAMIC_UPDATE_SLICE":
+        return "at0"
+    if op.name == "ONE_HOT":
+        depth = op.input(1).data() if op.input(1) is not None else None
+        return f"ids{int(np.ravel(depth)[0])}" if depth is not None else None
+    data = op.input(1) if op.name == "EMBEDDING_LOOKUP" else op.input(0)
+    if op.name == "GATHER":
+        axis = (op.options.axis if op.options is not None else 0) % data.rank
+        return f"ids{data.shape[axis]}"
+    if op.name == "GATHER_ND":
+        return f"ids{min(data.shape[:op.input(1).shape[-1]])}"
+    return f"ids{data.shape[0]}"
 
 
 def wanted(model: ir.Model, gpu: dict[int, list[str]], lacking: Callable[[str], bool]) -> list[tuple[int, ir.Op]]:
