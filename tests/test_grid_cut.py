@@ -114,3 +114,12 @@ def test_mediapipes_transposed_convolution_is_cut_and_its_reference_is_the_built
     assert with_builtin_twins(model) == 1
     got = run_reference(reference_interpreter(ir.to_bytes(model), "the twin"), grid.seeded_feeds(graph, [form]))
     assert got[0].shape == (1, 8, 8, 4) and np.isfinite(got[0]).all() and np.abs(got[0]).max() > 0
+
+
+def test_a_nan_or_infinite_fill_both_sides_compute_is_equal():
+    """litert-torch's decode masks fill with NaN (a constant of the model) or -inf: the same fill on
+    both sides is right, a NaN on one side only is wrong."""
+    mask_fill = np.array([0.5, np.nan, -np.inf, 2.0])
+    assert not grid.judge(mask_fill.copy(), mask_fill, "fp32")["wrong"]
+    assert grid.judge(np.array([0.5, 1.0, -np.inf, 2.0]), mask_fill, "fp32")["wrong"]
+    assert grid.judge(np.array([0.5, np.nan, -np.inf, 2.5]), mask_fill, "fp32")["wrong"]
