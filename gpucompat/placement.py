@@ -207,8 +207,8 @@ def _apply_failures(model: Model, result: ModelResult) -> None:
         op, name = crash
         result.failure = (f"op#{op.index} STABLEHLO_COMPOSITE {name!r} in subgraph {op.graph.index}: the GPU "
                           f"accelerator crashes building its kernel (SIGSEGV), so the whole model fails to "
-                          f"compile; `gpucompat fix` inlines its decomposition where that computes what the composite does (or "
-                          f"export without the composites: litert-torch's enable_hlfb=False)")
+                          f"compile; `gpucompat fix` inlines its decomposition where that computes what the "
+                          f"composite does (or export without the composites: litert-torch's enable_hlfb=False)")
     elif profile.whole_model_failure and gated is not None:
         result.failure = (f"subgraph {gated.index}: {gated.gate}; the whole model fails to compile with "
                           f"the GPU accelerator (Failed to modify graph with delegate)")

@@ -11,10 +11,10 @@ from gpucompat.rewrites.drop_unit_axis import DropUnitAxis
 from gpucompat.rewrites.engine import Rewrite
 from gpucompat.rewrites.explicit_rank4 import ExplicitRank4
 from gpucompat.rewrites.flat_constant import FlatConstant
+from gpucompat.rewrites.flatten_fc_rows import FlattenFcRows
 from gpucompat.rewrites.float32_constant import Float32Constant
 from gpucompat.rewrites.fold_constants import FoldConstants
 from gpucompat.rewrites.fold_quantized_weights import FoldQuantizedWeights
-from gpucompat.rewrites.flatten_fc_rows import FlattenFcRows
 from gpucompat.rewrites.fold_space_to_batch import FoldSpaceToBatch
 from gpucompat.rewrites.fp16_safe_layernorm import Fp16SafeLayerNorm
 from gpucompat.rewrites.freeze_shapes import FreezeShapes
@@ -32,10 +32,10 @@ from gpucompat.rewrites.substitute_mirror_pad import SubstituteMirrorPad
 from gpucompat.rewrites.substitute_split import SubstituteSplit
 
 REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
-    (BatchedVector, Cleanup, DropUnitAxis, ExplicitRank4, FlatConstant, FlattenFcRows, Float32Constant, FoldConstants,
-     FoldQuantizedWeights, FoldSpaceToBatch, Fp16SafeLayerNorm, FreezeShapes, InlineComposite, RgbToRgba, SubstituteBatchMatmul,
-     SubstituteBroadcastTo, SubstituteEmbeddingLookup, SubstituteGather, SplitBatch, SubstituteL2Normalization, SubstituteMirrorPad,
-     SubstituteSplit, Subsample1x1Conv),
+    (BatchedVector, Cleanup, DropUnitAxis, ExplicitRank4, FlatConstant, FlattenFcRows, Float32Constant,
+     FoldConstants, FoldQuantizedWeights, FoldSpaceToBatch, Fp16SafeLayerNorm, FreezeShapes, InlineComposite,
+     RgbToRgba, SubstituteBatchMatmul, SubstituteBroadcastTo, SubstituteEmbeddingLookup, SubstituteGather,
+     SplitBatch, SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit, Subsample1x1Conv),
     key=lambda r: (r.priority, r.name)))
 
 

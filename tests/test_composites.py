@@ -21,10 +21,10 @@ from cli import gpucompat
 from gpucompat import ir
 from gpucompat.confirm import compare, runner
 from gpucompat.ir.build import Sketch, operator, tensor
-from gpucompat.rewrites.inline_composite import _disagreement
 from gpucompat.ir.signatures import reachable, subgraph_calls
-from gpucompat.verification.interpreter import reference_interpreter, run_reference
 from gpucompat.ir.submodel import cut
+from gpucompat.rewrites.inline_composite import _disagreement
+from gpucompat.verification.interpreter import reference_interpreter, run_reference
 from vulkan import without_device
 
 F32 = 0  # TensorType.FLOAT32

@@ -37,14 +37,15 @@ from gpucompat.verification.reference_model import TRANSPOSE_BIAS
 # Every cut form the grid measures: one model, each form's op writing one graph output named after
 # the form (the grid's batch model of them), kept beside the table it stands for.
 STORE = os.path.join(os.path.dirname(CALIBRATION), "cut_forms.tflite")
-DRAWN = {dtypes.FLOAT32: "normal", dtypes.BOOL: "bool", dtypes.INT8: "int8", dtypes.INT32: "int"}  # runtime types
+# the runtime types a form can draw, and how
+DRAWN = {dtypes.FLOAT32: "normal", dtypes.BOOL: "bool", dtypes.INT8: "int8", dtypes.INT32: "int"}
 OUTPUTS = (dtypes.FLOAT32, dtypes.BOOL, dtypes.INT8, dtypes.INT32)
 # runtime int32 operands that index another (op, input): drawn within what they index
 INDEXING = {("GATHER", 1), ("GATHER_ND", 1), ("EMBEDDING_LOOKUP", 0), ("DYNAMIC_UPDATE_SLICE", 2), ("ONE_HOT", 0)}
 # runtime int32 operands that decide shapes: a drawn value would make another model
 SHAPING = {("RESHAPE", 1), ("BROADCAST_TO", 1), ("FILL", 0), ("TILE", 1), ("PAD", 1), ("PADV2", 1), ("SLICE", 1),
            ("SLICE", 2), ("STRIDED_SLICE", 1), ("STRIDED_SLICE", 2), ("STRIDED_SLICE", 3), ("RANGE", 0), ("RANGE", 1),
-           ("RANGE", 2), ("ONE_HOT", 1), ("TRANSPOSE", 1), ("SUM", 1), ("MEAN", 1), ("REDUCE_MAX", 1), ("CONCATENATION", 0)}
+           ("RANGE", 2), ("ONE_HOT", 1), ("TRANSPOSE", 1), ("SUM", 1), ("MEAN", 1), ("REDUCE_MAX", 1)}
 
 
 def _quantization(t: ir.Tensor) -> tuple | None:

@@ -29,13 +29,13 @@ def subgraph_calls(op) -> list[tuple[object, str]]:
     return [(t, f) for t in tables for f in SUBGRAPH_FIELDS if getattr(t, f, None) is not None]
 
 
-def composite_name(op: Op) -> str:
+def composite_name(op) -> str:
     """The composite's name (litert-torch's "odml.rms_norm"), "" when the file names none."""
     name = getattr(getattr(op.fb, "builtinOptions2", None), "name", None)
     return (name.decode("utf-8", "replace") if isinstance(name, bytes) else name) or ""
 
 
-def decomposition(op: Op) -> int | None:
+def decomposition(op) -> int | None:
     """The index of the subgraph a composite decomposes into, None when it names none."""
     calls = [(o, f) for o, f in subgraph_calls(op) if f == "decompositionSubgraphIndex"]
     return int(getattr(*calls[0])) if calls else None

@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from gpucompat import ir
+from gpucompat.ir.submodel import cut
 from gpucompat.verification.control_flow import CONTROL_FLOW
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
-from gpucompat.ir.submodel import cut
 
 
 def fold_constants(graph: ir.Graph) -> dict[int, np.ndarray]:

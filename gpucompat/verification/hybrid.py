@@ -17,6 +17,7 @@ from gpucompat import ir
 from gpucompat.errors import GpucompatError
 from gpucompat.ir import dtypes
 from gpucompat.ir.signatures import subgraph_calls
+from gpucompat.ir.submodel import cut
 from gpucompat.opencl.executor import Executor, RecordingExecutor
 from gpucompat.opencl.runtime import Runtime
 from gpucompat.progress import status
@@ -24,7 +25,6 @@ from gpucompat.verification.constant_folding import fold_constants
 from gpucompat.verification.control_flow import CONTROL_FLOW, ControlSegment
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
 from gpucompat.verification.prepared_shapes import with_prepared_shapes
-from gpucompat.ir.submodel import cut
 
 
 @dataclass

@@ -58,7 +58,8 @@ def _proofs(fix: dict) -> str:
     failed = sum(1 for p in proofs.values() if p == "failed")
     not_run = sum(1 for p in proofs.values() if p == "not run")
     passed = len(proofs) - failed - not_run
-    return f"{passed} passed" + (f", **{failed} failed**" if failed else "") + (f", {not_run} not run" if not_run else "")
+    return (f"{passed} passed" + (f", **{failed} failed**" if failed else "")
+            + (f", {not_run} not run" if not_run else ""))
 
 
 def _fix(fix: dict) -> str:
@@ -106,15 +107,15 @@ def totals(records: dict[str, dict]) -> list[str]:
               f"- `fix --profile litert-mldrift` rewrote **{len(rewrote)}**, with more ops on the GPU in **{gained}**; "
               f"its proofs (reference interpreter, executor and the accelerator, each signature): "
               f"**{sum(1 for f in fixes if 'failed' in f['proofs'].values())}** export(s) with a failed proof",
-              f"- fixed models on the accelerator: **{sum(1 for c in fixed if c['runtime']['compiles'])}/{len(fixed)}** "
-              f"compile, **{whole}** whole on the GPU; `litert-mldrift` equals the accelerator on "
+              f"- fixed models on the accelerator: "
+              f"**{sum(1 for c in fixed if c['runtime']['compiles'])}/{len(fixed)}** compile, **{whole}** whole on the GPU; `litert-mldrift` equals the accelerator on "
               f"**{sum(1 for c in fixed if c['agree'])}/{len(fixed)}**"]
     if bundles:
         same = sum(1 for r in bundles.values() if r.get("same_as_plain"))
         lines.append(f"- .litertlm bundles: **{same}/{len(bundles)}** judged exactly like the plain export they "
                      f"bundle (both sides)")
-    lines.append(f"- median time per export (compile, verify, fix, compile again): "
-                 f"{sorted(r['seconds'] for r in records.values())[n // 2]:.0f} s" if n else "- nothing judged")
+    median = sorted(r["seconds"] for r in records.values())[n // 2] if n else 0.0
+    lines.append(f"- median time per export (compile, verify, fix, compile again): {median:.0f} s")
     return lines
 
 
