@@ -108,7 +108,8 @@ def totals(records: dict[str, dict]) -> list[str]:
               f"its proofs (reference interpreter, executor and the accelerator, each signature): "
               f"**{sum(1 for f in fixes if 'failed' in f['proofs'].values())}** export(s) with a failed proof",
               f"- fixed models on the accelerator: "
-              f"**{sum(1 for c in fixed if c['runtime']['compiles'])}/{len(fixed)}** compile, **{whole}** whole on the GPU; `litert-mldrift` equals the accelerator on "
+              f"**{sum(1 for c in fixed if c['runtime']['compiles'])}/{len(fixed)}** compile, **{whole}** whole on the "
+              f"GPU; `litert-mldrift` equals the accelerator on "
               f"**{sum(1 for c in fixed if c['agree'])}/{len(fixed)}**"]
     if bundles:
         same = sum(1 for r in bundles.values() if r.get("same_as_plain"))
