@@ -66,3 +66,29 @@ def test_the_runtimes_joined_messages_stay_apart():
     assert one_line(joined) == "gather_nd index out of bounds. Node number 16 (GATHER_ND) failed to invoke."
     assert one_line(RuntimeError("Invalid begin.Node number 2 (SLICE) failed")) == \
         "Invalid begin. Node number 2 (SLICE) failed"
+
+
+def kv_cache_write() -> ir.Model:
+    """A prefill's KV-cache write as litert-torch exports it: the first of the positions [8]
+    (SLICE, RESHAPE to a scalar) PACKed into the start indices [0, p, 0, 0] of a
+    DYNAMIC_UPDATE_SLICE of an update [1, 8, 2, 4] into a cache [1, 64, 2, 4]."""
+    m = IRModel()
+    pos = m.input("input_pos", [8], "INT32")
+    cache, update = m.input("cache", [1, 64, 2, 4]), m.input("update", [1, 8, 2, 4])
+    first = m.op("SLICE", [pos, m.const("begin", np.zeros([1], np.int32)), m.const("size", np.ones([1], np.int32))],
+                 [1], "INT32")
+    scalar = m.op("RESHAPE", [first, m.const("scalar", np.zeros([0], np.int32))], [], "INT32")
+    zero = m.const("zero", np.zeros([], np.int32))
+    start = m.op("PACK", [zero, scalar, zero, zero], [4], "INT32", options=options("Pack", valuesCount=4, axis=0))
+    m.output(m.op("DYNAMIC_UPDATE_SLICE", [cache, update, start], [1, 64, 2, 4]))
+    return ir.from_bytes(m.bytes())
+
+
+def test_positions_that_start_a_cache_write_are_a_run_that_fits():
+    """Random positions make attention-mask rows that hide every key (a row the CPU softmaxes to
+    zeros and a GPU to NaN): the positions are drawn consecutive, from a start that lets the
+    8-row update fit in the 64-row cache."""
+    spec = inputs.specs(kv_cache_write().graphs[0])[0]
+    assert spec.run == 57
+    for values in (s[0] for s in inputs.seeded([spec], 0, 20)):
+        assert np.array_equal(np.diff(values), np.ones(7)) and 0 <= values[0] and values[-1] < 64

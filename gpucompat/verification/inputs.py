@@ -4,7 +4,9 @@ samples, `--inputs data.npz`, are read by gpucompat/npz_inputs.py, which `check`
 N(0, 1) floats; 8- and 16-bit integers over their whole range (quantized inputs); wider integers in
 [0, 100) (indices and sizes, non-negative); booleans 0 / 1. An integer input the graph uses as
 indices is drawn below the bound those indices must respect (index_bound: token ids below an
-embedding table's rows, positions below a cache's length). Runs draw in turn from one generator
+embedding table's rows, positions below a cache's length); one whose first value starts a KV-cache
+write (run_start_bound: an LLM's positions) is a run of consecutive values, as a prefill feeds them
+(random positions make rows of an attention mask that hide every key). Runs draw in turn from one generator
 seeded with the seed, so run k is the same whatever the number of runs.
 """
 
@@ -28,6 +30,7 @@ class InputSpec:
     shape: tuple[int, ...]
     dtype: np.dtype
     below: int | None = None
+    run: int | None = None  # positions: a run of consecutive values starting below this (run_start_bound)
 
 
 PASS_THROUGH = ("RESHAPE", "SQUEEZE", "EXPAND_DIMS", "CAST", "IDENTITY")  # ops that keep an index an index
@@ -62,6 +65,44 @@ def index_bound(t: ir.Tensor) -> int | None:
     return min(found) if found else None
 
 
+def run_start_bound(t: ir.Tensor) -> int | None:
+    """When `t` holds token positions: their first value becomes the start of a KV-cache write
+    (litert-torch: SLICE of the first position, RESHAPE to a scalar, PACK or CONCATENATION into
+    the start indices of DYNAMIC_UPDATE_SLICE, CASTs on the way), so the positions are a run of consecutive values whose start lets
+    the update fit; the bound that start stays below, None when `t` does not reach one."""
+    bounds = [_start_bound(op.outputs[0], element=0) for op in t.consumers
+              if op.name == "SLICE" and op.input(0) is t and _first_element(op)]
+    bounds += [run_start_bound(op.outputs[0]) for op in t.consumers if op.name in PASS_THROUGH and op.input(0) is t]
+    if int(np.prod(t.shape)) == 1:  # a decode step's one position is the start itself
+        bounds.append(_start_bound(t, element=0))
+    found = [b for b in bounds if b is not None and b > 0]
+    return min(found) if found else None
+
+
+def _first_element(op: ir.Op) -> bool:
+    """A SLICE that takes the first element of a vector."""
+    begin = op.input(1).data() if op.input(1) is not None else None
+    return begin is not None and not np.any(begin) and int(np.prod(op.outputs[0].shape)) == 1
+
+
+def _start_bound(t: ir.Tensor, element: int) -> int | None:
+    """The bound on the value of `t` (one element of a start vector, `element` once PACKed) where it
+    reaches DYNAMIC_UPDATE_SLICE's start indices."""
+    bounds = []
+    for op in t.consumers:
+        slot = next(i for i, x in enumerate(op.inputs) if x is t)
+        if op.name in PASS_THROUGH and slot == 0:
+            bounds.append(_start_bound(op.outputs[0], element))
+        elif op.name == "PACK":
+            bounds.append(_start_bound(op.outputs[0], slot))
+        elif op.name == "CONCATENATION" and op.outputs[0].rank == 1:  # pieces of a start vector
+            bounds.append(_start_bound(op.outputs[0], element + sum(x.shape[0] for x in op.inputs[:slot])))
+        elif op.name == "DYNAMIC_UPDATE_SLICE" and slot == 2 and element < op.input(0).rank:
+            bounds.append(op.input(0).shape[element] - op.input(1).shape[element] + 1)
+    found = [b for b in bounds if b is not None and b > 0]
+    return min(found) if found else None
+
+
 def specs(graph: ir.Graph, dynamic_dim: int | None = None) -> list[InputSpec]:
     """The inputs of `graph` at their stored shapes, or with dynamic (-1) dimensions fed at
     `dynamic_dim` when given."""
@@ -72,8 +113,9 @@ def specs(graph: ir.Graph, dynamic_dim: int | None = None) -> list[InputSpec]:
             raise GpucompatError(f"input tensor#{t.index} {t.name!r} has type {t.dtype_name}, "
                                  "which cannot be generated")
         shape = t.shape if dynamic_dim is None else tuple(dynamic_dim if d < 0 else d for d in t.signature)
-        below = index_bound(t) if np.dtype(dt).kind in "iu" else None
-        out.append(InputSpec(t.name, tuple(shape), np.dtype(dt), below))
+        integer = np.dtype(dt).kind in "iu"
+        below = index_bound(t) if integer else None
+        out.append(InputSpec(t.name, tuple(shape), np.dtype(dt), below, run_start_bound(t) if integer else None))
     return out
 
 
@@ -84,6 +126,10 @@ def random_values(spec: InputSpec, gen: np.random.Generator) -> np.ndarray:
         return gen.standard_normal(shape).astype(dt)
     if dt == np.bool_:
         return gen.integers(0, 2, shape).astype(bool)
+    if spec.run is not None:  # positions: consecutive from a start that keeps every one in bounds
+        count = int(np.prod(shape, dtype=np.int64))
+        last = min(spec.run, (spec.below or spec.run + count) - count + 1)
+        return (gen.integers(0, max(last, 1)) + np.arange(count)).reshape(shape).astype(dt)
     if spec.below is not None:
         return gen.integers(0, spec.below, shape).astype(dt)
     if dt.itemsize <= 2:
