@@ -10,6 +10,7 @@ from gpucompat.rewrites.cleanup import Cleanup
 from gpucompat.rewrites.drop_unit_axis import DropUnitAxis
 from gpucompat.rewrites.engine import Rewrite
 from gpucompat.rewrites.explicit_rank4 import ExplicitRank4
+from gpucompat.rewrites.finite_mask_fill import FiniteMaskFill
 from gpucompat.rewrites.flat_constant import FlatConstant
 from gpucompat.rewrites.flatten_fc_rows import FlattenFcRows
 from gpucompat.rewrites.float32_constant import Float32Constant
@@ -32,7 +33,7 @@ from gpucompat.rewrites.substitute_mirror_pad import SubstituteMirrorPad
 from gpucompat.rewrites.substitute_split import SubstituteSplit
 
 REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
-    (BatchedVector, Cleanup, DropUnitAxis, ExplicitRank4, FlatConstant, FlattenFcRows, Float32Constant,
+    (BatchedVector, Cleanup, DropUnitAxis, ExplicitRank4, FiniteMaskFill, FlatConstant, FlattenFcRows, Float32Constant,
      FoldConstants, FoldQuantizedWeights, FoldSpaceToBatch, Fp16SafeLayerNorm, FreezeShapes, InlineComposite,
      RgbToRgba, SubstituteBatchMatmul, SubstituteBroadcastTo, SubstituteEmbeddingLookup, SubstituteGather,
      SplitBatch, SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit, Subsample1x1Conv),

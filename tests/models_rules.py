@@ -225,3 +225,16 @@ def basic_lstm(units: int) -> IRModel:
     m.graph.op("LSTM", [x, activ, weights, biases, state], outputs, options, 2)
     m.output(outputs[0], outputs[1])
     return m
+
+
+def masked_attention(fill: float) -> IRModel:
+    """Scores [1, 1, 32, 64] plus a mask SELECT_V2(keep [1, 1, 32, 64], 0, `fill`), then SOFTMAX: an
+    attention mask as litert-torch builds it (-inf) or with a finite fill."""
+    m = IRModel()
+    scores = m.input("scores", [1, 1, 32, 64])
+    keep = m.input("keep", [1, 1, 32, 64], "BOOL")
+    mask = m.op("SELECT_V2", [keep, m.const("zero", np.float32(0)), m.const("fill", np.float32(fill))],
+                [1, 1, 32, 64])
+    added = m.op("ADD", [scores, mask], [1, 1, 32, 64], options=fb.AddOptionsT())
+    m.output(m.op("SOFTMAX", [added], [1, 1, 32, 64], options=softmax_options()))
+    return m

@@ -92,6 +92,8 @@ CASES: dict[str, Case] = {
                     about=says("[ELU rank 1]", "at its fp16 default")),
     "PREC409": Case(mr.two_class_classifier, inputs=filled([1, 1], lambda raises: 1.0),
                     about=says("class 1 becomes 0")),
+    "PREC410": Case(lambda raises: mr.masked_attention(-np.inf if raises else -30000.0), MLDRIFT,
+                    about=says("SOFTMAX reads a mask filled with -inf", "as NaN")),
     "HYG501": Case(mr.dead_branch, about=says("LOGISTIC")),
     "DEV601": Case(mr.residual_linear, MLDRIFT, families=("mali",), about=says("LiteRT#9277", "unverified here")),
     "DEV602": Case(lambda raises: mr.depth_to_space(4 if raises else 1), MLDRIFT, families=("adreno",),
