@@ -47,6 +47,24 @@ def dequantize(t: Tensor, values: np.ndarray) -> np.ndarray:
     return ((values.astype(np.float32) - zero) * scale).astype(np.float32)
 
 
+def blockwise_values(t: Tensor) -> np.ndarray | None:
+    """INT4 weights with per-block scales as floats, as the CPU reads them: two values a byte, the
+    low nibble first, sign-extended (tflite/kernels/internal/portable_tensor_utils.cc
+    UnpackDenseInt4IntoInt8), each times the scale of its block along the last axis (the scales
+    tensor [rows, blocks] the quantization names); None when `t` is not such a constant."""
+    if not (t.is_constant and t.is_blockwise_quantized and t.dtype == dtypes.INT4):
+        return None
+    scales = dict(t.graph.model.quantization_targets(t)).get("scales")
+    block = int(t.fb.quantization.details.blockSize or 0)
+    if scales is None or scales.data() is None or block <= 0 or t.shape[-1] % block:
+        return None
+    packed = np.asarray(t.buffer.data, np.uint8)
+    nibbles = np.stack([packed & 0x0F, packed >> 4], axis=-1).ravel()[:t.num_elements].astype(np.int8)
+    values = np.where(nibbles > 7, nibbles - 16, nibbles).astype(np.float32).reshape(t.shape)
+    per_block = np.asarray(scales.data(), np.float32)
+    return values * np.repeat(per_block, block, axis=-1).reshape(t.shape)
+
+
 def quantize(t: Tensor, values: np.ndarray) -> np.ndarray:
     """Float values -> the fixed-point type of `t` (the delegate's QuantizeOutputs on the CPU)."""
     dt = dtypes.numpy_dtype(t.dtype)
@@ -152,7 +170,9 @@ class Executor:
             return None
         data = self.folded.get(id(t))
         data = t.data() if data is None else data
-        return dequantize(t, data) if data is not None else None
+        if data is None:
+            return blockwise_values(t)
+        return dequantize(t, data)
 
     def tensor(self, t: Tensor) -> GpuTensor:
         """The device tensor holding `t`: allocated on first use, constants uploaded."""

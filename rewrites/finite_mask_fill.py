@@ -7,8 +7,8 @@ LiteRT's GPU accelerator computes a SOFTMAX row as NaN when its first four eleme
 (rules/support/masks.py, PREC410). A fill of -30000 masks the same keys: exp(-30000 - max) is 0 in
 float32 and in half, and -30000 is a half value, so the fill survives fp16. Each constant holding
 -inf that reaches a delegated SOFTMAX gets a copy with every -inf replaced, read by the op on the
-mask's path (any other reader of the constant keeps it). Only under the profiles of LiteRT's accelerator (a release), where it was
-measured.
+mask's path (any other reader of the constant keeps it). Only under the profiles of LiteRT's
+accelerator (a release), where it was measured.
 
 Safety: equivalent (the masked probabilities are exactly 0 either way unless a score is within
 30000 of the fill; the CPU clamps -inf to the float range in its ADD anyway).

@@ -77,6 +77,9 @@ class InlineComposite(Rewrite):
                 record.buffer = (graph.model.add_buffer(np.asarray(t.buffer.data, np.uint8).tobytes())
                                  if t.is_constant else 0)
                 mapped[id(t)] = graph.add_tensor(record)
+                targets = graph.model.quantization_targets(t)
+                if targets:  # INT4 weights: their scales come along
+                    graph.model.link_quantization(mapped[id(t)], [(f, own(target)) for f, target in targets])
             return mapped[id(t)]
 
         inlined = []

@@ -100,7 +100,6 @@ def fix_file(path: str, rewrites: list[Rewrite], profile: Profile, options: Opti
     run (prove_and_write asked so), which lets a rewrite introduce a form never measured."""
     original = map_model(path)
     model = ir.from_bytes(original, path)
-    model.refuse_blockwise_quantization("gpucompat fix")
     with status(f"rewriting {path}"):
         before, waste_before = _checked(model, profile, options)  # read only: the same model is rewritten next
         model, trace, unproven = rewrite_guarded(original, model, rewrites, profile, options, accelerator_checks)

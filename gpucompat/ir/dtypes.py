@@ -22,6 +22,7 @@ UINT8 = fb.TensorType.UINT8
 INT16 = fb.TensorType.INT16
 INT64 = fb.TensorType.INT64
 BOOL = fb.TensorType.BOOL
+INT4 = fb.TensorType.INT4
 
 
 def name(dtype: int) -> str:

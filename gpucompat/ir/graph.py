@@ -165,6 +165,7 @@ class Graph:
         for op in self.ops:
             used.update(id(t) for t in (*op.present_inputs, *op.outputs, *op.intermediates))
         used.update(id(t) for t in self.model.signature_tensors() if t.graph is self)
+        used.update(id(target) for owner, _, _, target in self.model.quantization_links if id(owner) in used)
         self.tensors = [t for t in self.tensors if id(t) in used]
 
     def check(self) -> None:

@@ -26,6 +26,9 @@ class Model:
         # (TensorMapT record, Tensor) pairs: signature defs refer to tensors by index, and the
         # writer re-numbers them from these links.
         self.signature_links: list[tuple[object, Tensor]] = []
+        # (tensor, its blockwise quantization details, field, tensor named there): INT4 weights name
+        # their scales by index in the same subgraph, and the writer re-numbers them from these links.
+        self.quantization_links: list[tuple[Tensor, object, str, Tensor]] = []
 
     @property
     def buffers(self) -> list:
@@ -59,18 +62,17 @@ class Model:
         """Total number of ops over all subgraphs."""
         return sum(len(g.ops) for g in self.graphs)
 
-    def refuse_blockwise_quantization(self, what: str) -> None:
-        """Raise a GpucompatError naming the first blockwise-quantized tensor: its quantization
-        names the subgraph's scale tensors by index, and rewriting or cutting the graph renumbers
-        tensors without following those references (the written model would crash its interpreter)."""
-        from gpucompat.errors import GpucompatError
+    def quantization_targets(self, t: Tensor) -> list[tuple[str, Tensor]]:
+        """(field, tensor) of every tensor `t`'s blockwise quantization names (its scales)."""
+        return [(f, target) for owner, _, f, target in self.quantization_links if owner is t]
 
-        for graph in self.graphs:
-            for t in graph.tensors:
-                if t.is_blockwise_quantized:
-                    raise GpucompatError(f"{self.path}: tensor {t.name!r} is blockwise quantized ({t.dtype_name} "
-                                         f"weights with per-block scales), which {what} does not support yet "
-                                         f"(`gpucompat check` does)")
+    def link_quantization(self, t: Tensor, targets: list[tuple[str, Tensor]]) -> None:
+        """Give `t` (a copy of a blockwise-quantized tensor, sharing nothing with it) its own
+        quantization record, naming `targets` ((field, tensor) in `t`'s subgraph)."""
+        import copy
+
+        t.fb.quantization = copy.deepcopy(t.fb.quantization)
+        self.quantization_links += [(t, t.fb.quantization.details, f, target) for f, target in targets]
 
     def signature_tensors(self) -> list[Tensor]:
         """Tensors named by signature defs (kept alive by cleanup)."""

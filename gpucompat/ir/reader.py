@@ -203,6 +203,7 @@ def _build(model: Model, path: str) -> None:
             raise ModelError(path, str(e)) from None
         _validate_operands(g, path)
     _link_signatures(model, path)
+    _link_quantization(model, path)
 
 
 def _operand_error(o, what: str, limit: int, path: str) -> NoReturn:
@@ -276,6 +277,24 @@ def _validate_tensor(t, gi: int, ti: int, n_buffers: int, path: str) -> None:
         if d < -1:
             raise ModelError(path, f"{where} has an invalid dimension ({d}) in its shape signature")
     raise ModelError(path, f"{where} has an unknown tensor type ({t.type})")
+
+
+def _link_quantization(model: Model, path: str) -> None:
+    """Link every blockwise-quantized tensor to the tensors its details name (scales; zero points
+    when not -1)."""
+    for gi, g in enumerate(model.graphs):
+        for t in g.tensors:
+            if not t.is_blockwise_quantized:
+                continue
+            details = t.fb.quantization.details
+            for field in ("scales", "zeroPoints"):
+                index = getattr(details, field)
+                if index is None or index < 0:
+                    continue
+                if index >= len(g.tensors):
+                    raise ModelError(path, f"subgraph {gi}: tensor {t.name!r} names {field} tensor {index}, "
+                                           f"but the subgraph has {len(g.tensors)} tensors")
+                model.quantization_links.append((t, details, field, g.tensors[index]))
 
 
 def _link_signatures(model: Model, path: str) -> None:

@@ -59,6 +59,9 @@ def _copy(ops: list[ir.Op], inputs: list[ir.Tensor], outputs: list[ir.Tensor], m
             tfb = copy.copy(t.fb)
             tfb.buffer = model.add_buffer(np.asarray(t.buffer.data, np.uint8).tobytes()) if t.is_constant else 0
             fresh[id(t)] = graph.add_tensor(tfb)
+            targets = t.graph.model.quantization_targets(t)
+            if targets:  # INT4 weights: their scales come along, named anew
+                model.link_quantization(fresh[id(t)], [(f, own(target)) for f, target in targets])
         return fresh[id(t)]
 
     graph.inputs = [own(t) for t in inputs]

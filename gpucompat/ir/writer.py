@@ -106,12 +106,16 @@ def _prepare(model: Model):
             op.fb.outputs = _int32([pos[id(t)] for t in op.outputs])
             if op.intermediates or op.fb.intermediates is not None:
                 op.fb.intermediates = _int32([pos[id(t)] for t in op.intermediates])
+        for owner, details, field, target in model.quantization_links:
+            if id(owner) in pos:  # a blockwise-quantized tensor still in the graph names its scales anew
+                setattr(details, field, pos[id(target)])
         g.fb.tensors = [t.fb for t in g.tensors]
         g.fb.operators = [op.fb for op in g.ops]
         g.fb.inputs = _int32([pos[id(t)] for t in g.inputs])
         g.fb.outputs = _int32([pos[id(t)] for t in g.outputs])
     for tm, t in model.signature_links:
         tm.tensorIndex = t.index
+
     rec.operatorCodes = codes
     rec.subgraphs = [g.fb for g in model.graphs]
     return rec

@@ -68,8 +68,9 @@ def index_bound(t: ir.Tensor) -> int | None:
 def run_start_bound(t: ir.Tensor) -> int | None:
     """When `t` holds token positions: their first value becomes the start of a KV-cache write
     (litert-torch: SLICE of the first position, RESHAPE to a scalar, PACK or CONCATENATION into
-    the start indices of DYNAMIC_UPDATE_SLICE, CASTs on the way), so the positions are a run of consecutive values whose start lets
-    the update fit; the bound that start stays below, None when `t` does not reach one."""
+    the start indices of DYNAMIC_UPDATE_SLICE, CASTs on the way), so the positions are a run of
+    consecutive values whose start lets the update fit; the bound that start stays below, None
+    when `t` does not reach one."""
     bounds = [_start_bound(op.outputs[0], element=0) for op in t.consumers
               if op.name == "SLICE" and op.input(0) is t and _first_element(op)]
     bounds += [run_start_bound(op.outputs[0]) for op in t.consumers if op.name in PASS_THROUGH and op.input(0) is t]

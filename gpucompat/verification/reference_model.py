@@ -45,14 +45,17 @@ def hybrid_ops(model: ir.Model, where: dict[int, list[str]]) -> list[ir.Op]:
 
 
 def _quantized_constant(t: ir.Tensor) -> bool:
+    """8-bit weights with quantization parameters, or INT4 weights with per-block scales."""
+    if t.is_constant and t.is_blockwise_quantized:
+        return True
     return t.is_constant and t.dtype in _INTEGER_WEIGHTS and t.quantization is not None and t.data() is not None
 
 
 def with_float_weights(model: ir.Model, where: dict[int, list[str]]) -> int:
     """Store the quantized constant inputs of the model's GPU-placed hybrid ops as float32
-    (per-tensor or per-channel dequantized), in place; how many ops were hybrid. Tensor indices
+    (per-tensor, per-channel or per-block dequantized), in place; how many ops were hybrid. Tensor indices
     are kept, so intermediates stay comparable."""
-    from gpucompat.opencl.executor import dequantize
+    from gpucompat.opencl.executor import blockwise_values, dequantize
 
     ops = hybrid_ops(model, where)
     done: set[int] = set()
@@ -60,7 +63,9 @@ def with_float_weights(model: ir.Model, where: dict[int, list[str]]) -> int:
         for t in op.present_inputs:
             if id(t) in done or not _quantized_constant(t):
                 continue
-            values = dequantize(t, t.data())
+            values = blockwise_values(t) if t.is_blockwise_quantized else dequantize(t, t.data())
+            if values is None:  # blockwise weights this reading does not cover (zero points): left as they are
+                continue
             t.fb.buffer = model.add_buffer(values)
             t.fb.type = dtypes.FLOAT32
             t.fb.quantization = None

@@ -154,7 +154,6 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
         raise GpucompatError("--runs must be at least 1")
     stored = ir.reader.read_bytes(path)
     data, model = _signature_first(stored, path, settings.signature)
-    model.refuse_blockwise_quantization("gpucompat verify")
     ref_path = settings.against or path
     ref_bytes, original = _signature_first(ir.reader.read_bytes(ref_path), ref_path, settings.signature) \
         if settings.against else (data, None)
