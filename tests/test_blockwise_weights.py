@@ -22,11 +22,15 @@ from gpucompat.verification.interpreter import reference_interpreter, run_refere
 UNITS, FEATURES, BLOCK = 16, 64, 32
 
 
-def int4_dense() -> tuple[bytes, np.ndarray]:
-    """The model and the float weights its INT4 values and fp16 block scales stand for."""
+def int4_dense(zero_block: bool = False) -> tuple[bytes, np.ndarray]:
+    """The model and the float weights its INT4 values and fp16 block scales stand for;
+    `zero_block`: the first block of the first row has scale 0 (a row of zeros there), which the
+    CPU's builtin kernels take and XNNPACK refuses."""
     rng = np.random.default_rng(2)
     q = rng.integers(-8, 8, (UNITS, FEATURES)).astype(np.int8)
     scales = (rng.uniform(0.01, 0.05, (UNITS, FEATURES // BLOCK))).astype(np.float16)
+    if zero_block:
+        scales[0, 0] = 0
     packed = ((q[:, 0::2] & 0x0F) | ((q[:, 1::2] & 0x0F) << 4)).astype(np.uint8)
     s = Sketch()
     x = s.input("x", (1, 4, FEATURES))
@@ -82,3 +86,13 @@ def test_verify_runs_a_blockwise_model(tmp_path):
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["passed"] and "weights dequantized" in doc["reference"]["model"]
+
+
+def test_a_graph_xnnpack_refuses_runs_on_the_builtin_kernels():
+    """A block scale of 0 (legal: the builtin kernels take it; a decode signature's weights, which
+    the CPU never hands XNNPACK, made the main subgraph by verify) is refused by XNNPACK: the
+    reference runs on the builtin kernels instead of failing."""
+    data, weights = int4_dense(zero_block=True)
+    x = np.random.default_rng(5).standard_normal((1, 4, FEATURES)).astype(np.float32)
+    got = run_reference(reference_interpreter(data, "zero block"), [x])[0]
+    np.testing.assert_allclose(got, np.tanh(x @ weights.T), atol=0.05)
