@@ -97,8 +97,9 @@ def totals(records: dict[str, dict]) -> list[str]:
     lines = [f"- exports judged: **{n}** ({len({r['architecture'] for r in records.values()})} architectures, "
              f"{len({r['quantization'] for r in records.values()})} quantization modes, {len(bundles)} .litertlm "
              f"bundles)",
-             f"- as exported, the accelerator compiles **{compiled}**, crashes on **{crashed}** (SIGSEGV building "
-             f"the kernel of an `odml.*` composite)",
+             f"- as exported, the accelerator compiles **{compiled}**, crashes on **{crashed}** ("
+             f"{sum(1 for c in confirmed if 'STABLEHLO_COMPOSITE' in (c['prediction'].get('failure') or ''))} "
+             f"predicted for an `odml.*` composite, the rest for their weights)",
              f"- `litert-mldrift` equals the accelerator on every point on **{agree}/{n}**"]
     lines += [f"  - {title}: {sum(1 for c in confirmed if c['points'][p])}/{n}" for p, title in POINTS.items()]
     lines += [f"- `verify --profile litert-mldrift` passes every signature of **{every}/{n}**; the others: "
