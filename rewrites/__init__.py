@@ -31,12 +31,13 @@ from gpucompat.rewrites.substitute_gather import SubstituteGather
 from gpucompat.rewrites.substitute_l2_normalization import SubstituteL2Normalization
 from gpucompat.rewrites.substitute_mirror_pad import SubstituteMirrorPad
 from gpucompat.rewrites.substitute_split import SubstituteSplit
+from gpucompat.rewrites.tile_batch_matmul import TileBatchMatmul
 
 REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
     (BatchedVector, Cleanup, DropUnitAxis, ExplicitRank4, FiniteMaskFill, FlatConstant, FlattenFcRows, Float32Constant,
      FoldConstants, FoldQuantizedWeights, FoldSpaceToBatch, Fp16SafeLayerNorm, FreezeShapes, InlineComposite,
      RgbToRgba, SubstituteBatchMatmul, SubstituteBroadcastTo, SubstituteEmbeddingLookup, SubstituteGather,
-     SplitBatch, SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit, Subsample1x1Conv),
+     SplitBatch, SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit, Subsample1x1Conv, TileBatchMatmul),
     key=lambda r: (r.priority, r.name)))
 
 

@@ -99,3 +99,32 @@ def test_an_int8_dense_layer_over_more_than_16_rows_reads_them_flat(tmp_path):
     assert doc["verification"]["ok"]
     graph = ir.load(str(out)).graphs[0]
     assert [o.name for o in graph.ops] == ["RESHAPE", "FULLY_CONNECTED"] and graph.ops[1].inputs[0].shape == (32, 16)
+
+
+def broadcast_matmul() -> bytes:
+    """Decode attention with one key/value head: queries [4, 1, 64] times the shared keys [64, 64]
+    (BATCH_MATMUL broadcasting the second operand over the 4 heads)."""
+    from ai_edge_litert import schema_py_generated as fb
+
+    from gpucompat.ir.build import Sketch
+
+    s = Sketch()
+    q, k = s.input("q", (4, 1, 64)), s.input("k", (64, 64))
+    s.output(s.op("BATCH_MATMUL", [q, k], (4, 1, 64), options=fb.BatchMatMulOptionsT()))
+    return s.to_bytes()
+
+
+def test_a_batch_broadcast_matmul_reads_its_operand_tiled(tmp_path):
+    """LiteRT's accelerator computes BATCH_MATMUL's batch broadcast wrongly (GPU005); with the
+    shared operand TILEd to the batch it is right, and the CPU's outputs are the same bytes."""
+    path, out = tmp_path / "bmm.tflite", tmp_path / "fixed.tflite"
+    path.write_bytes(broadcast_matmul())
+    check = json.loads(gpucompat("check", str(path), "--profile", "litert-mldrift", "--format", "json").stdout)
+    assert any(f["code"] == "GPU005" for f in check["models"][0]["findings"])
+    r = gpucompat("fix", str(path), "-o", str(out), "--profile", "litert-mldrift", "--format", "json",
+                  "--verify-on", "litert-gpu")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 0 and [e["rewrite"] for e in doc["applied"]] == ["tile-batch-matmul"], r.stderr
+    assert doc["verification"]["backends"][0]["tolerance"] == "exact" and doc["verification"]["ok"]
+    assert [o.name for o in ir.load(str(out)).graphs[0].ops] == ["RESHAPE", "TILE", "BATCH_MATMUL"]
+    every_backend_ran(doc["verification"])

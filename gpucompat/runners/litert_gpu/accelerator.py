@@ -69,8 +69,13 @@ class LiteRTGPURunner:
         return Tolerance(0.0, NOISE_RTOL, f"fp32 noise: {NOISE_RTOL:g} of the largest output")
 
     def reference_where(self, model: ir.Model, where: dict[int, list[str]]) -> dict[int, list[str]]:
-        """Every op: the accelerator takes the whole model (what it leaves runs on LiteRT's CPU in float)."""
-        return {i: ["gpu"] * len(g.ops) for i, g in enumerate(model.graphs)}
+        """Where the accelerator places each op, as litert-mldrift predicts it (equal to the
+        accelerator on every model measured), whatever profile `where` came from: a hybrid op it
+        takes computes in float, one it leaves to LiteRT's CPU quantizes its input there, as the
+        reference's hybrid kernel does."""
+        from gpucompat.verification.placements import placements_by_subgraph
+
+        return placements_by_subgraph(model, "litert-mldrift")
 
     def localize(self, job: Job, opened: Opened, reference: bytes, feeds: list[np.ndarray],
                  tol: Tolerance) -> dict | None:
