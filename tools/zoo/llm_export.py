@@ -47,6 +47,7 @@ VARIANTS = {
     "gpuflags": "mask as an input and the transposed KV layout (the GPU flags)",
     "cpuflags": "no mask input and the default KV layout",
     "logits": "prefill outputs logits too",
+    "batch2": "a decode signature of batch 2",
     "litertlm": "bundled as a .litertlm file (LiteRT-LM's container: the model beside its metadata)",
 }
 
@@ -140,7 +141,8 @@ def build(arch: str, variant: set[str]):
     torch.manual_seed(0)
     model = getattr(module, class_name)(config, 0 if gpu_defaults else _kv_len(variant)).eval()
     _init_norms(model)
-    exported = export_config.ExportConfig(mask_as_input=gpu_defaults, output_logits_on_prefill="logits" in variant)
+    exported = export_config.ExportConfig(mask_as_input=gpu_defaults, output_logits_on_prefill="logits" in variant,
+                                          decode_batch_size=2 if "batch2" in variant else 1)
     if gpu_defaults:
         exported.kvcache_layout = kv_cache.KV_LAYOUT_TRANSPOSED
     return model, config, exported

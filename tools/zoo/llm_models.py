@@ -32,7 +32,7 @@ VARIANTS = (
     ("smollm", "none", "oneprefill"), ("qwen3", "fp16", "oneprefill+nohlfb"),
     ("llama", "none", "gpuflags"), ("phi2", "fp16", "gpuflags+nohlfb"), ("gemma2", "none", "cpuflags"),
     ("gemma3", "dynamic_int8", "cpuflags+nohlfb"),
-    ("tiny_llama", "fp16", "logits"),
+    ("tiny_llama", "fp16", "logits"), ("llama", "none", "batch2"),
     ("tiny_llama", "none", "litertlm"), ("gemma3", "dynamic_int8", "litertlm"), ("qwen3", "fp16", "litertlm+nohlfb"),
 )
 
