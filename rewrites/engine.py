@@ -102,11 +102,21 @@ class Trace:
         return {e.safety for e in self.applied}
 
 
+NAME_SHOWN = 72  # characters of an output's name a trace keeps: litert-torch's run to 300, the end tells
+
+
 def describe(op: Op) -> str:
-    """How a trace names an op: its node index, type and first output ("op#4 CONV_2D 'conv1'")."""
+    """How a trace names an op: its node index, type (a composite's name with it) and first output
+    ("op#4 CONV_2D 'conv1'"; a longer name keeps its end: "'…RMSNorm_final_norm;'")."""
+    from gpucompat.ir.signatures import composite_name
+
     where = f"subgraph {op.graph.index} " if op.graph.index else ""
-    out = f" {op.outputs[0].name!r}" if op.outputs else ""
-    return f"{where}op#{op.index} {op.name}{out}"
+    name = op.outputs[0].name if op.outputs else None
+    if name is not None and len(name) > NAME_SHOWN:
+        name = "…" + name[-(NAME_SHOWN - 1):]
+    out = f" {name!r}" if name is not None else ""
+    kind = f" {composite_name(op)}" if op.name == "STABLEHLO_COMPOSITE" and composite_name(op) else ""
+    return f"{where}op#{op.index} {op.name}{kind}{out}"
 
 
 def anchor_key(op: Op) -> str:
