@@ -33,12 +33,12 @@ class CalibratedRewrite(Rewrite):
         """Fill `r` and return the op at its new shape; a reason when the op cannot be planned,
         None when the pattern does not apply to it."""
 
+    def wanted(self, op: Op, ctx: RewriteContext) -> bool:
+        """Whether the rewrite acts at `op`: its form is recorded wrong at fp32."""
+        return recorded_wrong(op, ctx)
+
     def check(self, op: Op, ctx: RewriteContext) -> Replacement | str | None:
-        table = calibration.for_profile(ctx.profile)
-        if table is None:
-            return None
-        seen = table.observed(form_of(op))
-        if seen is None or not seen["fp32"]["wrong"]:
+        if not self.wanted(op, ctx):
             return None
         r = Replacement(op, [op], ctx=ctx)
         marks = r.marks()
@@ -51,6 +51,13 @@ class CalibratedRewrite(Rewrite):
 
     def rewrite(self, match: Replacement, ctx: RewriteContext) -> None:
         match.splice()
+
+
+def recorded_wrong(op: Op, ctx: RewriteContext) -> bool:
+    """Whether the profile's numerics table records `op`'s form wrong at fp32."""
+    table = calibration.for_profile(ctx.profile)
+    seen = None if table is None else table.observed(form_of(op))
+    return seen is not None and seen["fp32"]["wrong"]
 
 
 def rank4(shape: Sequence[int]) -> tuple[int, ...]:

@@ -22,43 +22,31 @@ from __future__ import annotations
 import numpy as np
 
 from gpucompat.ir import Op
-from gpucompat.rewrites.calibrated import not_measured_right
-from gpucompat.rewrites.engine import Rewrite, RewriteContext
-from gpucompat.rewrites.matching import of_type
+from gpucompat.rewrites.calibrated import CalibratedRewrite, recorded_wrong
+from gpucompat.rewrites.engine import RewriteContext
 from gpucompat.rewrites.substitute import Replacement
-from gpucompat.rules.support import calibration
-from gpucompat.rules.support.forms import form_of
 
 
-class FlattenFcRows(Rewrite):
+class FlattenFcRows(CalibratedRewrite):
     name = "flatten-fc-rows"
     safety = "exact"
     priority = 35
     summary = "a FULLY_CONNECTED flattening a batch-1 input of rank 3 or 4 reads it flattened to rows"
+    op_types = ("FULLY_CONNECTED",)
+    what = "rows"
 
-    def candidates(self, graph, ctx):
-        return of_type(graph, "FULLY_CONNECTED")
-
-    def check(self, op: Op, ctx: RewriteContext) -> Replacement | str | None:
+    def wanted(self, op: Op, ctx: RewriteContext) -> bool:
+        """A flattening of a batch-1 input the profile rejects, or whose form is recorded wrong."""
         x, out = op.input(0), op.outputs[0]
         if (x is None or x.rank < 3 or x.shape[0] != 1 or x.is_dynamic or out.is_dynamic or op.options is None
                 or op.options.keepNumDims or out.rank != 2):
-            return None
-        table = calibration.for_profile(ctx.profile)
-        seen = None if table is None else table.observed(form_of(op))
-        if not ctx.rejects(op) and not (seen is not None and seen["fp32"]["wrong"]):
-            return None
-        rows = int(np.prod(x.shape[:-1]))
-        r = Replacement(op, [op], ctx=ctx)
-        marks = r.marks()
-        flat = r.reshape(x, (rows, x.shape[-1]))
+            return False
+        return ctx.rejects(op) or recorded_wrong(op, ctx)
+
+    def plan(self, op: Op, r: Replacement) -> Op:
+        """The op on its input RESHAPEd to [rows, C], writing its own output."""
+        x = op.input(0)
+        flat = r.reshape(x, (int(np.prod(x.shape[:-1])), x.shape[-1]))
         new = Op(op.fb, op.graph, op.code, [flat, *op.inputs[1:]], list(op.outputs), list(op.intermediates))
         r.new.append(new)
-        why = not_measured_right(new, "rows", ctx)
-        if why:
-            r.forget(marks)
-            return why
-        return r
-
-    def rewrite(self, match: Replacement, ctx: RewriteContext) -> None:
-        match.splice()
+        return new
