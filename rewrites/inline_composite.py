@@ -32,6 +32,7 @@ import numpy as np
 
 from gpucompat.ir import Op, Tensor, dtypes
 from gpucompat.ir.signatures import composite_name, decomposition, drop_unreached
+from gpucompat.ir.submodel import copy_tensor
 from gpucompat.rewrites.engine import Match, Rewrite, RewriteContext
 from gpucompat.rewrites.matching import of_type
 
@@ -72,14 +73,7 @@ class InlineComposite(Rewrite):
             if t is None:
                 return None
             if id(t) not in mapped:
-                record = copy.copy(t.fb)
-                record.name = f"{op.outputs[0].name}/{t.name}"
-                record.buffer = (graph.model.add_buffer(np.asarray(t.buffer.data, np.uint8).tobytes())
-                                 if t.is_constant else 0)
-                mapped[id(t)] = graph.add_tensor(record)
-                targets = graph.model.quantization_targets(t)
-                if targets:  # INT4 weights: their scales come along
-                    graph.model.link_quantization(mapped[id(t)], [(f, own(target)) for f, target in targets])
+                mapped[id(t)] = copy_tensor(t, graph, own, f"{op.outputs[0].name}/{t.name}")
             return mapped[id(t)]
 
         inlined = []

@@ -55,16 +55,22 @@ def make_main(model: Model, index: int) -> None:
     """Swap subgraph `index` with subgraph 0, in place, and every reference to either."""
     if index == 0:
         return
-    swap = {0: index, index: 0}
     graphs = model.graphs
     graphs[0], graphs[index] = graphs[index], graphs[0]
-    for graph in graphs:
+    _renumber(model, {0: index, index: 0})
+
+
+def _renumber(model: Model, moved: dict[int, int]) -> None:
+    """Every subgraph index an op's options or a signature names, old -> new as `moved` says
+    (indices it leaves out stay)."""
+    for graph in model.graphs:
         for op in graph.ops:
             for options, field in subgraph_calls(op):
                 value = int(getattr(options, field))
-                setattr(options, field, swap.get(value, value))
+                setattr(options, field, moved.get(value, value))
     for sd in model.fb.signatureDefs or []:
-        sd.subgraphIndex = swap.get(int(sd.subgraphIndex or 0), int(sd.subgraphIndex or 0))
+        index = int(sd.subgraphIndex or 0)
+        sd.subgraphIndex = moved.get(index, index)
 
 
 def drop_unreached(model: Model) -> list[int]:
@@ -78,15 +84,7 @@ def drop_unreached(model: Model) -> list[int]:
     gone = [i for i in range(len(model.graphs)) if i not in keep]
     if not gone:
         return []
-    new_index = {old: new for new, old in enumerate(sorted(keep))}
-    for graph in model.graphs:
-        for op in graph.ops:
-            for options, field in subgraph_calls(op):
-                value = int(getattr(options, field))
-                setattr(options, field, new_index.get(value, value))
-    for sd in model.fb.signatureDefs or []:
-        index = int(sd.subgraphIndex or 0)
-        sd.subgraphIndex = new_index.get(index, index)
+    _renumber(model, {old: new for new, old in enumerate(sorted(keep))})
     model.graphs[:] = [model.graphs[i] for i in sorted(keep)]
     return gone
 

@@ -56,12 +56,7 @@ def _copy(ops: list[ir.Op], inputs: list[ir.Tensor], outputs: list[ir.Tensor], m
         if t is None:
             return None
         if id(t) not in fresh:
-            tfb = copy.copy(t.fb)
-            tfb.buffer = model.add_buffer(np.asarray(t.buffer.data, np.uint8).tobytes()) if t.is_constant else 0
-            fresh[id(t)] = graph.add_tensor(tfb)
-            targets = t.graph.model.quantization_targets(t)
-            if targets:  # INT4 weights: their scales come along, named anew
-                model.link_quantization(fresh[id(t)], [(f, own(target)) for f, target in targets])
+            fresh[id(t)] = copy_tensor(t, graph, own)
         return fresh[id(t)]
 
     graph.inputs = [own(t) for t in inputs]
@@ -77,3 +72,18 @@ def _copy(ops: list[ir.Op], inputs: list[ir.Tensor], outputs: list[ir.Tensor], m
                                [own(t) for t in op.outputs], [own(t) for t in op.intermediates]))
     graph.outputs = [own(t) for t in outputs]
     graph.link()
+
+
+def copy_tensor(t: ir.Tensor, graph: ir.Graph, own, name: str | None = None) -> ir.Tensor:
+    """A copy of `t` in `graph` (named `name` when given), a constant with its data in a buffer of
+    its own; INT4 weights' scales come along through `own` (the caller's copy of a tensor) and
+    are named anew."""
+    record = copy.copy(t.fb)
+    if name is not None:
+        record.name = name
+    record.buffer = graph.model.add_buffer(np.asarray(t.buffer.data, np.uint8).tobytes()) if t.is_constant else 0
+    made = graph.add_tensor(record)
+    targets = t.graph.model.quantization_targets(t)
+    if targets:
+        graph.model.link_quantization(made, [(f, own(target)) for f, target in targets])
+    return made
