@@ -637,9 +637,11 @@ def judge(got: np.ndarray, want: np.ndarray, precision: str, step: float = 0.0, 
     norm = float(np.linalg.norm(g) * np.linalg.norm(w))
     if np.array_equal(g, w) or not norm:  # equal (a mask's -inf fill too, whose norm is no number), or zeros
         cosine = float(np.array_equal(g, w))
-    else:
-        cosine = float(g @ w / norm) if np.isfinite(norm) else float(np.nan_to_num(g) @ np.nan_to_num(w) / (
-            np.linalg.norm(np.nan_to_num(g)) * np.linalg.norm(np.nan_to_num(w)) or 1.0))
+    elif np.isfinite(norm):
+        cosine = float(g @ w / norm)
+    else:  # an infinity on one side: as the largest float
+        a, b = np.nan_to_num(g), np.nan_to_num(w)
+        cosine = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) or 1.0))
     absolute = max_abs_error(g, w)  # verify's own measure: a NaN is an error
     error = absolute / (magnitude(w) or 1.0)
     min_cos, max_err = NOISE[precision]

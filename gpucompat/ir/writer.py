@@ -115,7 +115,6 @@ def _prepare(model: Model):
         g.fb.outputs = _int32([pos[id(t)] for t in g.outputs])
     for tm, t in model.signature_links:
         tm.tensorIndex = t.index
-
     rec.operatorCodes = codes
     rec.subgraphs = [g.fb for g in model.graphs]
     return rec

@@ -6,8 +6,8 @@ N(0, 1) floats; 8- and 16-bit integers over their whole range (quantized inputs)
 indices is drawn below the bound those indices must respect (index_bound: token ids below an
 embedding table's rows, positions below a cache's length); one whose first value starts a KV-cache
 write (run_start_bound: an LLM's positions) is a run of consecutive values, as a prefill feeds them
-(random positions make rows of an attention mask that hide every key). Runs draw in turn from one generator
-seeded with the seed, so run k is the same whatever the number of runs.
+(random positions make rows of an attention mask that hide every key). Runs draw in turn from one
+generator seeded with the seed, so run k is the same whatever the number of runs.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def run_start_bound(t: ir.Tensor) -> int | None:
     bounds = [_start_bound(op.outputs[0], element=0) for op in t.consumers
               if op.name == "SLICE" and op.input(0) is t and _first_element(op)]
     bounds += [run_start_bound(op.outputs[0]) for op in t.consumers if op.name in PASS_THROUGH and op.input(0) is t]
-    if int(np.prod(t.shape)) == 1:  # a decode step's one position is the start itself
+    if t.num_elements == 1:  # a decode step's one position is the start itself
         bounds.append(_start_bound(t, element=0))
     found = [b for b in bounds if b is not None and b > 0]
     return min(found) if found else None
@@ -83,7 +83,7 @@ def run_start_bound(t: ir.Tensor) -> int | None:
 def _first_element(op: ir.Op) -> bool:
     """A SLICE that takes the first element of a vector."""
     begin = op.input(1).data() if op.input(1) is not None else None
-    return begin is not None and not np.any(begin) and int(np.prod(op.outputs[0].shape)) == 1
+    return begin is not None and not np.any(begin) and op.outputs[0].num_elements == 1
 
 
 def _start_bound(t: ir.Tensor, element: int) -> int | None:
