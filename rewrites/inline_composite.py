@@ -43,6 +43,9 @@ class InlineComposite(Rewrite):
     priority = 8  # before cleanup: the inlined ops then get every other rewrite
     summary = "a STABLEHLO_COMPOSITE the GPU crashes on or rejects becomes its decomposition's ops"
 
+    def __init__(self) -> None:
+        self.compared: dict[int, tuple[object, str | None]] = {}  # id(op record) -> (record, disagreement)
+
     def candidates(self, graph, ctx):
         return of_type(graph, "STABLEHLO_COMPOSITE")
 
@@ -60,7 +63,13 @@ class InlineComposite(Rewrite):
                     f"decomposition {len(body.inputs)} and {len(body.outputs)}")
         if any(t.producer is None for t in body.outputs):
             return f"composite {name!r}'s decomposition writes an output no op of it produces"
-        return _disagreement(op, name) or Match(op, [op])
+        return self._compared(op, name) or Match(op, [op])
+
+    def _compared(self, op: Op, name: str) -> str | None:
+        """_disagreement, once per composite: the engine asks again after every step it applies."""
+        if self.compared.get(id(op.fb), (None,))[0] is not op.fb:
+            self.compared[id(op.fb)] = (op.fb, _disagreement(op, name))
+        return self.compared[id(op.fb)][1]
 
     def rewrite(self, match: Match, ctx: RewriteContext) -> None:
         op = match.anchor
