@@ -137,7 +137,7 @@ COMMANDS: dict[str, dict[str, Check]] = {
                "seed": _integer, "max_memory": _string, "allow_class_flips": _boolean},
     "diff": _MODEL,
     "report": _MODEL,
-    "confirm": {"vulkan_dir": _string, "timeout": _number},
+    "confirm": {"vulkan_dir": _string, "gl_dir": _string, "timeout": _number},
 }
 # The top-level keys each command takes when its own table does not set them.
 INHERITED = {"check": TOP_LEVEL, "fix": _MODEL, "verify": {"profile"}, "diff": _MODEL, "report": _MODEL,

@@ -93,8 +93,13 @@ def diagnose() -> dict:
     """The whole report (`gpucompat doctor --format json`)."""
     from gpucompat.opencl.cache import default_dir
 
+    from gpucompat.confirm.probe import probe_gl
+    from gpucompat.progress import status
+
     cache_dir = default_dir()
     opencl, vulkan = opencl_devices(cache_dir), vulkan_drivers()
+    with status("handing a probe model to the classic GL delegate"):
+        gl = probe_gl().record()
     return {
         "python": {"version": platform.python_version(), "executable": sys.executable,
                    "machine": f"{sys.platform} {platform.machine()}"},
@@ -102,6 +107,8 @@ def diagnose() -> dict:
         "opencl": opencl,
         "program_cache": {"directory": cache_dir, "exists": os.path.isdir(cache_dir)},
         "vulkan": vulkan,
+        "gl_delegate": gl,
         "verify_can_run": opencl["verify_device"] is not None,
         "confirm_can_run": vulkan["confirm"]["works"],
+        "confirm_gl_can_run": gl["works"],
     }

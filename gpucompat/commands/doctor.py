@@ -15,8 +15,9 @@ def doctor(
     output_format: Annotated[str, format_option(Kind.doctor)] = TERMINAL,
 ) -> None:
     """Versions (Python, ai-edge-litert, pyopencl, the OpenCL runtimes), every OpenCL device with its
-    probe and the one verify uses, the program cache directory, and the Vulkan driver confirm
-    would use. Exit 0 when verify can run, 1 when it cannot."""
+    probe and the one verify uses, the program cache directory, the Vulkan driver confirm would
+    use, and whether the classic GL delegate runs (confirm --delegate gl). Exit 0 when verify can
+    run, 1 when it cannot."""
     from gpucompat.machine_facts import diagnose
 
     report = diagnose()

@@ -26,9 +26,10 @@ class Delegation:
 
     compiles: bool
     gpu_ops: dict[int, int]  # subgraph -> ops on the GPU (subgraphs without any are left out)
-    partitions: dict[int, int]  # subgraph -> partitions after delegation, for the subgraphs with GPU ops
+    partitions: dict[int, int] | None  # subgraph -> partitions after delegation, for the subgraphs with GPU ops
     fully_delegated: bool
-    rejected: dict[str, list[str]]  # op type (custom code for custom ops) -> reasons
+    rejected: dict[str, list[str]] | None  # op type (custom code for custom ops) -> reasons
+    # (partitions, rejected: None where the runtime does not say: the classic GL delegate)
     dynamic_gate: bool
     failure: str | None = None
 
@@ -44,6 +45,8 @@ class Confirmation:
     predicted: Delegation
     disagreements: list[str] = field(default_factory=list)
     unproven: list = field(default_factory=list)  # verification/real_gpu_forms.UnprovenOp: what compiling cannot show
+    not_judged: str | None = None  # why the runtime here cannot say (a custom op it has no kernel for)
+    runtime_name: str = "GPU accelerator"  # what the runtime side is: LiteRT's accelerator, the classic GL delegate
 
 
 def predicted(result: ModelResult) -> Delegation:
@@ -102,12 +105,12 @@ def disagreements(real: Delegation, ours: Delegation) -> list[str]:
         found.append(f"compiles: runtime {yes_no(real.compiles)}, predicted {yes_no(ours.compiles)}")
     if real.gpu_ops != ours.gpu_ops:
         found.append(f"GPU ops per subgraph: runtime {real.gpu_ops}, predicted {ours.gpu_ops}")
-    if real.partitions != ours.partitions:
+    if real.partitions is not None and real.partitions != ours.partitions:
         found.append(f"partitions per subgraph: runtime {real.partitions}, predicted {ours.partitions}")
     if real.fully_delegated != ours.fully_delegated:
         found.append(f"fully delegated: runtime {yes_no(real.fully_delegated)}, "
                      f"predicted {yes_no(ours.fully_delegated)}")
-    if real.compiles and ours.compiles and set(real.rejected) != set(ours.rejected):
+    if real.rejected is not None and real.compiles and ours.compiles and set(real.rejected) != set(ours.rejected):
         only_real = sorted(set(real.rejected) - set(ours.rejected))
         only_ours = sorted(set(ours.rejected) - set(real.rejected))
         found.append("rejected op types:" + (f" only the runtime rejects {', '.join(only_real)}" if only_real else "")
@@ -134,8 +137,9 @@ def record(c: Confirmation) -> dict:
     facts = c.runtime.facts
     return {
         "path": c.path,
-        "agree": not c.disagreements,
+        "agree": None if c.not_judged else not c.disagreements,
         "disagreements": c.disagreements,
+        "not_judged": c.not_judged,
         "runtime": {**_side(c.observed),
                     "error": c.runtime.error, "crashed": c.runtime.crashed, "timed_out": c.runtime.timed_out,
                     "fully_accelerated": c.runtime.fully_accelerated,
@@ -152,8 +156,8 @@ def record(c: Confirmation) -> dict:
 def _side(d: Delegation) -> dict:
     out = asdict(d)
     out["gpu_ops"] = _keyed(d.gpu_ops)
-    out["partitions"] = _keyed(d.partitions)
-    out["rejected"] = {k: d.rejected[k] for k in sorted(d.rejected)}
+    out["partitions"] = None if d.partitions is None else _keyed(d.partitions)
+    out["rejected"] = None if d.rejected is None else {k: d.rejected[k] for k in sorted(d.rejected)}
     return out
 
 

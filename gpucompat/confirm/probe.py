@@ -1,6 +1,7 @@
 """Can `confirm` run here? A listed Vulkan driver is not proof (Debian bookworm's Mesa 22 lavapipe
 is listed but lacks what LiteRT's accelerator requires), so the answer is a real compilation: one
-ADD of two [1, 8, 8, 4] float tensors, which the accelerator delegates wherever it works at all."""
+ADD of two [1, 8, 8, 4] float tensors, which the accelerator delegates wherever it works at all;
+and for `confirm --delegate gl`, the same model handed to the classic GL delegate."""
 
 from __future__ import annotations
 
@@ -59,4 +60,25 @@ def probe(launch) -> ConfirmProbe:
         return ConfirmProbe(False, f"the probe model did not compile: {report.error}", seconds)
     if not sum(report.facts.gpu_ops.values()):
         return ConfirmProbe(False, "the accelerator compiled the probe model but put no op on the GPU", seconds)
+    return ConfirmProbe(True, None, seconds)
+
+
+def probe_gl(setup_dir: str | None = None) -> ConfirmProbe:
+    """Can `confirm --delegate gl` run here: the classic GL delegate's set-up is there and it takes
+    the probe model's ADD (an EGL / GL ES driver answered); else why not."""
+    from gpucompat.confirm.gl_runner import GlJob, delegate_models, gl_launcher
+
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="gpucompat-probe-") as tmp:
+        path = os.path.join(tmp, "probe.tflite")
+        with open(path, "wb") as f:
+            f.write(probe_model())
+        try:
+            report = delegate_models([GlJob(path)], gl_launcher(setup_dir), TIMEOUT)[0]
+        except GpucompatError as e:
+            return ConfirmProbe(False, str(e), time.monotonic() - start)
+    seconds = time.monotonic() - start
+    if report.gpu_nodes != 1:
+        return ConfirmProbe(False, f"the GL delegate did not take the probe model: {report.reason or 'no reason'}",
+                            seconds)
     return ConfirmProbe(True, None, seconds)

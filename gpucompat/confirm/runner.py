@@ -107,7 +107,7 @@ def compile_models(paths: list[str], launch: Launcher, per_model_timeout: float 
 def _batch(paths: list[str], launch: Launcher, per_model_timeout: float) -> list[RuntimeReport]:
     """Run one child over `paths`; the reports of the models it finished, plus the one it died on."""
     proc, lines, timed_out = run_watched([launch.python, child.__file__, *paths], launch.env, per_model_timeout)
-    verbose, chunks = _split(lines)
+    verbose, chunks = marked_chunks(lines)
     _raise_on_setup_problem(verbose, chunks[0][1] if chunks else None)
     if not chunks:
         raise GpucompatError(f"the LiteRT child process ended before compiling anything (exit status "
@@ -166,7 +166,7 @@ def _watch(proc: subprocess.Popen, out, per_model_timeout: float) -> bool:
 _MARKER = re.compile(re.escape(child.MARK) + r" (verbose|model|result) (.*)$")
 
 
-def _split(lines: list[str]) -> tuple[dict, list[tuple[int, list[str], dict | None]]]:
+def marked_chunks(lines: list[str]) -> tuple[dict, list[tuple[int, list[str], dict | None]]]:
     """The start-up marker's payload, and for each model begun: its index, its log lines and its
     result (None when it has none). A marker may follow text the runtime left without a newline."""
     verbose: dict = {}

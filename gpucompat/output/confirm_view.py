@@ -1,5 +1,5 @@
-"""`gpucompat confirm`'s views: the JSON document and the terminal table, the runtime's side beside
-the litert-mldrift prediction with every disagreement marked."""
+"""`gpucompat confirm`'s views: the JSON document and the terminal table, the runtime's side (LiteRT's
+accelerator, or the classic GL delegate) beside its profile's prediction with every disagreement marked."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ def document(results: list) -> dict:
 
     first = results[0].runtime if results else None
     return {"schema_version": 1, "tool": f"gpucompat {__version__}",
-            "runtime": {"litert": first.litert if first else None, "device": first.facts.adapter if first else None},
+            "runtime": {"litert": first.litert if first else None, "device": first.facts.adapter if first else None,
+                        "delegate": results[0].runtime_name if results else None},
             "models": [compare.record(c) for c in results]}
 
 
@@ -32,7 +33,7 @@ def terminal(results: list) -> str:
     console = console_for(buf)  # text, never wrapped: the command echoes it
     for c in results:
         real, ours = c.observed, c.predicted
-        console.print(f"[bold]{c.path}[/bold]  LiteRT {c.runtime.litert or '?'} GPU accelerator on "
+        console.print(f"[bold]{c.path}[/bold]  LiteRT {c.runtime.litert or '?'} {c.runtime_name} on "
                       f"{c.runtime.facts.adapter or 'an unnamed device'}")
         table = Table(show_edge=False, pad_edge=False)
         for name in ("", "runtime", c.prediction.profile.label, ""):
@@ -41,21 +42,24 @@ def terminal(results: list) -> str:
                 ("GPU ops per subgraph", _counts(real.gpu_ops), _counts(ours.gpu_ops)),
                 ("partitions per subgraph", _counts(real.partitions), _counts(ours.partitions)),
                 ("fully delegated", _yes(real.fully_delegated), _yes(ours.fully_delegated)),
-                ("rejected op types", ", ".join(sorted(real.rejected)) or "-", ", ".join(sorted(ours.rejected)) or "-"),
+                ("rejected op types", _types(real.rejected), _types(ours.rejected)),
                 ("dynamic-tensor gate", _yes(real.dynamic_gate), _yes(ours.dynamic_gate))]
         for label, a, b in rows:
             flagged = any(d.startswith(_topic(label)) for d in c.disagreements)
             # a model that does not compile on both sides has its rejected op types listed, not compared
             # (a crash stops the runtime's list part-way)
-            aside = "not compared" if label == "rejected op types" and a != b and not (
-                real.compiles and ours.compiles) else ""
+            aside = "not compared" if (label == "rejected op types" and a != b and not (
+                real.compiles and ours.compiles)) or a == NOT_SAID else ""
             table.add_row(label, a, b, "[red]differs[/red]" if flagged else aside)
         console.print(table)
         if real.failure:
             console.print(f"  runtime: {escape(real.failure)}")
         if ours.failure:
             console.print(f"  predicted: {escape(ours.failure)}")
-        for op in sorted(real.rejected):
+        if c.not_judged:
+            console.print(f"  not judged: the interpreter here cannot load it ({escape(c.not_judged)}); an app "
+                          "that registers the op would")
+        for op in sorted(real.rejected or ()):
             console.print(f"  runtime rejects {op}: "
                           f"{escape('; '.join(r or '(no reason given)' for r in real.rejected[op]))}")
         for d in c.disagreements:
@@ -65,8 +69,11 @@ def terminal(results: list) -> str:
             console.print(f"  compiling runs nothing; by the calibration, {escape(said)} (run it: `gpucompat "
                           f"verify {escape(c.path)} --runner litert-gpu`)")
         console.print()
-    agree = sum(1 for c in results if not c.disagreements)
-    console.print(f"{agree} of {len(results)} model(s): the runtime and litert-mldrift agree")
+    agree = sum(1 for c in results if not c.disagreements and not c.not_judged)
+    judged = sum(1 for c in results if not c.not_judged)
+    profile = results[0].prediction.profile.name if results else "the profile"
+    console.print(f"{agree} of {judged} model(s): the runtime and {profile} agree"
+                  + (f" ({len(results) - judged} not judged)" if judged < len(results) else ""))
     return buf.getvalue()
 
 
@@ -76,5 +83,14 @@ def _topic(label: str) -> str:
             "rejected op types": "rejected op"}.get(label, label)
 
 
-def _counts(per_subgraph: dict[int, int]) -> str:
+NOT_SAID = "not said"  # a fact the runtime does not report (the classic GL delegate: partitions, rejected types)
+
+
+def _counts(per_subgraph: dict[int, int] | None) -> str:
+    if per_subgraph is None:
+        return NOT_SAID
     return ", ".join(f"{s}: {n}" for s, n in sorted(per_subgraph.items())) or "none"
+
+
+def _types(rejected: dict[str, list[str]] | None) -> str:
+    return NOT_SAID if rejected is None else ", ".join(sorted(rejected)) or "-"

@@ -1,5 +1,6 @@
 """`gpucompat doctor`'s terminal view: versions, the OpenCL devices in the order verify tries them
-with their probes, the program cache, the Vulkan drivers and whether confirm can run on them."""
+with their probes, the program cache, the Vulkan drivers and whether confirm can run on them, and
+whether the classic GL delegate can."""
 
 from __future__ import annotations
 
@@ -30,4 +31,7 @@ def terminal(report: dict) -> str:
     probe = vk["confirm"]
     lines.append(f"confirm runs: LiteRT's GPU accelerator compiled a probe model ({probe['seconds']:.1f} s)"
                  if probe["works"] else f"confirm cannot run here: {probe['why']}")
+    gl = report["gl_delegate"]
+    lines.append(f"confirm --delegate gl runs: the classic GL delegate took a probe model ({gl['seconds']:.1f} s)"
+                 if gl["works"] else f"confirm --delegate gl cannot run here: {gl['why']}")
     return "\n".join(printable(line) for line in lines) + "\n"

@@ -29,7 +29,7 @@ def render(console, doc: dict, ops_gpu: int, ops_total: int) -> None:
     ref, test = doc["reference"]["latency_ms"], doc["test"]["latency_ms"]
     signature = f" signature {escape(doc['signature'])}" if doc.get("signature") else ""
     console.print(f"[bold]{doc['model']}[/]{signature}  precision {doc['precision']}, {doc['runs']} runs, "
-                  f"{ops_gpu}/{ops_total} ops on the GPU executor ({doc['device']})")
+                  f"{ops_gpu}/{ops_total} ops on the GPU ({doc['device']})")
     console.print(f"  Num evaluation runs: {doc['runs']} ({escape(doc['inputs'])})")
     if doc["reference"]["model"] != "as stored":
         console.print(f"  Reference: {doc['reference']['model']}")

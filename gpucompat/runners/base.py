@@ -85,6 +85,7 @@ class Runner(Protocol):
     dynamic_dim: int  # the size a fix's proof feeds dynamic dimensions at
     placed: bool  # runs the ops where the simulated delegate places them (a fix's proof works those out for it)
     proves_every_fix: bool  # fix proves on it unasked (else only with --verify-on)
+    real_delegate: bool  # it is a real GPU delegate: what it computes needs no calibration's word beside it
     localize: Localize | None  # the recording hook for --localize (None: the runner has none)
 
     def open(self, job: Job) -> Opened:

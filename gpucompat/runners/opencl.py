@@ -29,6 +29,7 @@ class OpenCLRunner:
     dynamic_dim = 1  # the executor runs the declared shapes
     placed = True
     proves_every_fix = True
+    real_delegate = False
 
     def start(self, device: str | None = None) -> None:
         """Start opening the OpenCL device (`device`: as --device names it, None: the first that

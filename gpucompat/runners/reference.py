@@ -27,6 +27,7 @@ class ReferenceRunner:
     dynamic_dim = 2  # a batch mix-up shows at 2
     placed = False
     proves_every_fix = True
+    real_delegate = False
     localize = None
 
     def open(self, job: Job) -> Opened:

@@ -18,7 +18,7 @@ from gpucompat.errors import GpucompatError
 from gpucompat.ir.signatures import make_main, reachable, signatures, subgraph_of
 from gpucompat.npz_inputs import fits
 from gpucompat.progress import status
-from gpucompat.runners import OPENCL, REAL_GPU, Job, Runner, named, verify_choices
+from gpucompat.runners import OPENCL, Job, Runner, named, verify_choices
 from gpucompat.verification import at_input_shape, budget, inputs, sensitivity, tolerance
 from gpucompat.verification.comparison import OutputStats, ShapeMismatch
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
@@ -219,7 +219,7 @@ def verify_model(path: str, settings: Settings) -> VerifyResult:
     result = VerifyResult(path, settings, opened.device, outputs, ref_ms, test_ms, opened.init_s * 1e3,
                           where.count("gpu"), len(where), runs=len(all_feeds), noise_kernels=noise,
                           reference_kind="; ".join(changes) or "as stored",
-                          unproven=None if runner is REAL_GPU else unproven_ops(model, settings.precision))
+                          unproven=None if runner.real_delegate else unproven_ops(model, settings.precision))
     if settings.localize and first_bad is not None and runner.localize is not None and not settings.against:
         with status("looking for the first op whose output diverges"):
             result.first_divergent_op = runner.localize(job, opened, ref_bytes, all_feeds[first_bad],

@@ -32,6 +32,7 @@ class LiteRTGPURunner:
     dynamic_dim = 1
     placed = False
     proves_every_fix = False
+    real_delegate = True
 
     def open(self, job: Job) -> Opened:
         """Run every input set of `job` up front; `run` then hands out each set's outputs in turn."""
