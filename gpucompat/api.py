@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
-def check(path: str, profile: str = "gpu-current", *, backend: str = "cl", max_delegated_partitions: int = 1,
+def check(path: str, profile: str = "gpu-current", *, backend: str | None = None, max_delegated_partitions: int = 1,
           no_quant: bool = False, select: Sequence[str] = (), ignore: Sequence[str] = (),
           device_families: Sequence[str] = ()) -> dict:
     """One model's record under one profile, as an entry of `gpucompat check --format json`'s
@@ -25,6 +25,7 @@ def check(path: str, profile: str = "gpu-current", *, backend: str = "cl", max_d
     from gpucompat.rules.lint.device_reports.families import parse_families
     from gpucompat.rules.support import registry
 
+    backend = registry.backend_for(profile, backend)
     registry.get_with_backend(profile, backend)
     rec = check_one(Task(path, profile, backend, not no_quant, max_delegated_partitions,
                          known_codes(tuple(c.upper() for c in select), "select"),
@@ -37,7 +38,7 @@ def check(path: str, profile: str = "gpu-current", *, backend: str = "cl", max_d
 
 def fix(path: str, output: str | None = None, *, rewrites: Sequence[str] | None = None,
         skip: Sequence[str] | None = None, unsafe_fixes: bool = False, profile: str = "gpu-current",
-        backend: str = "cl", max_delegated_partitions: int = 1, no_quant: bool = False, verify: bool = True,
+        backend: str | None = None, max_delegated_partitions: int = 1, no_quant: bool = False, verify: bool = True,
         in_place: bool = False, input_shapes: dict[str, Sequence[int]] | None = None,
         require_gpu_proof: bool = False) -> dict:
     """Rewrite the model so the delegate takes more of it, prove the outputs unchanged (unless
@@ -51,6 +52,7 @@ def fix(path: str, output: str | None = None, *, rewrites: Sequence[str] | None 
     from gpucompat.rules.support import registry
     from gpucompat.rules.support.profile import Options
 
+    backend = registry.backend_for(profile, backend)
     prof = registry.get_with_backend(profile, backend)
     options = Options(allow_quant=not no_quant, backend=backend, max_delegated_partitions=max_delegated_partitions)
     shapes = {name: tuple(int(d) for d in shape) for name, shape in input_shapes.items()} if input_shapes else None

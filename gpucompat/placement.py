@@ -12,7 +12,7 @@ from gpucompat.partition import NodeSubset, largest, node_subsets, supported_pre
 from gpucompat.prepare import PrepareFailure, prepare_failure
 from gpucompat.rules.support.judging import judge_graph
 from gpucompat.rules.support.profile import Options, Profile
-from gpucompat.rules.support.verdict import Verdict
+from gpucompat.rules.support.verdict import Verdict, reject
 
 
 @dataclass(slots=True)  # one per op: tens of thousands
@@ -187,6 +187,8 @@ def _apply_failures(model: Model, result: ModelResult) -> None:
     result.delegation_failure = [o for o in result.ops if o.placement == "gpu" and not o.verdict.ok
                                  and o.verdict.layer in ("parse", "backend")]
     _fall_back(model, result)
+    if not result.delegation_failure and profile.one_batch_on_gl and result.backend_used == "gl":
+        result.delegation_failure = _gl_partition_failures(model, result)
     if variable is not None:
         # litert/core/model/model_load.cc UnpackTensor: "Variable tensors not yet supported."
         result.failure = (f"tensor {variable.name!r} in subgraph {variable.graph.index} is a variable tensor (a "
@@ -237,6 +239,52 @@ def _fall_back(model: Model, result: ModelResult) -> None:
     if all(verdicts[o.subgraph, o.index].ok for o in result.ops if o.placement == "gpu"):
         result.delegation_failure = []
         result.backend_used = fallback
+
+
+def _gl_partition_failures(model: Model, result: ModelResult) -> list[OpResult]:
+    """The GL delegate's build failures that depend on a delegated partition as a whole
+    (Profile.one_batch_on_gl), per partition: the first op whose runtime tensor has another batch
+    than the partition's first one (layout.bhwc), or the first op the delegate fuses into a shader
+    Mesa cannot compile (gl_measured.nan_redeclared); each op's verdict is turned into its build
+    failure. Empty when every partition builds."""
+    from gpucompat.layout import bhwc
+    from gpucompat.rules.support.gl_measured import nan_redeclared
+
+    found = []
+    partitions: dict[tuple[int, int | None], list[OpResult]] = {}
+    for o in result.ops:
+        if o.placement == "gpu":
+            partitions.setdefault((o.subgraph, o.partition), []).append(o)
+    for (subgraph, _), members in partitions.items():
+        graph, first = model.graphs[subgraph], None
+        inside = {id(graph.ops[o.index]) for o in members}
+        for o in members:
+            op = graph.ops[o.index]
+            fused = op.input(0) is not None and op.input(0).producer is not None and id(op.input(0).producer) in inside
+            verdict = nan_redeclared(op) if fused else None
+            for t in (*op.present_inputs, *op.outputs):
+                layout = None if verdict is not None and not verdict.ok or _folded(t) else bhwc(t.shape)
+                if layout is None:
+                    continue
+                if first is None:
+                    first = layout[0]
+                elif layout[0] != first:
+                    verdict = reject(f"tensor {t.name!r} {list(t.shape)} has batch {layout[0]} on the GPU, and "
+                                     f"the partition's first tensor batch {first}: the GL delegate builds one batch",
+                                     "parse", f"Batch size mismatch, expected {first} but got {layout[0]}")
+                    break
+            if verdict is not None and not verdict.ok:
+                o.verdict = verdict
+                found.append(o)
+                break
+    return found
+
+
+def _folded(t) -> bool:
+    """A constant, or a DEQUANTIZE of one (fp16 weights the delegate reads as constants)."""
+    op = t.producer
+    return t.is_constant or (op is not None and op.name == "DEQUANTIZE" and op.input(0) is not None
+                             and op.input(0).is_constant)
 
 
 def _crashing_composite(model: Model, profile: Profile) -> tuple | None:

@@ -79,6 +79,8 @@ class Form:
     example: str = ""  # the form and its inputs' shapes, the evidence a table names
     result: dict = field(default_factory=dict)  # precision -> {"cosine", "max_error", "wrong"[, "error"]}
     refused: str | None = None
+    build: str | None = None  # the delegate's words when the form alone fails to build (GL delegate)
+    screened: bool = False  # delegated alone once (GL delegate: _screen_builds)
 
 
 def options_of(cls: str | None, **fields):
@@ -402,8 +404,10 @@ def groups() -> dict[str, list[Form]]:
     """Every form of the grid in groups, in the order they run: the enumerated families at each
     set of sizes, the hand-picked forms, then the families measured since (each its own group, so
     `tools/record_grid.py GROUP` adds them to the shipped table alone; "op-types", "provenance"
-    and "int8-ops" in grid_ops.py; "cut", the forms cut from real models, in grid_cut.py)."""
+    and "int8-ops" in grid_ops.py; "cut" and "cut-gl", the forms cut from real models for each
+    table, in grid_cut.py)."""
     from gpucompat.calibrate import grid_cut, grid_ops
+    from gpucompat.rules.support import calibration
 
     return {
         "first-sizes": _enumerated(0),
@@ -415,6 +419,7 @@ def groups() -> dict[str, list[Form]]:
         "int8-fc": [*_int8_fully_connected(0), *_int8_fully_connected(1)],
         **grid_ops.groups(),
         "cut": grid_cut.stored(),
+        "cut-gl": grid_cut.stored(calibration.GL),
     }
 
 
@@ -456,9 +461,10 @@ def _batch(batch: list[Form], path: str, launch, log, precisions: tuple[str, ...
     form's output is written) is split at that precision until the form causing it is alone, which
     is judged wrong with the runtime's words as its "error"."""
     from gpucompat import ir
+    from gpucompat.confirm.gl_runner import GlBuildFailure, GlLauncher, NoGl
     from gpucompat.confirm.runner import NoDevice
     from gpucompat.errors import GpucompatError
-    from gpucompat.rules.support.forms import form_of
+    from gpucompat.rules.support.forms import form_of, form_with_batch
 
     kept = [f for f in batch if f.refused is None]
     if not kept:
@@ -468,23 +474,29 @@ def _batch(batch: list[Form], path: str, launch, log, precisions: tuple[str, ...
         fh.write(_model(batch))
     graph = ir.load(path).graphs[0]
     for i, (f, out) in enumerate(zip(batch, graph.outputs)):
-        f.key = form_of(out.producer)
+        f.key = (form_with_batch if isinstance(launch, GlLauncher) else form_of)(out.producer)
         shapes = [str(list(t.shape)) for t in graph.inputs if t.name.rsplit("__", 1)[0] == f"f{i}"]
         f.example = f"{f.name}: inputs {' and '.join(shapes)}"
-    declined = _not_delegated(graph, batch)
+    declined = _not_delegated(graph, batch, launch)
     if declined:
         for f in declined:
-            f.refused = "the litert-mldrift profile predicts the accelerator does not take it"
+            f.refused = "the profile predicts the delegate does not take it"
+        _batch(batch, path, launch, log, precisions)
+        return
+    if isinstance(launch, GlLauncher) and len(batch) > 1 and not all(f.screened for f in batch):
+        _screen_builds(batch, os.path.dirname(path), launch, log)
         _batch(batch, path, launch, log, precisions)
         return
     halves = (batch[:len(batch) // 2], batch[len(batch) // 2:])
     try:
         got, want, errors = _outputs(path, batch, graph, launch, precisions)
-    except NoDevice:
+    except (NoDevice, NoGl):
         raise
     except GpucompatError as e:
         if len(batch) == 1:
             batch[0].refused, batch[0].result = str(e).replace(path, batch[0].name), {}
+            if isinstance(e, GlBuildFailure):
+                batch[0].build = batch[0].refused
             if log:
                 log(f"left out {batch[0].name}: {batch[0].refused}")
             return
@@ -507,6 +519,46 @@ def _batch(batch: list[Form], path: str, launch, log, precisions: tuple[str, ...
             _batch(half, path, launch, log, poisoned)
 
 
+def _screen_builds(batch: list[Form], tmp: str, launch, log) -> None:
+    """Delegate each form of `batch` alone, without running it, and leave out with the delegate's
+    words each whose build fails (the GL delegate fails a whole model on one such form: finding
+    them by splitting the batch would take a child run per halving)."""
+    paths = []
+    for j, f in enumerate(batch):
+        paths.append(os.path.join(tmp, f"screen{j}.tflite"))
+        with open(paths[-1], "wb") as fh:
+            fh.write(_model([f]))
+    for f, (failure, taken, other) in zip(batch, _alone(paths, launch)):
+        f.screened = True
+        if failure is not None:
+            f.refused = f.build = failure
+        elif other is not None:
+            f.refused = failure = f"not measured: {other}"
+        elif not taken:
+            f.refused = failure = "the GL delegate took 0 of its nodes"  # tools/record_grid.py UNTAKEN
+        if failure and log:
+            log(f"left out {f.name}: {failure}")
+
+
+def _alone(paths: list[str], launch) -> list[tuple[str | None, bool, str | None]]:
+    """For each model of `paths`: the GL delegate's words when it fails to build it at either
+    precision (else None), whether it took all its nodes, and the interpreter's words when it
+    fails otherwise (its own CPU kernels: an LSTM cut without its state; the form is not measured)."""
+    from gpucompat import ir
+    from gpucompat.confirm.gl_runner import GlJob, delegate_models
+
+    reports = delegate_models([GlJob(p, precision) for p in paths for precision in NOISE], launch)
+    found = []
+    for i, path in enumerate(paths):
+        pair = reports[i * len(NOISE):(i + 1) * len(NOISE)]
+        failed = next((r for r in pair if r.prepare_failed or r.crashed or r.timed_out), None)
+        nodes = len(ir.load(path).graphs[0].ops)
+        other = next((r.reason or "the interpreter failed" for r in pair if r.failed), None)
+        found.append((None if failed is None else (failed.reason or "the GL delegate failed"),
+                      all(r.gpu_nodes == nodes for r in pair), None if failed else other))
+    return found
+
+
 def _model(batch: list[Form], exact: bool = False) -> bytes:
     """One model of every form of `batch`, each output in the batch's order (`exact`: int8
     weights written as the floats they stand for)."""
@@ -515,16 +567,23 @@ def _model(batch: list[Form], exact: bool = False) -> bytes:
     return s.to_bytes()
 
 
-def _not_delegated(graph, batch: list[Form]) -> list[Form]:
-    """The forms with an op the base profile says the accelerator does not take (left out before
-    the run: a batch must be fully delegated)."""
+def _not_delegated(graph, batch: list[Form], launch) -> list[Form]:
+    """The forms with an op the delegate's profile says it does not take at partitioning (left out
+    before the run: a batch must be fully delegated): the base profile for LiteRT's accelerator,
+    gl-delegate for the GL delegate, whose forms the model builder may fail to build are run, to be
+    measured (an op without a GL shader is left out: the kernel table says so)."""
+    from gpucompat.confirm.gl_runner import GlLauncher
     from gpucompat.rules.support import registry
     from gpucompat.rules.support.judging import judge_graph
     from gpucompat.rules.support.profile import Options
     from gpucompat.rules.support.profile_file import BASE
 
-    verdicts = judge_graph(graph, registry.get(BASE), Options(backend="webgpu")).verdicts
-    refused = {id(op) for op, v in zip(graph.ops, verdicts) if not v.ok}
+    if isinstance(launch, GlLauncher):
+        verdicts = judge_graph(graph, registry.get("gl-delegate"), Options(backend="gl")).verdicts
+        refused = {id(op) for op, v in zip(graph.ops, verdicts) if not v.ok and v.layer != "parse"}
+    else:
+        verdicts = judge_graph(graph, registry.get(BASE), Options(backend="webgpu")).verdicts
+        refused = {id(op) for op, v in zip(graph.ops, verdicts) if not v.ok}
     return [f for f, out in zip(batch, graph.outputs) if refused & _writers(out)]
 
 
@@ -539,6 +598,7 @@ def _outputs(path: str, batch: list[Form], graph, launch, precisions: tuple[str,
     the floats they stand for, a custom op as its builtin twin), on seeded inputs; and the device
     errors each run logged."""
     from gpucompat import ir
+    from gpucompat.confirm.gl_runner import GlLauncher, run_whole
     from gpucompat.runners.litert_gpu.infer import run_on_accelerator
     from gpucompat.verification.interpreter import reference_interpreter, run_reference
     from gpucompat.verification.reference_model import with_builtin_twins
@@ -554,6 +614,9 @@ def _outputs(path: str, batch: list[Form], graph, launch, precisions: tuple[str,
         reference = ir.to_bytes(model)
     want = run_reference(reference_interpreter(reference, path), feeds)
     inputs, outputs = [t.index for t in graph.inputs], [t.index for t in graph.outputs]
+    if isinstance(launch, GlLauncher):
+        got = {p: run_whole(path, [feeds], inputs, outputs, len(graph.ops), p, launch)[0] for p in precisions}
+        return got, want, {p: [] for p in precisions}
     runs = {p: run_on_accelerator(path, [feeds], inputs, outputs, precision=p, launch=launch) for p in precisions}
     return {p: r.outputs[0] for p, r in runs.items()}, want, {p: r.device_errors for p, r in runs.items()}
 
@@ -688,7 +751,7 @@ def across_binary_ops(table: dict[str, dict]) -> dict[str, dict]:
     for key, entry in table.items():
         op, form = key.split(" ", 1)
         if op in keys.BINARY:
-            for precision, r in entry.items():
+            for precision, r in _verdicts(entry):
                 seen = worst.get((form, precision))
                 if r["cosine"] < NOISE[precision][0] and (seen is None or r["cosine"] < seen[1]["cosine"]):
                     worst[(form, precision)] = (op, r)
@@ -696,12 +759,17 @@ def across_binary_ops(table: dict[str, dict]) -> dict[str, dict]:
     for key, entry in table.items():
         op, form = key.split(" ", 1)
         out[key] = dict(entry)
-        for precision, r in entry.items():
+        for precision, r in _verdicts(entry):
             shown = worst.get((form, precision)) if op in keys.BINARY and not r["wrong"] else None
             if shown:
                 out[key][precision] = {**shown[1], "example": f"{shown[1]['example']}; the same form of {shown[0]} "
                                        f"(measured right for {op}: cosine {r['cosine']})"}
     return out
+
+
+def _verdicts(entry: dict) -> list[tuple[str, dict]]:
+    """A key's (precision, verdict) pairs, without what else it records (the GL table's "build")."""
+    return [(p, entry[p]) for p in NOISE if p in entry]
 
 
 def record(which: str, grid: list[Form], seconds: float) -> dict:

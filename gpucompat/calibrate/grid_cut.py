@@ -30,13 +30,16 @@ from gpucompat.calibrate.grid import AWAY, Form
 from gpucompat.calibrate.grid_ops import Quantized, Runtime, Stored, form
 from gpucompat.ir import dtypes
 from gpucompat.rewrites.fold_constants import dequantize
+from gpucompat.rules.support import calibration
 from gpucompat.rules.support import forms as keys
-from gpucompat.rules.support.calibration import PATH as CALIBRATION
+from gpucompat.rules.support.calibration import HERE as CALIBRATION_DIR
 from gpucompat.verification.reference_model import TRANSPOSE_BIAS
 
 # Every cut form the grid measures: one model, each form's op writing one graph output named after
-# the form (the grid's batch model of them), kept beside the table it stands for.
-STORE = os.path.join(os.path.dirname(CALIBRATION), "cut_forms.tflite")
+# the form (the grid's batch model of them), kept beside the table it stands for (per table: the
+# forms that table lacked when they were cut; the grid's groups "cut" and "cut-gl").
+STORE = os.path.join(CALIBRATION_DIR, "cut_forms.tflite")
+STORES = {calibration.ACCELERATOR: STORE, calibration.GL: os.path.join(CALIBRATION_DIR, "cut_forms_gl.tflite")}
 # the runtime types a form can draw, and how
 DRAWN = {dtypes.FLOAT32: "normal", dtypes.BOOL: "bool", dtypes.INT8: "int8", dtypes.INT32: "int"}
 OUTPUTS = (dtypes.FLOAT32, dtypes.BOOL, dtypes.INT8, dtypes.INT32)
@@ -132,15 +135,16 @@ def _index_draw(op: ir.Op, j: int) -> str | None:
     return f"ids{data.shape[0]}"
 
 
-def wanted(model: ir.Model, gpu: dict[int, list[str]], lacking: Callable[[str], bool]) -> list[tuple[int, ir.Op]]:
-    """The ops of `model` placed on the GPU (`gpu`: placements per subgraph) whose form keys are
-    `lacking` in the table, one per key: (subgraph, op)."""
+def wanted(model: ir.Model, gpu: dict[int, list[str]], lacking: Callable[[str], bool],
+           keyed: Callable[[ir.Op], str | None] = keys.form_of) -> list[tuple[int, ir.Op]]:
+    """The ops of `model` placed on the GPU (`gpu`: placements per subgraph) whose form keys
+    (`keyed`: how the table keys them) are `lacking` in the table, one per key: (subgraph, op)."""
     seen, found = set(), []
     for index, graph in enumerate(model.graphs):
         for op, place in zip(graph.ops, gpu.get(index, [])):
             if place != "gpu" or not keys.judged(op):
                 continue
-            key = keys.form_of(op)
+            key = keyed(op)
             if key is None or key in seen or not lacking(key):
                 continue
             seen.add(key)
@@ -148,24 +152,41 @@ def wanted(model: ir.Model, gpu: dict[int, list[str]], lacking: Callable[[str], 
     return found
 
 
-def unmeasured() -> Callable[[str], bool]:
-    """Whether the shipped table never measured a key at fp32."""
-    from gpucompat.rules.support import calibration
-
-    table = calibration.Table(calibration.load())
-    return lambda key: table.status(key, "fp32") == "unmeasured"
+def unmeasured(table: str = calibration.ACCELERATOR) -> Callable[[str], bool]:
+    """Whether the shipped table `table` neither measured a key at fp32 nor saw it fail to build."""
+    measured = calibration.Table(calibration.load(table))
+    return lambda key: measured.status(key, "fp32") == "unmeasured" and not measured.build_failure(key)
 
 
-def forms_from(paths: list[str], lacking: Callable[[str], bool], profile: str = "litert-mldrift") -> list[Form]:
-    """The forms cut from every model in `paths` whose keys are `lacking`, one per key."""
+def key_of(table: str) -> Callable[[ir.Op], str | None]:
+    """How `table` keys an op (the GL delegate's table: with its batch)."""
+    return keys.form_with_batch if table == calibration.GL else keys.form_of
+
+
+def taken(model: ir.Model, table: str) -> dict[int, list[str]]:
+    """"gpu" per op the table's delegate takes, per subgraph: where litert-mldrift places it for
+    the accelerator; for the GL delegate, every op it takes at partitioning, including those its
+    build may then fail on (the form is cut to measure exactly that)."""
+    from gpucompat.rules.support import registry
+    from gpucompat.rules.support.judging import judge_graph
+    from gpucompat.rules.support.profile import Options
     from gpucompat.verification.placements import placements_by_subgraph
 
+    if table == calibration.ACCELERATOR:
+        return placements_by_subgraph(model, "litert-mldrift")
+    profile = registry.get("gl-delegate")
+    return {i: ["gpu" if v.ok or v.layer == "parse" else "cpu"
+                for v in judge_graph(g, profile, Options(backend="gl")).verdicts] for i, g in enumerate(model.graphs)}
+
+
+def forms_from(paths: list[str], lacking: Callable[[str], bool], table: str = calibration.ACCELERATOR) -> list[Form]:
+    """The forms cut from every model in `paths` whose keys are `lacking`, one per key."""
     found, keyed = [], set()
     for path in paths:
         model = ir.load(path)
         stem = re.sub(r"\W+", "_", os.path.splitext(os.path.basename(path))[0])
-        for index, op in wanted(model, placements_by_subgraph(model, profile), lacking):
-            key = keys.form_of(op)
+        for index, op in wanted(model, taken(model, table), lacking, key_of(table)):
+            key = key_of(table)(op)
             made = None if key in keyed else cut(op, f"cut_{stem}_{index}_{op.index}")
             if made is not None:
                 keyed.add(key)
@@ -183,22 +204,24 @@ def written(forms: list[Form]) -> ir.Model:
     return model
 
 
-def stored() -> list[Form]:
-    """The cut forms the grid keeps (STORE), cut again from that model: the grid's group "cut"."""
-    if not os.path.exists(STORE):
+def stored(table: str = calibration.ACCELERATOR) -> list[Form]:
+    """The cut forms the grid keeps for `table` (STORES), cut again from that model: the grid's
+    group "cut" ("cut-gl" for the GL delegate's)."""
+    store = STORES[table]
+    if not os.path.exists(store):
         return []
-    return [cut(t.producer, t.name) for t in ir.load(STORE).graphs[0].outputs]
+    return [cut(t.producer, t.name) for t in ir.load(store).graphs[0].outputs]
 
 
-def add(paths: list[str], lacking: Callable[[str], bool]) -> list[Form]:
-    """Cut the forms of `paths` whose keys are `lacking` and STORE does not hold yet, write them
-    into STORE beside the others (atomically), and return them."""
-    kept = stored()
-    held = {keys.form_of(t.producer) for t in written(kept).graphs[0].outputs} if kept else set()
-    new = forms_from(paths, lambda key: key not in held and lacking(key))
+def add(paths: list[str], lacking: Callable[[str], bool], table: str = calibration.ACCELERATOR) -> list[Form]:
+    """Cut the forms of `paths` whose keys are `lacking` and `table`'s store does not hold yet,
+    write them into that store beside the others (atomically), and return them."""
+    kept, store = stored(table), STORES[table]
+    held = {key_of(table)(t.producer) for t in written(kept).graphs[0].outputs} if kept else set()
+    new = forms_from(paths, lambda key: key not in held and lacking(key), table)
     if new:
-        part = STORE + ".part"
+        part = store + ".part"
         with open(part, "wb") as fh:
             fh.write(ir.to_bytes(written(kept + new)))
-        os.replace(part, STORE)
+        os.replace(part, store)
     return new

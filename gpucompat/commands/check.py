@@ -31,7 +31,7 @@ from gpucompat.text import printable
 def check(
     paths: Annotated[list[str], typer.Argument(help="Model files, directories (searched for *.tflite) or glob patterns.")],
     profile: Annotated[str | None, typer.Option(help="Delegate profile, or several separated by commas to compare them (default gpu-current).")] = None,
-    backend: Annotated[BackendChoice | None, typer.Option(help="GPU backend the delegate ends up on (default cl).")] = None,
+    backend: Annotated[BackendChoice | None, typer.Option(help="GPU backend the delegate ends up on (default cl, or the profile's own: gl for gl-delegate).")] = None,
     max_delegated_partitions: Annotated[int | None, typer.Option(help="Partitions delegated (the runtime default is 1; <= 0 means 1).")] = None,
     no_quant: Annotated[bool | None, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = None,
     output_format: Annotated[str, format_option(Kind.check_report)] = TERMINAL,
@@ -73,14 +73,15 @@ def check(
         raise GpucompatError("--confirm prints to the terminal; for JSON or a file run gpucompat confirm --format json")
     cfg = configs.settings("check", files[0] if files else ".", config)
     profiles = _split(cfg.pick("profile", profile, registry.DEFAULT))
-    chosen_backend = cfg.pick("backend", backend.value if backend else None, "cl")
+    asked_backend = cfg.pick("backend", backend.value if backend else None)
+    backends = {name: registry.backend_for(name, asked_backend) for name in profiles}
     for name in profiles:
-        registry.get_with_backend(name, chosen_backend)
+        registry.get_with_backend(name, backends[name])
     level = cfg.pick("fail_on", fail_on.value if fail_on else None, "error")
     chosen_select = _codes(select, "--select") if select else cfg.pick("select", None, ())
     extra_ignore = _codes(ignore, "--ignore") if ignore else ()
     families = parse_families(device_family, "--device-family") if device_family else cfg.pick("device_family", None, ())
-    tasks = [Task(path, name, chosen_backend, allow_quant=not cfg.pick("no_quant", no_quant, False),
+    tasks = [Task(path, name, backends[name], allow_quant=not cfg.pick("no_quant", no_quant, False),
                   max_delegated_partitions=cfg.pick("max_delegated_partitions", max_delegated_partitions, 1),
                   select=chosen_select, ignore=cfg.ignored_for(path, extra_ignore), inputs=inputs,
                   normalization=normalization, device_families=families)

@@ -16,7 +16,7 @@ def diff(
     old: Annotated[str, typer.Argument(help="The earlier model.")],
     new: Annotated[str, typer.Argument(help="The later model.")],
     profile: Annotated[str | None, typer.Option(help="Delegate profile (default gpu-current).")] = None,
-    backend: Annotated[BackendChoice | None, typer.Option(help="GPU backend (default cl).")] = None,
+    backend: Annotated[BackendChoice | None, typer.Option(help="GPU backend (default cl, or the profile's own: gl for gl-delegate).")] = None,
     max_delegated_partitions: Annotated[int | None, typer.Option(help="Partitions delegated (default 1).")] = None,
     no_quant: Annotated[bool | None, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = None,
     output_format: Annotated[str, format_option(Kind.diff)] = TERMINAL,
@@ -37,7 +37,7 @@ def diff(
 
     cfg = configs.settings("diff", new, config)
     profile = cfg.profile(profile, registry.DEFAULT)
-    task = Task("", profile, cfg.pick("backend", backend.value if backend else None, "cl"),
+    task = Task("", profile, registry.backend_for(profile, cfg.pick("backend", backend.value if backend else None)),
                 not cfg.pick("no_quant", no_quant, False), cfg.pick("max_delegated_partitions", max_delegated_partitions, 1))
     recs = [check_one(replace(task, path=p)) for p in (old, new)]
     for rec in recs:

@@ -45,7 +45,7 @@ def fix(
     unsafe_fixes: Annotated[bool | None, typer.Option("--unsafe-fixes", help="Allow rewrites that change the model's inputs or outputs (freeze-shapes, rgb-to-rgba).")] = None,
     input_shape: Annotated[list[str] | None, typer.Option("--input-shape", help="Freeze input NAME to a static shape: NAME=1,224,224,3 (repeatable; allows freeze-shapes).")] = None,
     profile: Annotated[str | None, typer.Option(help="Delegate profile the fix aims at (default gpu-current).")] = None,
-    backend: Annotated[BackendChoice | None, typer.Option(help="GPU backend the delegate ends up on (default cl).")] = None,
+    backend: Annotated[BackendChoice | None, typer.Option(help="GPU backend the delegate ends up on (default cl, or the profile's own: gl for gl-delegate).")] = None,
     max_delegated_partitions: Annotated[int | None, typer.Option(help="Partitions delegated (the runtime default is 1).")] = None,
     no_quant: Annotated[bool | None, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; verify and write nothing.")] = False,
@@ -80,7 +80,7 @@ def fix(
         output = path
     cfg = configs.settings("fix", path, config)
     profile = cfg.profile(profile, registry.DEFAULT)
-    chosen_backend = cfg.pick("backend", backend.value if backend else None, "cl")
+    chosen_backend = registry.backend_for(profile, cfg.pick("backend", backend.value if backend else None))
     prof = registry.get_with_backend(profile, chosen_backend)
     options = Options(allow_quant=not cfg.pick("no_quant", no_quant, False), backend=chosen_backend,
                       max_delegated_partitions=cfg.pick("max_delegated_partitions", max_delegated_partitions, 1))

@@ -19,7 +19,7 @@ def report(
     fix: Annotated[str | None, typer.Option(help="The result of `gpucompat fix --format json` for one of the models, to show with it.")] = None,
     verify: Annotated[str | None, typer.Option(help="The result of `gpucompat verify --format json` for one of the models (or its --after), to show with it.")] = None,
     profile: Annotated[str | None, typer.Option(help="Delegate profile (gpu-current, litert-mldrift, ...; default gpu-current).")] = None,
-    backend: Annotated[BackendChoice | None, typer.Option(help="GPU backend the delegate ends up on (default cl).")] = None,
+    backend: Annotated[BackendChoice | None, typer.Option(help="GPU backend the delegate ends up on (default cl, or the profile's own: gl for gl-delegate).")] = None,
     max_delegated_partitions: Annotated[int | None, typer.Option(help="Partitions delegated (the runtime default is 1; <= 0 means 1).")] = None,
     no_quant: Annotated[bool | None, typer.Option("--no-quant", help="Quantized ops off, as in the legacy OpenGL delegate.")] = None,
     config: ConfigFile = None,
@@ -36,7 +36,7 @@ def report(
     files = model_paths(paths)
     cfg = configs.settings("report", files[0] if files else ".", config)
     profile = cfg.profile(profile, registry.DEFAULT)
-    chosen_backend = cfg.pick("backend", backend.value if backend else None, "cl")
+    chosen_backend = registry.backend_for(profile, cfg.pick("backend", backend.value if backend else None))
     registry.get_with_backend(profile, chosen_backend)
     allow_quant = not cfg.pick("no_quant", no_quant, False)
     partitions = cfg.pick("max_delegated_partitions", max_delegated_partitions, 1)

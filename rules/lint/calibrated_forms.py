@@ -8,41 +8,41 @@ from __future__ import annotations
 
 from gpucompat.rules.lint import Finding
 from gpucompat.rules.support import calibration
-from gpucompat.rules.support.forms import form_of, judged
+from gpucompat.rules.support.forms import judged
 
 WRONG_CODES = ("GPU005", "PREC408", "GPU008")
 UNMEASURED_CODES = ("GPU007",)
 
 
-def evidence(record: dict, seen: dict, precision: str) -> str:
-    """What the grid measured for a form at `precision`: the release, cosine, max error, example,
+def evidence(table: calibration.Table, seen: dict, precision: str) -> str:
+    """What the grid measured for a form at `precision`: what ran it, cosine, max error, example,
     and the runtime's own error when a shader failed to build (from the adapter it was wrong on)."""
     ev = seen[precision]
     if not ev["wrong"] and ev.get("without_f16", {}).get("wrong"):
         ev = ev["without_f16"]
     error = f"; the runtime: {ev['error']}" if ev.get("error") else ""
-    return (f"LiteRT {record['litert']}'s accelerator at {precision}: cosine {ev['cosine']}, max error "
+    return (f"{table.measured_on} at {precision}: cosine {ev['cosine']}, max error "
             f"{ev['max_error']:g} of the largest output ({ev['example']}{error})")
 
 
-def delegated_keyed(result, analyses):
-    """(op record, form key) of every op the profile delegates that is judged by its form
-    (forms.judged: all but the DEQUANTIZE of a constant the delegate folds)."""
+def delegated_keyed(result, analyses, table: calibration.Table):
+    """(op record, form key in `table`) of every op the profile delegates that is judged by its
+    form (forms.judged: all but the DEQUANTIZE of a constant the delegate folds)."""
     for o in result.ops:
         if o.placement == "gpu":
             op = analyses.model.graphs[o.subgraph].ops[o.index]
             if judged(op):
-                yield o, form_of(op)
+                yield o, table.key(op)
 
 
 def wrong_findings(result, analyses, code: str) -> list[Finding]:
     """Findings of `code` (GPU005: wrong at fp32; PREC408: wrong at fp16 only) on the ops the
     profile delegates whose form the calibration recorded wrong."""
-    table = calibration.for_profile(result.profile)
+    table = calibration.for_profile(result.profile, result.options.backend)
     if table is None:
         return []
     out = []
-    for o, key in delegated_keyed(result, analyses):
+    for o, key in delegated_keyed(result, analyses, table):
         fp32, fp16 = table.status(key, "fp32") == "wrong", table.status(key, "fp16") == "wrong"
         if (code == "GPU005" and fp32) or (code == "PREC408" and fp16 and not fp32):
             precision = "fp32" if fp32 else "fp16"
@@ -53,7 +53,7 @@ def wrong_findings(result, analyses, code: str) -> list[Finding]:
                 code, "error",
                 f"subgraph {o.subgraph} op#{o.index} {o.op} [{key}] is delegated and computes wrong values "
                 f"{where}{' ' + gpus if gpus else ''}{tainted(result, analyses, o)}: observed with "
-                f"{evidence(table.record, table.observed(key), precision)}",
+                f"{evidence(table, table.observed(key), precision)}",
                 ((o.subgraph, o.index),)))
     return out
 

@@ -144,6 +144,34 @@ def form_of(op: Op) -> str | None:
     return key.replace(name, name + " " + typed[:-1], 1) if typed else key
 
 
+BATCH = ", first axis above 1"  # what form_with_batch adds
+REVERSED = ", reversed"  # and to a STRIDED_SLICE with a negative stride
+
+
+def form_with_batch(op: Op) -> str | None:
+    """The op's form key as the classic GL delegate's table keys it: a key that spells no operand's
+    shape (an elementwise op of one operand, a layout op, a reduction, a convolution) says too
+    whether the output's first axis is above 1. That delegate maps the first axis of every tensor
+    to its batch, which most of its kernels do not handle: "TANH rank 2" of [1, 8] is right there
+    and of [3, 8] wrong (LiteRT's accelerator does not care, and its table keeps form_of's keys). A
+    STRIDED_SLICE with a negative stride is keyed apart: the delegate cannot build it, and an
+    identity slice of the same axes builds."""
+    key = form_of(op)
+    if key is None or "[" in key:
+        return key
+    if op.name == "STRIDED_SLICE" and _reversed(op):
+        key += REVERSED
+    out = op.outputs[0].shape
+    return key + BATCH if len(out) and out[0] > 1 else key
+
+
+def _reversed(op: Op) -> bool:
+    """A STRIDED_SLICE with a negative stride (the GL delegate refuses to build it)."""
+    strides = op.input(3)
+    values = None if strides is None else strides.data()
+    return values is not None and bool((values < 0).any())
+
+
 _UNKEYED = "unkeyed"  # an op type with no key of its own: the generic key names it
 
 

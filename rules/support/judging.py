@@ -74,7 +74,7 @@ def judge_op(op: Op, profile: Profile, ctx: Context) -> Verdict:
     """The verdict for one op; `ctx` says which tensors count as constants."""
     options = ctx.options
     entry = profile.support(op)
-    if entry is None or (entry.quant_only and not options.allow_quant):
+    if entry is None or (entry.quant_only and not (options.allow_quant and profile.quant_ops)):
         if op.is_custom:
             return reject(f"custom op {op.name!r} has no GPU implementation in this delegate",
                           runtime_message=op.name)
@@ -103,7 +103,8 @@ def judge_op(op: Op, profile: Profile, ctx: Context) -> Verdict:
 def allowed_tensors(op: Op, profile: Profile, entry, ctx: Context) -> Verdict:
     """IsAllAllowedTensors: rank at most `max_rank` for every tensor; runtime tensors of an
     allowed type (FLOAT32/FLOAT16, INT8/UINT8 with quantized ops, per-op extras)."""
-    runtime_types, quant_types = profile.runtime_types, profile.quant_types if ctx.options.allow_quant else ()
+    quant = ctx.options.allow_quant and profile.quant_ops
+    runtime_types, quant_types = profile.runtime_types, profile.quant_types if quant else ()
     max_rank = profile.max_rank
     for tensors, extra in ((op.inputs, entry.input_types), (op.outputs, entry.output_types)):
         for t in tensors:

@@ -73,6 +73,12 @@ class Profile:
     crashing_composites: STABLEHLO_COMPOSITE names (litert-torch's `odml.*`) whose presence crashes
         the compilation of the whole model (LiteRT's accelerator: SIGSEGV building its kernel).
     rank_message / type_message: the runtime's IsAllAllowedTensors texts ({limit}, {type}, {name}).
+    quant_ops: False when the delegate is built with quantized ops disallowed, whatever the app
+        asks (the classic GL delegate as MediaPipe builds it: allow_quant_ops=false).
+    one_batch_on_gl: on the gl backend every runtime tensor of a delegated partition must have one
+        batch (the first axis of its BHWC layout), else the build fails ("Batch size mismatch,
+        expected 2 but got 1"): measured on the classic GL delegate, two independent TANHs of a
+        [2, 4] and a [1, 4, 4, 4] tensor fail together and build apart.
     release: the runtime release the profile describes ("2.3.0" for LiteRT's ai-edge-litert 2.3.0),
         None for the classic delegate's generations, which are read from source, not a wheel.
     forms: the numerics table a calibrated profile file carries (rules/support/calibration/ Table record),
@@ -102,6 +108,8 @@ class Profile:
     crashing_composites: frozenset[str] = frozenset()
     rank_message: str = "OP is supported, but tensor type/shape isn't compatible."
     type_message: str = "OP is supported, but tensor type/shape isn't compatible."
+    quant_ops: bool = True
+    one_batch_on_gl: bool = False
     release: str | None = None
     forms: dict | None = None
 

@@ -16,6 +16,7 @@ MODULES: dict[str, str] = {
     "gpu-2019": "gpu_2019",
     "gpu-2020": "gpu_2020",
     "gpu-current": "gpu_current",
+    "gl-delegate": "gl_delegate",
     "litert-mldrift": "litert_mldrift",
 }
 DEFAULT = "gpu-current"
@@ -58,6 +59,15 @@ def _releases() -> dict[str, Profile]:
     from gpucompat.rules.support.profiles.litert_mldrift_releases import RELEASES
 
     return RELEASES
+
+
+def backend_for(name: str, asked: str | None) -> str:
+    """The backend to judge profile `name` on: `asked` when given, else OpenCL where the profile
+    has it (the delegate's first choice), else the profile's own (gl-delegate: gl)."""
+    if asked:
+        return asked
+    backends = get(name).backends
+    return "cl" if "cl" in backends else backends[0]
 
 
 def get_with_backend(name: str, backend: str) -> Profile:

@@ -41,16 +41,16 @@ from gpucompat.rules.support import calibration
 def unmeasured(result, analyses) -> list[Finding]:
     """GPU007 on the ops the profile delegates whose form the calibration never measured (or whose
     form cannot be read from the file)."""
-    table = calibration.for_profile(result.profile)
+    table = calibration.for_profile(result.profile, result.options.backend)
     if table is None:
         return []
     out = []
-    for o, key in delegated_keyed(result, analyses):
+    for o, key in delegated_keyed(result, analyses, table):
         if table.status(key, "fp32") == "unmeasured":
             what = f"form [{key}]" if key else "form (its axes or shape are not in the file)"
             out.append(Finding(
                 "GPU007", "warning",
                 f"subgraph {o.subgraph} op#{o.index} {o.op} is delegated in a {what} that was never measured on "
-                f"LiteRT {table.record['litert']}'s accelerator: no measurement exists, so its values on the GPU are "
+                f"{table.measured_on}: no measurement exists, so its values on the GPU are "
                 "unproven", ((o.subgraph, o.index),)))
     return out

@@ -8,13 +8,16 @@ delegates/gpu/delegate.cc (SPLIT/SPLIT_V excluded without OpenCL), common/select
 operation_selector.cc (OpenCL/Metal kernels) and gl/kernels/registry.cc (OpenGL kernels).
 
 Older generations (gpu_2020, gpu_2019, gpu_2019_docs) are built from this table: `entry` and the
-entries below are shared wherever the facts are the same.
+entries below are shared wherever the facts are the same. On the gl backend the profile adds what
+the classic GL delegate was measured to fail to build (rules/support/gl_measured.py: V2's GL path
+has the same kernels and builder); the older generations do not.
 """
 
 from collections.abc import Iterable
 
 from gpucompat.ir import dtypes
 from gpucompat.ir.opcodes import BUILTIN as B
+from gpucompat.rules.support import gl_measured
 from gpucompat.rules.support import predicates as p
 from gpucompat.rules.support.profile import Check, OpSupport, Profile
 
@@ -163,7 +166,8 @@ PROFILE = Profile(
     name="gpu-current",
     title="TFLite GPU delegate V2 (current)",
     description="The classic OpenCL/OpenGL/Metal GPU delegate as shipped in TFLite/LiteRT today.",
-    ops=OPS,
+    # on gl, the GL kernels' and builder's build failures measured on the classic GL delegate
+    ops=gl_measured.with_checks(OPS, gl_measured.BUILD, gl_measured.BUILD_BY_OP, gl_measured.on_gl),
     custom_ops=CUSTOM_OPS,
     runtime_types=frozenset({dtypes.FLOAT32, dtypes.FLOAT16}),
     quant_types=frozenset({dtypes.INT8, dtypes.UINT8}),
@@ -173,4 +177,5 @@ PROFILE = Profile(
              "google-ai-edge/LiteRT@f67457790c9c2ab67347d6fe53270e8d3df20868 "
              "tflite/tools/versioning/gpu_compatibility.cc"),
     fallback_backend="gl",  # delegate.cc DelegateKernelCore::Setup: OpenCL first, then OpenGL
+    one_batch_on_gl=True,  # the GL delegate's, measured (rules/support/gl_measured.py)
 )
