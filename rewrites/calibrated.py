@@ -15,7 +15,6 @@ from gpucompat.rewrites.engine import Rewrite, RewriteContext
 from gpucompat.rewrites.matching import of_type
 from gpucompat.rewrites.substitute import Replacement
 from gpucompat.rules.support import calibration
-from gpucompat.rules.support.forms import form_of
 
 
 class CalibratedRewrite(Rewrite):
@@ -43,7 +42,7 @@ class CalibratedRewrite(Rewrite):
         r = Replacement(op, [op], ctx=ctx)
         marks = r.marks()
         new = self.plan(op, r)
-        why = not_measured_right(new, self.what, ctx) if isinstance(new, Op) else new
+        why = (not_measured_right(new, self.what, ctx) or unbuilt(r.new, ctx)) if isinstance(new, Op) else new
         if why or new is None:
             r.forget(marks)
             return why
@@ -54,10 +53,23 @@ class CalibratedRewrite(Rewrite):
 
 
 def recorded_wrong(op: Op, ctx: RewriteContext) -> bool:
-    """Whether the profile's numerics table records `op`'s form wrong at fp32."""
-    table = calibration.for_profile(ctx.profile)
-    seen = None if table is None else table.observed(form_of(op))
-    return seen is not None and seen["fp32"]["wrong"]
+    """Whether the profile's numerics table records `op`'s form wrong at fp32, or (the GL
+    delegate's table) failing to build: either way the GPU does not give its values."""
+    table = calibration.for_profile(ctx.profile, ctx.options.backend)
+    if table is None:
+        return False
+    key = table.key(op)
+    return table.status(key, "fp32") == "wrong" or table.build_failure(key) is not None
+
+
+def unbuilt(ops: Sequence[Op], ctx: RewriteContext) -> str | None:
+    """Why the new ops would cost the model its delegation: one the profile takes and then cannot
+    build (a RESHAPE the GL delegate fails on, moving a batch axis), None when there is none."""
+    for new in ops:
+        verdict = ctx.verdict(new)
+        if not verdict.ok and verdict.layer in ("parse", "backend"):
+            return f"the profile cannot build its new {new.name}, and the whole delegation would fail: {verdict.reason}"
+    return None
 
 
 def rank4(shape: Sequence[int]) -> tuple[int, ...]:
@@ -85,10 +97,9 @@ def reshaped(op: Op, r: Replacement, inputs: Sequence[Tensor | None], shape: Seq
 def not_measured_right(new: Op, what: str, ctx: RewriteContext) -> str | None:
     """Why `new` will not do: its form is not recorded right at both precisions in the profile's
     table, or the profile rejects it."""
-    key = form_of(new)
-    table = calibration.for_profile(ctx.profile)
-    seen = None if table is None else table.observed(key)
-    if seen is None or seen["fp32"]["wrong"] or seen["fp16"]["wrong"]:
-        return f"its {what} form [{key}] is not one the accelerator was measured to compute right"
+    table = calibration.for_profile(ctx.profile, ctx.options.backend)
+    key = None if table is None else table.key(new)
+    if table is None or any(table.status(key, p) != "right" for p in ("fp32", "fp16")):
+        return f"its {what} form [{key}] is not one the delegate was measured to compute right"
     verdict = ctx.verdict(new)
     return None if verdict.ok else f"the profile rejects the {what} {new.name}: {verdict.reason}"

@@ -28,7 +28,7 @@ from gpucompat.rewrites.engine import Rewrite, RewriteContext
 from gpucompat.rewrites.fold_constants import dequantize
 from gpucompat.rewrites.substitute import Replacement
 from gpucompat.rules.support import calibration
-from gpucompat.rules.support.forms import form_of, provenance, stored
+from gpucompat.rules.support.forms import provenance, stored
 
 
 class Float32Constant(Rewrite):
@@ -42,10 +42,10 @@ class Float32Constant(Rewrite):
         return [op for op in graph.ops if not op.is_custom and any(_dequantized(t) for t in op.inputs)]
 
     def check(self, op: Op, ctx: RewriteContext) -> Replacement | str | None:
-        table = calibration.for_profile(ctx.profile)
+        table = calibration.for_profile(ctx.profile, ctx.options.backend)
         if table is None or ctx.rejects(op):
             return None
-        key = form_of(op)
+        key = table.key(op)
         if all(table.status(key, p) == "right" for p in ("fp32", "fp16")):
             return None
         r = Replacement(op, [op], ctx=ctx)

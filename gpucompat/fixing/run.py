@@ -27,9 +27,11 @@ from gpucompat.runners import REAL_GPU, Runner
 from gpucompat.verification.fix_proof import Verification, Verifications, verify, verify_everywhere
 from gpucompat.verification.real_gpu_forms import (
     UnprovenOp,
+    audited_with,
     identity,
     introduced_unsafe,
     mark_introduced,
+    measured_profiles,
     unproven_ops,
 )
 
@@ -125,22 +127,24 @@ def rewrite_guarded(original: FileMap | bytes, model: ir.Model, rewrites: list[R
     in is refused (that rewrite at that candidate, traced with the reason); then the rest is
     applied again. Returns the rewritten model, the trace and the output's delegated ops not known
     right (marked introduced or not)."""
-    before = unproven_ops(model)
+    audited = audited_with(profile, options)
+    before = unproven_ops(model, audited=audited)
     refused: dict[tuple[str, str], str] = {}
     unchecked: list[str | None] = []  # why the accelerator does not check this run (None: it does), asked once
     for _ in range(MAX_REFUSALS):
         trace = rewrite_model(model, rewrites, profile, options, refused)
-        after = unproven_ops(model) if trace.applied else before
+        after = unproven_ops(model, audited=audited) if trace.applied else before
         unsafe = introduced_unsafe(before, after, unmeasured=True)
         if any(u.status == "unmeasured" for u in unsafe) and not unchecked:
             unchecked.append(accelerator_unchecked(accelerator_checks))
-        if unchecked and unchecked[0] is None:
-            unsafe = [u for u in unsafe if u.status == "wrong"]
+        if unchecked and unchecked[0] is None:  # the accelerator checks the forms its table never measured
+            measured = measured_profiles()
+            unsafe = [u for u in unsafe if u.status == "wrong" or u.profile not in measured]
         if not unsafe:
             return model, trace, mark_introduced(before, after)
         model = ir.from_bytes(original, model.path)
         refused.update(_steps_to_refuse(model, rewrites, profile, options, refused, before, unsafe,
-                                        unchecked[0] if unchecked else None))
+                                        unchecked[0] if unchecked else None, audited))
         model = ir.from_bytes(original, model.path)
     raise GpucompatError(f"{model.path}: the rewrites keep delegating forms LiteRT's GPU accelerator computes "
                          f"wrongly or was never measured on after {MAX_REFUSALS} refusals; nothing was written")
@@ -166,7 +170,8 @@ def accelerator_unchecked(asked: bool) -> str | None:
 
 def _steps_to_refuse(model: ir.Model, rewrites: list[Rewrite], profile: Profile, options: Options,
                      refused: dict[tuple[str, str], str], before: list[UnprovenOp],
-                     unsafe: list[UnprovenOp], unchecked: str | None) -> dict[tuple[str, str], str]:
+                     unsafe: list[UnprovenOp], unchecked: str | None,
+                     audited: tuple = ()) -> dict[tuple[str, str], str]:
     """Replay the rewriting on `model` (a fresh copy), auditing after each step: the steps after
     which one of the ops of the result a rewrite must not bring in (`unsafe`) appeared last, with
     the reason (`unchecked`: why the accelerator does not check a form never measured)."""
@@ -175,7 +180,8 @@ def _steps_to_refuse(model: ir.Model, rewrites: list[Rewrite], profile: Profile,
     blamed: dict[tuple, tuple[str, str]] = {}
 
     def audit(entry, key) -> None:
-        now = {identity(u) for u in introduced_unsafe(before, unproven_ops(model), True)} & target.keys()
+        unsafe_now = introduced_unsafe(before, unproven_ops(model, audited=audited), True)
+        now = {identity(u) for u in unsafe_now} & target.keys()
         for ident in now - present:
             blamed[ident] = key
         present.clear()
@@ -190,11 +196,12 @@ def _steps_to_refuse(model: ir.Model, rewrites: list[Rewrite], profile: Profile,
 def _refusal(u: UnprovenOp, unchecked: str | None) -> str:
     """Why a rewrite step is refused: the op it delegates, and what is known of its form."""
     if u.status == "wrong":
-        return (f"refused: it makes {u.where} delegated under {u.profile}, a form LiteRT's GPU accelerator "
-                "computes wrongly at fp32 (rules/support/calibration/litert_gpu.json)")
-    return (f"refused: it makes {u.where} delegated under {u.profile}, a form never measured on LiteRT's GPU "
-            f"accelerator (rules/support/calibration/litert_gpu.json), and the accelerator does not check this run's "
-            f"output ({unchecked})")
+        return (f"refused: it makes {u.where} delegated under {u.profile}, a form {u.measured_on} "
+                "computes wrongly at fp32 (rules/support/calibration/)")
+    checks = (f"the accelerator does not check this run's output ({unchecked})" if u.profile in measured_profiles()
+              else "nothing checks it in this run")
+    return (f"refused: it makes {u.where} delegated under {u.profile}, a form never measured on {u.measured_on} "
+            f"(rules/support/calibration/), and {checks}")
 
 
 def shape_advice(model: ir.Model, result: ModelResult, rewrites: list[Rewrite]) -> list[str]:

@@ -38,10 +38,12 @@ def document(fix: Fix) -> dict:
 
 def _real_gpu(fix: Fix) -> dict:
     """Whether LiteRT's real GPU accelerator checked the output in this run, and the output's
-    delegated ops (under the profiles the calibration was measured for) whose form is known wrong
-    or never measured there at fp32, each marked introduced by the fix or already in the input."""
-    return {"check": gpu_check_status(fix), "profiles": real_gpu_forms.measured_profiles(), "precision": "fp32",
-            "ops": [u.record() for u in fix.unproven or []]}
+    delegated ops (under the profiles the calibration was measured for, and the fix's own when the
+    GL delegate's table judges it) whose form is known wrong or never measured there at fp32, each
+    marked introduced by the fix or already in the input."""
+    audited = [name for name, _ in real_gpu_forms.audited_with(fix.after.profile, fix.after.options)]
+    return {"check": gpu_check_status(fix), "profiles": [*real_gpu_forms.measured_profiles(), *audited],
+            "precision": "fp32", "ops": [u.record() for u in fix.unproven or []]}
 
 
 def _verification(fix: Fix) -> dict | None:
@@ -116,7 +118,7 @@ def _render_real_gpu(console, real: dict) -> None:
     check = real["check"]
     color = "green" if check == "passed" else "red" if check == "failed" else "yellow"
     console.print(f"  real-GPU check (LiteRT's accelerator): [{color}]{escape(check)}[/{color}]")
-    line = real_gpu_forms.summary([UnprovenOp(**u) for u in real["ops"]])
+    line = real_gpu_forms.summary([UnprovenOp.from_record(u) for u in real["ops"]])
     if line:
         checked = " (checked on the accelerator in this run)" if check == "passed" else ""
         console.print(f"  output under {', '.join(real['profiles'])} at {real['precision']}: {escape(line)}{checked}")

@@ -19,7 +19,7 @@ from gpucompat import ir
 from gpucompat.placement import check_model
 from gpucompat.rules.lint.calibrated_forms import partition_reach
 from gpucompat.rules.support import calibration, registry
-from gpucompat.rules.support.forms import form_of, judged
+from gpucompat.rules.support.forms import judged
 from gpucompat.rules.support.profile import Options
 
 NO_FORM = "no form recorded"
@@ -38,6 +38,7 @@ class UnprovenOp:
     tensor: str  # its first output's name: what pairs an op of a fixed model with the original's
     introduced: bool | None = None  # fix only: not delegated in this form in the input model
     suspect: tuple[str, ...] = ()  # a wrong op: the graph outputs its GPU partition reaches
+    measured_on: str = "LiteRT's GPU accelerator"  # what measured the table that judged it
 
     @property
     def where(self) -> str:
@@ -48,12 +49,18 @@ class UnprovenOp:
     def record(self) -> dict:
         """JSON form."""
         doc = {"profile": self.profile, "subgraph": self.subgraph, "index": self.index, "op": self.op,
-               "form": self.form, "status": self.status, "tensor": self.tensor}
+               "form": self.form, "status": self.status, "tensor": self.tensor, "measured_on": self.measured_on}
         if self.introduced is not None:
             doc["introduced"] = self.introduced
         if self.suspect:
             doc["suspect_outputs"] = list(self.suspect)
         return doc
+
+    @classmethod
+    def from_record(cls, doc: dict) -> UnprovenOp:
+        """The op back from its JSON form (`record`)."""
+        fields = {k: v for k, v in doc.items() if k != "suspect_outputs"}
+        return cls(**fields, suspect=tuple(doc.get("suspect_outputs", ())))
 
 
 def measured_profiles() -> list[str]:
@@ -61,28 +68,39 @@ def measured_profiles() -> list[str]:
     return list(calibration.load()["profiles"])
 
 
-def unproven_ops(model: ir.Model, precision: str = "fp32", options: Options | None = None) -> list[UnprovenOp]:
-    """Every op delegated under a measured profile whose form the calibration records wrong at
-    `precision`, or never measured (rules/support/forms.py, as check's GPU005 / GPU007 judge them).
-    A DEQUANTIZE of a constant (fp16 weights) is not one: the delegate folds it into the constant
-    its reader's form names."""
+def unproven_ops(model: ir.Model, precision: str = "fp32", options: Options | None = None,
+                 audited: tuple[tuple[str, Options], ...] = ()) -> list[UnprovenOp]:
+    """Every op delegated under a measured profile (and under each of `audited`: (profile, options)
+    pairs whose own table judges them, the GL delegate's) whose form the calibration records wrong
+    at `precision`, or never measured (rules/support/forms.py, as check's GPU005 / GPU007 judge
+    them). A DEQUANTIZE of a constant (fp16 weights) is not one: the delegate folds it into the
+    constant its reader's form names."""
     out = []
-    for name in measured_profiles():
-        result = check_model(model, registry.get(name), options or Options())
-        if result.failure:  # nothing is delegated
+    for name, opts in [*((n, options or Options()) for n in measured_profiles()), *audited]:
+        profile = registry.get(name)
+        table = calibration.for_profile(profile, opts.backend)
+        result = check_model(model, profile, opts)
+        if result.failure or table is None:  # nothing is delegated, or nothing judges it
             continue
         for o in result.ops:
             op = model.graphs[o.subgraph].ops[o.index]
             if o.placement != "gpu" or not judged(op):
                 continue
-            key = form_of(op)
-            status = calibration.status(key, precision)
+            key = table.key(op)
+            status = table.status(key, precision)
             if status != "right":
                 reach = partition_reach(result, model, o) if status == "wrong" else None
                 suspect = () if reach is None else tuple(t.name for t in reach[1])
                 out.append(UnprovenOp(name, o.subgraph, o.index, o.op, key, status,
-                                      op.outputs[0].name if op.outputs else "", suspect=suspect))
+                                      op.outputs[0].name if op.outputs else "", suspect=suspect,
+                                      measured_on=table.measured_on))
     return out
+
+
+def audited_with(profile, options: Options) -> tuple[tuple[str, Options], ...]:
+    """The (profile, options) a fix under `profile` is audited with beyond the measured profiles:
+    itself when the GL delegate's table judges it (gl-delegate, gpu-current on gl)."""
+    return ((profile.name, options),) if calibration.gl_measured(profile, options.backend) else ()
 
 
 def identity(u: UnprovenOp) -> tuple:
