@@ -8,13 +8,15 @@ import sys
 import tempfile
 
 
-def gpucompat(*args: str, cwd: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run `python -m gpucompat ARGS` in a child process and capture its output.
+def gpucompat(*args: str, cwd: str | None = None, timeout: float = 120,
+              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run `python -m gpucompat ARGS` in a child process and capture its output (`env`: variables
+    set on top of this process's).
 
     It runs outside the source tree by default, as a user would, so that the installed package is
     what gets tested."""
     return subprocess.run([sys.executable, "-m", "gpucompat", *args], capture_output=True, text=True,
-                          cwd=cwd or tempfile.gettempdir(), timeout=timeout)
+                          cwd=cwd or tempfile.gettempdir(), timeout=timeout, env={**os.environ, **(env or {})})
 
 
 def on_a_terminal(argv: list[str], terminal: str = "stderr", env: dict | None = None) -> tuple[str, str, int]:

@@ -6,6 +6,7 @@ half is in tests/test_device_choice.py.)"""
 import json
 
 from cli import gpucompat
+from gl import without_gl
 from vulkan import without_device
 
 
@@ -38,7 +39,8 @@ def test_a_listed_driver_that_cannot_load_is_available_but_confirm_cannot_run(tm
     vulkan_setup(tmp_path, monkeypatch, str(library))
     doc = json.loads(gpucompat("doctor", "--format", "json").stdout)
     assert doc["vulkan"]["available"] and doc["vulkan"]["drivers"][0]["library_present"]
-    assert set(doc) == {"python", "packages", "opencl", "program_cache", "vulkan", "verify_can_run", "confirm_can_run"}
+    assert set(doc) == {"python", "packages", "opencl", "program_cache", "vulkan", "gl_delegate", "verify_can_run",
+                        "confirm_can_run", "confirm_gl_can_run"}
     assert not doc["confirm_can_run"] and "Mesa >= 23 lavapipe" in doc["vulkan"]["confirm"]["why"]
 
 
@@ -49,3 +51,16 @@ def test_doctor_says_confirm_runs_when_the_accelerator_compiles_its_probe():
     assert doc["confirm_can_run"] and doc["vulkan"]["confirm"]["why"] is None
     assert "confirm runs: LiteRT's GPU accelerator compiled a probe model" in gpucompat("doctor").stdout
     assert doc["packages"]["pyopencl"] and doc["packages"]["ai-edge-litert"]
+
+
+def test_doctor_says_whether_the_classic_gl_delegate_runs(tmp_path):
+    """Without its set-up: why, in the delegate's own line; with it, the probe model delegated."""
+    empty = {"GPUCOMPAT_GL_DIR": str(tmp_path)}
+    doc = json.loads(gpucompat("doctor", "--format", "json", env=empty).stdout)
+    assert not doc["confirm_gl_can_run"] and f"{tmp_path}/libgl_shim.so: no such file" in doc["gl_delegate"]["why"]
+    text = gpucompat("doctor", env=empty).stdout
+    assert "confirm --delegate gl cannot run here: the classic GL delegate cannot run here" in text
+    doc = json.loads(gpucompat("doctor", "--format", "json").stdout)
+    if not doc["confirm_gl_can_run"]:
+        without_gl(doc["gl_delegate"]["why"])
+    assert doc["gl_delegate"]["why"] is None
