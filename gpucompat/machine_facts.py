@@ -91,9 +91,8 @@ def _vulkan_driver(path: str) -> dict:
 
 def diagnose() -> dict:
     """The whole report (`gpucompat doctor --format json`)."""
-    from gpucompat.opencl.cache import default_dir
-
     from gpucompat.confirm.probe import probe_gl
+    from gpucompat.opencl.cache import default_dir
     from gpucompat.progress import status
 
     cache_dir = default_dir()

@@ -69,5 +69,5 @@ def test_a_partly_delegated_model(models):
 
 def test_an_unknown_runner_in_the_old_spelling_is_refused(models):
     r = gpucompat("verify", models.path("conv_relu"), "--backend", "metal")
-    assert r.returncode == 2 and "must be one of opencl, litert-gpu, got 'metal'" in r.stderr
+    assert r.returncode == 2 and "must be one of opencl, litert-gpu, gl-delegate, got 'metal'" in r.stderr
     assert "--backend is deprecated here, use --runner" in r.stderr and "Traceback" not in r.stderr

@@ -101,7 +101,7 @@ def test_the_fixed_model_is_right_on_the_accelerator(models, tmp_path, name):
 
 def test_verify_on_names_its_runners(models, tmp_path):
     r = gpucompat("fix", models.path("wrongform_pad3_mid"), "-o", str(tmp_path / "f.tflite"), "--verify-on", "metal")
-    assert r.returncode == 2 and "--verify-on must be one of litert-gpu, got 'metal'" in r.stderr
+    assert r.returncode == 2 and "--verify-on must be one of litert-gpu, gl-delegate, got 'metal'" in r.stderr
     assert not (tmp_path / "f.tflite").exists()
 
 

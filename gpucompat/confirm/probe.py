@@ -46,16 +46,9 @@ def probe(launch) -> ConfirmProbe:
     install)."""
     from gpucompat.confirm import runner
 
-    start = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="gpucompat-probe-") as tmp:
-        path = os.path.join(tmp, "probe.tflite")
-        with open(path, "wb") as f:
-            f.write(probe_model())
-        try:
-            report = runner.compile_models([path], launch, TIMEOUT)[0]
-        except GpucompatError as e:
-            return ConfirmProbe(False, str(e), time.monotonic() - start)
-    seconds = time.monotonic() - start
+    report, seconds = _probed(lambda path: runner.compile_models([path], launch, TIMEOUT)[0])
+    if isinstance(report, ConfirmProbe):
+        return report
     if not report.compiled:
         return ConfirmProbe(False, f"the probe model did not compile: {report.error}", seconds)
     if not sum(report.facts.gpu_ops.values()):
@@ -68,17 +61,25 @@ def probe_gl(setup_dir: str | None = None) -> ConfirmProbe:
     the probe model's ADD (an EGL / GL ES driver answered); else why not."""
     from gpucompat.confirm.gl_runner import GlJob, delegate_models, gl_launcher
 
+    report, seconds = _probed(lambda path: delegate_models([GlJob(path)], gl_launcher(setup_dir), TIMEOUT)[0])
+    if isinstance(report, ConfirmProbe):
+        return report
+    if report.gpu_nodes != 1:
+        return ConfirmProbe(False, f"the GL delegate did not take the probe model: {report.reason or 'no reason'}",
+                            seconds)
+    return ConfirmProbe(True, None, seconds)
+
+
+def _probed(run):
+    """`run` (path -> the runtime's report) on the probe model written to a file: (its report, the
+    seconds it took), or (a failed ConfirmProbe with the one-line error, the seconds)."""
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="gpucompat-probe-") as tmp:
         path = os.path.join(tmp, "probe.tflite")
         with open(path, "wb") as f:
             f.write(probe_model())
         try:
-            report = delegate_models([GlJob(path)], gl_launcher(setup_dir), TIMEOUT)[0]
+            report = run(path)
         except GpucompatError as e:
-            return ConfirmProbe(False, str(e), time.monotonic() - start)
-    seconds = time.monotonic() - start
-    if report.gpu_nodes != 1:
-        return ConfirmProbe(False, f"the GL delegate did not take the probe model: {report.reason or 'no reason'}",
-                            seconds)
-    return ConfirmProbe(True, None, seconds)
+            return ConfirmProbe(False, str(e), time.monotonic() - start), time.monotonic() - start
+    return report, time.monotonic() - start

@@ -97,3 +97,14 @@ class Runner(Protocol):
     def reference_where(self, model: ir.Model, where: dict[int, list[str]]) -> dict[int, list[str]]:
         """Where the reference interpreter, which this runner is compared with, computes `model`'s
         ops as the GPU does (`where`: the simulated delegate's placements)."""
+
+
+NOISE_RTOL = 1e-3  # fp32 noise: of the output's largest magnitude (the calibration grid's threshold)
+
+
+def fp32_noise(safeties: set[str]) -> Tolerance:
+    """The tolerance a real GPU delegate's proof of a fix is held to, for every safety class: fp32
+    noise, NOISE_RTOL of the output's largest magnitude."""
+    from gpucompat.verification.tolerance import Tolerance
+
+    return Tolerance(0.0, NOISE_RTOL, f"fp32 noise: {NOISE_RTOL:g} of the largest output")

@@ -12,14 +12,11 @@ from typing import TYPE_CHECKING
 
 from gpucompat.errors import GpucompatError
 from gpucompat.progress import status
-from gpucompat.runners.base import Job, NotRun, Opened
+from gpucompat.runners.base import Job, NotRun, Opened, fp32_noise
 
 if TYPE_CHECKING:
     from gpucompat import ir
     from gpucompat.verification.tolerance import Tolerance
-
-NOISE_RTOL = 1e-3  # fp32 noise: of the output's largest magnitude (the calibration grid's threshold)
-
 
 class GLDelegateRunner:
     """The classic GL delegate; a fix's proof holds it to fp32 noise, as LiteRT's accelerator."""
@@ -68,9 +65,7 @@ class GLDelegateRunner:
 
     def tolerance(self, safeties: set[str]) -> Tolerance:
         """fp32 noise for every safety class."""
-        from gpucompat.verification.tolerance import Tolerance
-
-        return Tolerance(0.0, NOISE_RTOL, f"fp32 noise: {NOISE_RTOL:g} of the largest output")
+        return fp32_noise(safeties)
 
     def reference_where(self, model: ir.Model, where: dict[int, list[str]]) -> dict[int, list[str]]:
         """Where the GL delegate places each op, as gl-delegate predicts it."""

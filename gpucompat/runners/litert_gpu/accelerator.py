@@ -10,16 +10,13 @@ import time
 from typing import TYPE_CHECKING
 
 from gpucompat.progress import status
-from gpucompat.runners.base import Job, NotRun, Opened
+from gpucompat.runners.base import Job, NotRun, Opened, fp32_noise
 
 if TYPE_CHECKING:
     import numpy as np
 
     from gpucompat import ir
     from gpucompat.verification.tolerance import Tolerance
-
-NOISE_RTOL = 1e-3  # fp32 noise: of the output's largest magnitude
-
 
 class LiteRTGPURunner:
     """The accelerator; a fix's proof holds it to fp32 noise (1e-3 of the output's largest
@@ -65,9 +62,7 @@ class LiteRTGPURunner:
 
     def tolerance(self, safeties: set[str]) -> Tolerance:
         """fp32 noise for every safety class."""
-        from gpucompat.verification.tolerance import Tolerance
-
-        return Tolerance(0.0, NOISE_RTOL, f"fp32 noise: {NOISE_RTOL:g} of the largest output")
+        return fp32_noise(safeties)
 
     def reference_where(self, model: ir.Model, where: dict[int, list[str]]) -> dict[int, list[str]]:
         """Where the accelerator places each op, as litert-mldrift predicts it (equal to the
