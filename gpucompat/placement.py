@@ -247,7 +247,6 @@ def _gl_partition_failures(model: Model, result: ModelResult) -> list[OpResult]:
     than the partition's first one (layout.bhwc), or the first op the delegate fuses into a shader
     Mesa cannot compile (gl_measured.nan_redeclared); each op's verdict is turned into its build
     failure. Empty when every partition builds."""
-    from gpucompat.layout import bhwc
     from gpucompat.rules.support.gl_measured import nan_redeclared
 
     found = []
@@ -256,28 +255,41 @@ def _gl_partition_failures(model: Model, result: ModelResult) -> list[OpResult]:
         if o.placement == "gpu":
             partitions.setdefault((o.subgraph, o.partition), []).append(o)
     for (subgraph, _), members in partitions.items():
-        graph, first = model.graphs[subgraph], None
+        graph = model.graphs[subgraph]
         inside = {id(graph.ops[o.index]) for o in members}
+        batches = _batches(graph.ops[o.index] for o in members)
         for o in members:
             op = graph.ops[o.index]
-            fused = op.input(0) is not None and op.input(0).producer is not None and id(op.input(0).producer) in inside
-            verdict = nan_redeclared(op) if fused else None
-            for t in (*op.present_inputs, *op.outputs):
-                layout = None if verdict is not None and not verdict.ok or _folded(t) else bhwc(t.shape)
-                if layout is None:
-                    continue
-                if first is None:
-                    first = layout[0]
-                elif layout[0] != first:
-                    verdict = reject(f"tensor {t.name!r} {list(t.shape)} has batch {layout[0]} on the GPU, and "
-                                     f"the partition's first tensor batch {first}: the GL delegate builds one batch",
-                                     "parse", f"Batch size mismatch, expected {first} but got {layout[0]}")
-                    break
+            producer = op.input(0).producer if op.input(0) is not None else None
+            verdict = nan_redeclared(op) if producer is not None and id(producer) in inside else None
+            if (verdict is None or verdict.ok) and id(op) in batches:
+                first, t, batch = batches[id(op)]
+                verdict = reject(f"tensor {t.name!r} {list(t.shape)} has batch {batch} on the GPU, and the "
+                                 f"partition's first tensor batch {first}: the GL delegate builds one batch",
+                                 "parse", f"Batch size mismatch, expected {first} but got {batch}")
             if verdict is not None and not verdict.ok:
                 o.verdict = verdict
                 found.append(o)
                 break
     return found
+
+
+def _batches(ops) -> dict[int, tuple[int, object, int]]:
+    """Of `ops` (one partition), the first op with a runtime tensor whose batch (layout.bhwc) is not
+    the first tensor's: {id(op): (the first batch, the tensor, its batch)}; empty when all agree."""
+    from gpucompat.layout import bhwc
+
+    first = None
+    for op in ops:
+        for t in (*op.present_inputs, *op.outputs):
+            layout = None if _folded(t) else bhwc(t.shape)
+            if layout is None:
+                continue
+            if first is None:
+                first = layout[0]
+            elif layout[0] != first:
+                return {id(op): (first, t, layout[0])}
+    return {}
 
 
 def _folded(t) -> bool:

@@ -11,7 +11,7 @@ run R); OUTPUTS.npz receives `run<R>_t<T>` for every output tensor T.
 Protocol (stderr, one line each, between the runtime's own lines), as confirm/child.py:
   @@gpucompat model <index>     before model <index> (0-based)
   @@gpucompat result <json>     {"calls": [{"replaced": n, "status": s} per Prepare], "failed": bool,
-                                 "error": str|null, "nodes": plan size before delegation}
+                                 "error": str|null}
 The CPU side runs the runtime's builtin kernels (no XNNPACK), so every op the delegate leaves is
 the reference interpreter's.
 """
@@ -32,7 +32,7 @@ def _calls(stats: str) -> list[dict]:
             if calls:
                 calls[-1]["status"] = calls[-1]["status"] or entry["prepare_status"]
         else:
-            calls.append({"replaced": entry["replaced"], "status": entry["status"], "plan": entry["plan"]})
+            calls.append({"replaced": entry["replaced"], "status": entry["status"]})
     return calls
 
 
@@ -64,7 +64,6 @@ def main(job_path: str) -> None:
                 _run_all(interpreter, model["inputs"], model["outputs"])
             except Exception as e:
                 result["error"] = " ".join(str(e).split())[-600:]
-                result["ran"] = False
         say("result", result)
 
 

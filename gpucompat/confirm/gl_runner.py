@@ -27,11 +27,11 @@ SETUP_DIR_VARIABLE = "GPUCOMPAT_GL_DIR"
 DEFAULT_SETUP_DIR = os.path.join("~", ".cache", "gpucompat-gl")
 UNRESOLVED = "Encountered unresolved custom op"  # the loader's words: no kernel for a custom op here
 DELEGATE_NODE = "(TfLiteGpuDelegate) failed"  # the runtime's words when the delegate's own node fails
-MODELS_PER_CHILD = 40
+MODELS_PER_CHILD = 40  # the shim keeps its records in a fixed buffer of a few kilobytes
 # A process the delegate ends is tried again alone: running a model, the delegate at times corrupts
-# the process's heap ("realloc(): invalid next size", about one run in three of a small CONV_2D
-# model, never at delegation alone), so one crash is not the model's answer; three are.
-CRASH_RETRIES = 2  # the shim keeps its records in a fixed buffer of a few kilobytes
+# the process's heap ("realloc(): invalid next size", two runs in three of a small CONV_2D -> MEAN ->
+# FULLY_CONNECTED model, never at delegation alone), so one crash is not the model's answer; three are.
+CRASH_RETRIES = 2
 NO_GL_HELP = ("the classic GL delegate cannot run here: {why}. It needs a set-up directory ($" + SETUP_DIR_VARIABLE
               + ", default " + DEFAULT_SETUP_DIR + ") with the delegate's plugin shim (libgl_shim.so and "
               "gl_delegate.json) and an OpenGL ES 3.1 driver that EGL finds (no GPU: Mesa's llvmpipe, Debian "
@@ -171,9 +171,8 @@ def _batch(jobs: list[GlJob], start: int, launch: GlLauncher, per_model_timeout:
                                     error=f"no result after {per_model_timeout:.0f} s" if timed_out else
                                     f"the process ended while delegating (exit status {proc.returncode})"))
             break
-        report = GlReport(job.path, [c["replaced"] for c in result["calls"]], result["failed"], False,
-                          result["error"], log=log)
-        report.prepare_failed = _delegate_failed(result)
+        report = GlReport(job.path, [c["replaced"] for c in result["calls"]], result["failed"],
+                          _delegate_failed(result), result["error"], log=log)
         if report.failed and i + start == 0 and any(word in (report.error or "") for word in _NO_DRIVER):
             raise NoGl(NO_GL_HELP.format(why=report.error))
         if entry["outputs"] and os.path.exists(entry["outputs"]):

@@ -21,6 +21,8 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 
+from gpucompat.rules.support.forms import form_of, form_with_batch
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 THRESHOLDS = ("wrong: cosine < 0.9999 or max error > 1e-3 of the largest output at fp32; "
               "cosine < 0.999 or max error > 1e-2 at fp16")
@@ -57,8 +59,6 @@ class Table:
 
     def key(self, op) -> str | None:
         """`op`'s key in this table."""
-        from gpucompat.rules.support.forms import form_of, form_with_batch
-
         return (form_with_batch if self.record.get("keys") == BATCH_KEYS else form_of)(op)
 
     def observed(self, key: str | None) -> dict | None:
