@@ -26,6 +26,7 @@ class Task:
     inputs: str | None = None  # representative inputs (gpucompat/sample_inputs.py): the value-range pass runs on them
     normalization: object = None  # image_inputs.Normalization from the flags, for a directory of images
     device_families: tuple[str, ...] = ()  # GPU families whose public reports to raise (DEV6xx)
+    module_names: object = None  # attribution.torch_names.ModuleNames of --torch-module-names
 
 
 @contextlib.contextmanager
@@ -50,6 +51,7 @@ def check_one(task: Task) -> dict:
 
 def _check_one(task: Task) -> dict:
     from gpucompat.analyses import analyze
+    from gpucompat.attribution.attribute import attribute
     from gpucompat.errors import GpucompatError
     from gpucompat.ir import load
     from gpucompat.output import records
@@ -69,7 +71,8 @@ def _check_one(task: Task) -> dict:
         return records.error_record(task.path, prof.name, str(e).removeprefix(f"{task.path}: "), prof.release)
     analyses = analyze(model, result, ranges, flips)
     findings = [f for f in run_all(result, analyses) if selected(f.code, task.select, task.ignore)]
-    return {**records.model_record(result, findings, analyses), "inputs": described}
+    sources = attribute(model, task.module_names)
+    return {**records.model_record(result, findings, analyses, sources), "inputs": described}
 
 
 def _on_inputs(task: Task, model, result) -> tuple[dict, dict, str]:

@@ -88,6 +88,7 @@ class TraceEntry:
     applied: bool
     reason: str | None = None
     nodes: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()  # the layers or modules the replaced ops came from (gpucompat.attribution)
 
 
 @dataclass
@@ -132,7 +133,10 @@ def apply(model: Model, rewrites: Sequence[Rewrite], ctx: RewriteContext,
     """Apply `rewrites` to every subgraph of `model` until none applies; return the trace.
     `refused` maps (rewrite name, `anchor_key` of a candidate) to the reason a caller refuses it
     (traced, never applied); `after_step` is called with each applied step's entry and that key."""
+    from gpucompat.attribution.attribute import Reader
+
     ordered = sorted(rewrites, key=lambda r: (r.priority, r.name))
+    reader = Reader(model)
     trace = Trace()
     for _ in range(MAX_STEPS):
         survey: list[TraceEntry] = []
@@ -141,8 +145,11 @@ def apply(model: Model, rewrites: Sequence[Rewrite], ctx: RewriteContext,
             trace.not_applied = survey
             return trace
         rw, match = step
+        replaced = match.ops or [match.anchor]
+        paths = (reader.source(op).path for op in replaced)
         entry = TraceEntry(rw.name, rw.safety, describe(match.anchor), True,
-                           nodes=tuple(describe(op) for op in match.ops or [match.anchor]))
+                           nodes=tuple(describe(op) for op in replaced),
+                           sources=tuple(dict.fromkeys(p for p in paths if p is not None)))
         graph, key = match.anchor.graph, (rw.name, anchor_key(match.anchor))
         rw.rewrite(match, ctx)
         stale = graph.stale_links()

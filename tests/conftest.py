@@ -12,6 +12,7 @@ import pytest
 
 import modelgen
 import models_analyses  # noqa: F401  (registers builders)
+import models_attribution  # noqa: F401
 import models_basic  # noqa: F401
 import models_executor_extra  # noqa: F401
 import models_fix  # noqa: F401

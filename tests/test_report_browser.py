@@ -217,3 +217,21 @@ def test_several_models_with_fix_and_verify_fit_the_page(browser, models, tmp_pa
             page.screenshot("report-many.png")
             page.page.locator("#fix-2").screenshot(path=os.path.join(ARTIFACTS, "report-fix.png"))
     assert page.errors == [] and page.console == []
+
+
+def test_source_tree_of_a_real_model_filters_the_op_table(browser, models, tmp_path):
+    page = Opened(browser, report(tmp_path, "convnext.html", models.path("attr_convnext_tiny")))
+    assert page.errors == [] and page.console == []
+    total = page.page.evaluate("JSON.parse(document.querySelector('script.ops-data').textContent).ops.length")
+    assert total >= 500
+    layer = "convnext_tiny_stage_1_block_0_pointwise_conv_1"
+    button = page.page.locator(f'.source-tree button.source[data-source="{layer}"]')
+    button.scroll_into_view_if_needed()
+    button.click()
+    where = page.column("where")
+    assert where and set(where) == {layer}
+    assert page.page.locator(".source-filter code").text_content() == layer
+    assert page.page.locator(".count").first.text_content().startswith(f"{len(where)} of {total} ops")
+    page.screenshot("source_tree.png")
+    page.page.click("button.clear-source")
+    assert page.page.locator(".count").first.text_content().startswith(f"{total} of {total} ops")

@@ -17,6 +17,7 @@ from gpucompat.commands.common import (
     BackendChoice,
     ConfigFile,
     FailOn,
+    GroupBy,
     InputMean,
     InputRange,
     InputStd,
@@ -49,6 +50,8 @@ def check(
     input_mean: InputMean = None,
     input_std: InputStd = None,
     device_family: Annotated[str | None, typer.Option("--device-family", "--device", help="GPU families to warn for, comma-separated (adreno, mali, apple, webgpu): forms public reports say their runtimes mishandle (DEV6xx, unverified here).")] = None,
+    torch_module_names: Annotated[str | None, typer.Option(help="The PyTorch model's named_modules(), one per line (name, then class): ops of a litert-torch export are named by their exact dotted module path.")] = None,
+    group_by: Annotated[GroupBy | None, typer.Option(help="source: the terminal lists rejected ops and findings per Keras layer or PyTorch module (JSON always has both: ops[].source, findings[].sources).")] = None,
     confirm: Annotated[bool, typer.Option("--confirm", help="Then compile each model on LiteRT's real GPU accelerator beside the litert-mldrift prediction (gpucompat confirm).")] = False,
 ) -> None:
     """Report, per op, whether the GPU delegate takes it and why, how the graph is partitioned, and
@@ -56,6 +59,7 @@ def check(
     each rejected op would gain."""
     from gpucompat import baseline as baselines
     from gpucompat import config as configs
+    from gpucompat.attribution.torch_names import read_module_names
     from gpucompat.discover import model_paths
     from gpucompat.image_inputs import normalization_from_flags
     from gpucompat.output import records
@@ -71,6 +75,7 @@ def check(
     normalization = normalization_from_flags(input_mean, input_std, input_range, inputs)
     if confirm and (output_format != TERMINAL or output):
         raise GpucompatError("--confirm prints to the terminal; for JSON or a file run gpucompat confirm --format json")
+    module_names = read_module_names(torch_module_names) if torch_module_names else None
     cfg = configs.settings("check", files[0] if files else ".", config)
     profiles = _split(cfg.pick("profile", profile, registry.DEFAULT))
     asked_backend = cfg.pick("backend", backend.value if backend else None)
@@ -84,7 +89,7 @@ def check(
     tasks = [Task(path, name, backends[name], allow_quant=not cfg.pick("no_quant", no_quant, False),
                   max_delegated_partitions=cfg.pick("max_delegated_partitions", max_delegated_partitions, 1),
                   select=chosen_select, ignore=cfg.ignored_for(path, extra_ignore), inputs=inputs,
-                  normalization=normalization, device_families=families)
+                  normalization=normalization, device_families=families, module_names=module_names)
              for path in files for name in profiles]
     recs = check_many(tasks, jobs)
     if baseline:
@@ -97,7 +102,8 @@ def check(
             SEVERITIES.index(f["severity"]) <= threshold and not f["baselined"] for r in recs for f in r["findings"]):
         status = EXIT_FINDINGS
     doc = records.document(recs, compare=len(profiles) > 1)
-    emit(Kind.check_report, output_format, doc, output, protect=tuple(files))
+    view = {"group_by": group_by.value} if group_by and output_format == TERMINAL else {}
+    emit(Kind.check_report, output_format, doc, output, protect=tuple(files), **view)
     # whatever the format, a model that could not be checked is one line on stderr (once, whatever
     # the number of profiles)
     for path, error in dict.fromkeys((r["path"], r["error"]) for r in recs if r["error"]):

@@ -46,6 +46,10 @@ class FailOn(str, enum.Enum):
     never = "never"
 
 
+class GroupBy(str, enum.Enum):
+    source = "source"
+
+
 class BackendChoice(str, enum.Enum):
     cl = "cl"
     gl = "gl"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpucompat.fixing.run import Fix, gpu_check_status
+from gpucompat.output.by_source import shown_path
 from gpucompat.placement import ModelResult
 from gpucompat.verification import real_gpu_forms
 
@@ -23,7 +24,8 @@ def document(fix: Fix) -> dict:
         "schema_version": SCHEMA_VERSION,
         "path": fix.path,
         "profile": fix.before.profile.name,
-        "applied": [{"rewrite": e.rewrite, "safety": e.safety, "nodes": list(e.nodes)} for e in fix.trace.applied],
+        "applied": [{"rewrite": e.rewrite, "safety": e.safety, "nodes": list(e.nodes), "sources": list(e.sources)}
+                    for e in fix.trace.applied],
         "not_applied": [{"rewrite": e.rewrite, "candidate": e.candidate, "reason": e.reason}
                         for e in fix.trace.not_applied],
         "before": summary(fix.before, fix.original, fix.padding[0]),
@@ -73,7 +75,9 @@ def render(console, doc: dict, verbose: bool = False) -> None:
     for line in doc["advice"]:
         console.print(f"  [yellow]needs a shape[/yellow] {escape(line)}")
     for e in doc["applied"]:
-        console.print(f"  [green]applied[/green] {e['rewrite']} ({e['safety']}): {escape(', '.join(e['nodes']))}")
+        where = f" (in {', '.join(shown_path(p) for p in e['sources'])})" if e.get("sources") else ""
+        nodes = escape(", ".join(e["nodes"]) + where)
+        console.print(f"  [green]applied[/green] {e['rewrite']} ({e['safety']}): {nodes}")
     for e in doc["not_applied"] if verbose else ():  # reasons hold form keys: "[n,n]" is no markup
         where = escape(f"{e['rewrite']} at {e['candidate']}: {e['reason']}")
         console.print(f"  [yellow]not applied[/yellow] {where}")

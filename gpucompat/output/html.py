@@ -57,6 +57,7 @@ def _model_view(rec: dict) -> dict:
         "padded": bool(html_view.op_padding(rec)),
         "what_if": sorted(rec.get("what_if") or [], key=lambda w: -w["gain"]),
         "strings": html_view.model_strings(rec),
+        "sources": html_view.source_tree(rec),
         "rules": html_view.rule_docs({f["code"] for f in rec["findings"]}),
         "extras": [(key, title, rec[key]) for key, title in EXTRA_SECTIONS if rec.get(key) not in (None, [], {})],
     }

@@ -10,6 +10,8 @@ import re
 
 from markupsafe import Markup, escape
 
+from gpucompat.attribution.source import SEPARATOR
+
 # Where an op ends up, as the strip and the table colour it.
 GPU, SPARE, CPU = "gpu", "spare", "cpu"  # spare: supported, but in a partition the runtime did not delegate
 
@@ -73,8 +75,53 @@ def ops_data(rec: dict) -> dict:
 
     rows = [[o["subgraph"], o["index"], o.get("custom_code") or o["op"], o["opcode"], o["version"], op_kind(o),
              o["partition"], ": ".join(p for p in (o["layer"], o["reason"]) if p), refs(o, "inputs"),
-             refs(o, "outputs"), padding.get((o["subgraph"], o["index"]))] for o in rec["ops"]]
+             refs(o, "outputs"), padding.get((o["subgraph"], o["index"])), _source_path(o)] for o in rec["ops"]]
     return {"ops": rows, "tensors": tensors}
+
+
+def _source_path(op: dict) -> str | None:
+    """The op's source path as the table shows it and the source tree filters by it."""
+    src = op.get("source") or {}
+    return src.get("path")
+
+
+def source_tree(rec: dict) -> dict | None:
+    """The model's layers or modules as a tree (gpucompat.attribution's paths split at their
+    framework's separator): each node its `name`, full `path`, `kind`, the ops of its subtree on
+    the GPU, left on the CPU though supported, and rejected, and its `children` in the order their
+    first op runs. None when no op has a source."""
+    root = None
+    for op in rec["ops"]:
+        src = op.get("source") or {}
+        if src.get("path") is None:
+            continue
+        if root is None:
+            root = _tree_node("", "", None, src.get("framework"))
+        node = root
+        node[op_kind(op)] += 1
+        sep = SEPARATOR.get(src.get("framework"), "/")
+        parts = src["path"].split(sep) if src["path"] else []
+        for depth, part in enumerate(parts):
+            path = sep.join(parts[: depth + 1])
+            child = node["children"].get(part)
+            if child is None:
+                child = node["children"][part] = _tree_node(part, path, None, src.get("framework"))
+            node = child
+            node[op_kind(op)] += 1
+        node["kind"] = node["kind"] or src.get("kind")
+        if not parts:
+            root["kind"] = root["kind"] or src.get("kind")
+    return _listed(root) if root else None
+
+
+def _tree_node(name: str, path: str, kind: str | None, framework: str | None) -> dict:
+    return {"name": name, "path": path, "kind": kind, "framework": framework, GPU: 0, SPARE: 0, CPU: 0,
+            "children": {}}
+
+
+def _listed(node: dict) -> dict:
+    """The node with its children as a list (templates iterate lists)."""
+    return {**node, "children": [_listed(c) for c in node["children"].values()]}
 
 
 def script_json(value) -> Markup:

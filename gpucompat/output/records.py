@@ -18,7 +18,7 @@ from gpucompat.unsupported import FP16_LISTED, listed_fp16_nodes, unsupported_gr
 SCHEMA_VERSION = 1
 
 
-def _op_record(o, listed: bool) -> dict:
+def _op_record(o, listed: bool, source: dict | None) -> dict:
     """One op's JSON record; a listed FP16 DEQUANTIZE is unsupported, as the runtime lists it."""
     if listed:
         supported, layer, reason = False, "partition", FP16_LISTED
@@ -26,14 +26,16 @@ def _op_record(o, listed: bool) -> dict:
         supported, layer, reason = o.verdict.ok, None if o.verdict.ok else o.verdict.layer, o.verdict.reason or None
     return {"subgraph": o.subgraph, "index": o.index, "op": o.op, "opcode": o.opcode,
             "custom_code": o.custom_code, "version": o.version, "placement": o.placement,
-            "partition": o.partition, "supported": supported, "layer": layer, "reason": reason}
+            "partition": o.partition, "supported": supported, "layer": layer, "reason": reason, "source": source}
 
 
-def model_record(result: ModelResult, findings: list[Finding], analyses=None) -> dict:
+def model_record(result: ModelResult, findings: list[Finding], analyses=None, sources=None) -> dict:
     """One model's JSON record; `analyses` (gpucompat.analyses.analyze of the same check) fills
     the cost keys, which are null / empty without it, names every op's input and output tensors
-    and carries the model's description and metadata names."""
+    and carries the model's description and metadata names; `sources` (gpucompat.attribution's
+    {(subgraph, op): Source}) gives each op its source and each finding the sources of its nodes."""
     listed = listed_fp16_nodes(result)
+    source = {key: s.record() for key, s in (sources or {}).items()}
     rec = {
         "path": result.path,
         "profile": result.profile.name,
@@ -61,12 +63,14 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None) ->
                               for i, sub in enumerate(s.subsets)]}
             for s in result.subgraphs
         ],
-        "unsupported": unsupported_groups(result),
-        "wrong": [{"code": f.code, "nodes": [list(n) for n in f.nodes], "message": f.message}
-                  for f in findings if f.code in WRONG_CODES],
-        "ops": [_op_record(o, (o.subgraph, o.index) in listed) for o in result.ops],
+        "unsupported": [{**g, "sources": _sources(g["nodes"], source)} for g in unsupported_groups(result)],
+        "wrong": [{"code": f.code, "nodes": [list(n) for n in f.nodes], "message": f.message,
+                   "sources": _sources(f.nodes, source)} for f in findings if f.code in WRONG_CODES],
+        "ops": [_op_record(o, (o.subgraph, o.index) in listed, source.get((o.subgraph, o.index)))
+                for o in result.ops],
         "findings": [{"code": f.code, "severity": f.severity, "message": f.message,
-                      "nodes": [list(n) for n in f.nodes], "baselined": False} for f in findings],
+                      "nodes": [list(n) for n in f.nodes], "baselined": False,
+                      "sources": _sources(f.nodes, source)} for f in findings],
         **(analysis_records(analyses) if analyses is not None else NO_ANALYSES),
     }
     if analyses is not None:
@@ -80,6 +84,12 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None) ->
         rec["model"] = {"description": desc.decode("utf-8", "replace") if isinstance(desc, bytes) else (desc or ""),
                         "metadata": sorted(model.metadata())}
     return rec
+
+
+def _sources(nodes, source: dict) -> list[str]:
+    """The distinct source paths of the nodes, in node order (unattributed nodes add none)."""
+    paths = (source.get(tuple(n), {}).get("path") for n in nodes)
+    return list(dict.fromkeys(p for p in paths if p is not None))
 
 
 def _tensor(t, described: dict[int, dict]) -> dict:

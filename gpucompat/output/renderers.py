@@ -41,13 +41,15 @@ def _json(doc, output: str | None, protect: tuple[str, ...], **_view) -> None:
     write_json(doc, output, protect)
 
 
-def _check_terminal(doc: dict, output: str | None, protect: tuple[str, ...]) -> None:
+def _check_terminal(doc: dict, output: str | None, protect: tuple[str, ...], group_by: str | None = None) -> None:
     """check's tables; on the terminal a model that could not be checked is left to the one
-    stderr line `check` prints for it, in a file it is written with the rest."""
+    stderr line `check` prints for it, in a file it is written with the rest; `group_by`
+    "source" lists the findings per layer or module."""
     from gpucompat.output.destination import write_rich
     from gpucompat.output.terminal import render_document
 
-    write_rich(lambda console: render_document(console, doc, skip_errors=not output), output, protect)
+    write_rich(lambda console: render_document(console, doc, skip_errors=not output, group_by=group_by),
+               output, protect)
 
 
 def _check_sarif(doc: dict, output: str | None, protect: tuple[str, ...]) -> None:

@@ -1,5 +1,6 @@
 """SARIF 2.1.0 (OASIS) from the JSON document: one run, every rule as a reportingDescriptor with its
-docs, every finding as a result located at the model file and, logically, at its ops. GitHub code
+docs, every finding as a result located at the model file and, logically, at the layers or modules its
+ops came from and at its ops. GitHub code
 scanning reads it (`github/codeql-action/upload-sarif`)."""
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 import os
 import pathlib
 
+from gpucompat.output.by_source import shown_path
 from gpucompat.output.records import shown
 from gpucompat.rules.lint import all_rules
 
@@ -39,8 +41,8 @@ def sarif(doc: dict) -> dict:
             result = {"ruleId": f["code"], "ruleIndex": index[f["code"]], "level": LEVEL[f["severity"]],
                       "message": {"text": f"[{shown(rec)}] {f['message']}"},
                       "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}},
-                                     "logicalLocations": [_op_location(g, i, ops.get((g, i), ""))
-                                                          for g, i in f["nodes"][:20]]}],
+                                     "logicalLocations": [_source_location(p) for p in f.get("sources", [])[:20]]
+                                     + [_op_location(g, i, ops.get((g, i), "")) for g, i in f["nodes"][:20]]}],
                       "partialFingerprints": {"gpucompatFinding/v1": f"{rec['profile']}:{f['code']}:{f['message']}"}}
             if f.get("baselined"):
                 result["baselineState"] = "unchanged"
@@ -56,6 +58,11 @@ def sarif(doc: dict) -> dict:
             "results": results,
         }],
     }
+
+
+def _source_location(path: str) -> dict:
+    """The Keras layer or PyTorch module a finding's ops came from (gpucompat.attribution)."""
+    return {"fullyQualifiedName": shown_path(path), "kind": "module"}
 
 
 def _op_location(subgraph: int, index: int, op: str) -> dict:

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from gpucompat.output import records
+from gpucompat.output import by_source, records
 from gpucompat.text import printable_record
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -38,11 +38,16 @@ def render_model(console: Console, rec: dict) -> None:
     _render_model(console, _shown(rec))
 
 
-def _shown(rec: dict) -> dict:
-    """The parts of a model record the terminal prints, made printable: not the per-op list, and
-    of the channel-padding lists (ranked worst first) only the entries it shows. Made printable,
-    a 20,000-op model's whole record would cost more than its check."""
+def _shown(rec: dict, group_by: str | None = None) -> dict:
+    """The parts of a model record the terminal prints, made printable: not the per-op list (with
+    `group_by` "source", the groups of gpucompat.output.by_source made from it), and of the
+    channel-padding lists (ranked worst first) only the entries it shows. Made printable, a
+    20,000-op model's whole record would cost more than its check."""
     shown = {k: v for k, v in rec.items() if k != "ops"}
+    if group_by == "source" and not rec["error"]:
+        shown["by_source"] = [{**g, "label": by_source.label(g), "nodes": len(g["nodes"]),
+                               "rejected": [(o["index"], o["op"], o["reason"] or "") for o in g["rejected"]]}
+                              for g in by_source.groups(rec) if g["rejected"] or g["findings"]]
     cp = shown.get("channel_padding")
     if cp:
         shown["channel_padding"] = {**cp, "tensors": cp["tensors"][:_TOP], "ops": cp["ops"][:_TOP]}
@@ -84,11 +89,13 @@ def _render_model(console: Console, rec: dict) -> None:
         _render_subsets(console, sg, named, bool(s.get("failure") or s["delegation_fails"]))
     if rec["unsupported"]:
         table = Table(title="ops the GPU delegate rejects", title_justify="left", show_edge=False)
-        for col in ("op code", "op", "count", "layer", "reason", "nodes"):
+        where = any(u.get("sources") for u in rec["unsupported"])  # no column when no name reads
+        for col in ("op code", "op", "count", "layer", "reason", "nodes", *(("where",) if where else ())):
             table.add_column(col)
         for u in rec["unsupported"]:
             nodes = ", ".join(f"{g}:{i}" for g, i in u["nodes"][:8]) + (" ..." if len(u["nodes"]) > 8 else "")
-            _row(table, f"#{u['opcode']}", u["op"], str(u["count"]), u["layer"], u["reason"], nodes)
+            _row(table, f"#{u['opcode']}", u["op"], str(u["count"]), u["layer"], u["reason"], nodes,
+                 *((_where(u),) if where else ()))
         _print(console, table)
     if rec.get("wrong"):
         _print(console, Text(f"  {s['ops_wrong']} delegated op(s) compute wrong values on the GPU", style="bold red"))
@@ -102,25 +109,55 @@ def _render_model(console: Console, rec: dict) -> None:
         _print(console, Text(f"  {s['ops_unmeasured']} delegated op(s) in forms never measured on the real GPU "
                              "(GPU007): their values on the GPU are unproven", style="yellow"))
     _render_costs(console, rec)
-    baselined = 0
-    for f in rec["findings"]:
-        if f.get("baselined"):
-            baselined += 1
-            continue
-        line = Text("  ")
-        line.append(f["code"], style=_SEVERITY_STYLE.get(f["severity"], ""))
-        line.append(f" {f['severity']}: {f['message']}")
-        _print(console, line)
+    if "by_source" in rec:
+        _render_by_source(console, rec)
+    else:
+        for f in rec["findings"]:
+            if not f.get("baselined"):
+                _print_finding(console, f, "  ")
+    baselined = sum(1 for f in rec["findings"] if f.get("baselined"))
     if baselined:
         _print(console, f"  ({baselined} finding(s) already in the baseline not shown)")
     _print(console)
 
 
-def render_document(console: Console, doc: dict, skip_errors: bool = False) -> None:
+def _print_finding(console: Console, f: dict, indent: str) -> None:
+    line = Text(indent)
+    line.append(f["code"], style=_SEVERITY_STYLE.get(f["severity"], ""))
+    line.append(f" {f['severity']}: {f['message']}")
+    _print(console, line)
+
+
+def _where(entry: dict) -> str:
+    """The sources of a rejected group, the first three named."""
+    paths = [by_source.shown_path(p) for p in entry.get("sources", [])]
+    return ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "") if paths else "-"
+
+
+def _render_by_source(console: Console, rec: dict) -> None:
+    """Per layer or module with a rejected op or a finding: its ops' placement, what is rejected,
+    its findings; then the findings no op carries."""
+    groups = rec["by_source"]
+    if groups:
+        _print(console, "  by source (Keras layer, PyTorch module or TF scope):")
+    for g in groups:
+        _print(console, Text(f"    {g['label']}: {g['ops']} op(s), {g['gpu']} on GPU, {g['cpu']} on CPU", style="bold"))
+        for index, op, reason in g["rejected"]:
+            _print(console, f"      {op} #{index} rejected: {reason}")
+        for f in g["findings"]:
+            if not f.get("baselined"):
+                _print_finding(console, f, "      ")
+    for f in rec["findings"]:
+        if not f["nodes"] and not f.get("baselined"):
+            _print_finding(console, f, "  ")
+
+
+def render_document(console: Console, doc: dict, skip_errors: bool = False, group_by: str | None = None) -> None:
     """Print every model record, then the profile comparison and, for several models, a summary.
-    `skip_errors`: error records were already reported on stderr."""
+    `skip_errors`: error records were already reported on stderr; `group_by` "source": findings
+    per layer or module."""
     doc = printable_record({k: v for k, v in doc.items() if k != "models"}) \
-        | {"models": [_shown(r) for r in doc["models"]]}
+        | {"models": [_shown(r, group_by) for r in doc["models"]]}
     for rec in doc["models"]:
         if not (rec["error"] and skip_errors):
             _render_model(console, rec)

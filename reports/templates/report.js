@@ -7,7 +7,7 @@
 
   // Positions in a row of the data (gpucompat/output/html_view.py: ops_data).
   var SUBGRAPH = 0, INDEX = 1, OP = 2, OPCODE = 3, VERSION = 4, KIND = 5, PARTITION = 6, REASON = 7,
-    INPUTS = 8, OUTPUTS = 9, PADDING = 10;
+    INPUTS = 8, OUTPUTS = 9, PADDING = 10, SOURCE = 11;
   var LABELS = { gpu: "GPU", spare: "CPU (spare)", cpu: "CPU" };
 
   function tensorText(data, refs) {
@@ -26,7 +26,8 @@
     reason: function (r) { return r[REASON].toLowerCase(); },
     inputs: function (r, data) { return tensorText(data, r[INPUTS]).toLowerCase(); },
     outputs: function (r, data) { return tensorText(data, r[OUTPUTS]).toLowerCase(); },
-    padding: function (r) { return r[PADDING] === null ? -1 : r[PADDING]; }
+    padding: function (r) { return r[PADDING] === null ? -1 : r[PADDING]; },
+    source: function (r) { return r[SOURCE] === null ? "\uffff" : r[SOURCE].toLowerCase(); }
   };
 
   function element(tag, className, text) {
@@ -59,8 +60,16 @@
     reason: function (td, r) { td.className = "reason"; td.textContent = r[REASON]; },
     inputs: function (td, r, data) { tensorCell(td, data, r[INPUTS]); },
     outputs: function (td, r, data) { tensorCell(td, data, r[OUTPUTS]); },
-    padding: function (td, r) { td.textContent = r[PADDING] === null ? "" : Math.round(100 * r[PADDING]) + "%"; }
+    padding: function (td, r) { td.textContent = r[PADDING] === null ? "" : Math.round(100 * r[PADDING]) + "%"; },
+    source: function (td, r) { td.textContent = r[SOURCE] === null ? "" : (r[SOURCE] || "(top level)"); }
   };
+
+  // True when the op's source is `path` or inside it (`sep` joins a path's parts); the top level
+  // ("") holds every op that has a source.
+  function within(source, path, sep) {
+    if (source === null) return false;
+    return path === "" || source === path || source.indexOf(path + sep) === 0;
+  }
 
   function OpTable(section) {
     this.section = section;
@@ -77,6 +86,7 @@
     this.input = section.querySelector("input.filter");
     this.placement = section.querySelector("select.placement");
     this.pageSize = section.querySelector("select.page-size");
+    this.source = null;  // [path, separator] chosen in the source tree, or null
   }
 
   OpTable.prototype.rowText = function (i) {
@@ -85,7 +95,7 @@
       this.texts = data.ops.map(function (r) {
         return [r[SUBGRAPH], r[INDEX], r[OP], r[OPCODE], r[VERSION], LABELS[r[KIND]],
           r[PARTITION] === null ? "" : r[PARTITION], r[REASON], tensorText(data, r[INPUTS]),
-          tensorText(data, r[OUTPUTS])].join(" ").toLowerCase();
+          tensorText(data, r[OUTPUTS]), r[SOURCE] || ""].join(" ").toLowerCase();
       });
     }
     return this.texts[i];
@@ -95,9 +105,10 @@
     var self = this;
     var words = this.input.value.toLowerCase().split(/\s+/).filter(Boolean);
     var kind = this.placement.value;
-    var ops = this.data.ops;
-    this.shown = !words.length && !kind ? this.order : this.order.filter(function (i) {
+    var ops = this.data.ops, source = this.source;
+    this.shown = !words.length && !kind && !source ? this.order : this.order.filter(function (i) {
       if (kind && ops[i][KIND] !== kind) return false;
+      if (source && !within(ops[i][SOURCE], source[0], source[1])) return false;
       var text = words.length ? self.rowText(i) : "";
       return words.every(function (w) { return text.indexOf(w) !== -1; });
     });
@@ -167,7 +178,7 @@
     if (at === -1) {
       this.input.value = "";
       this.placement.value = "";
-      this.filter();
+      this.showSource(null);
       at = find(this.shown);
     }
     if (at === -1) return;
@@ -177,6 +188,15 @@
     document.querySelectorAll("tr.target").forEach(function (t) { t.classList.remove("target"); });
     row.classList.add("target");
     row.scrollIntoView({ block: "center" });
+  };
+
+  // Lists only the ops of one layer or module (`source`: [path, separator]), or every op (null).
+  OpTable.prototype.showSource = function (source) {
+    this.source = source;
+    var chip = this.section.querySelector(".source-filter");
+    chip.hidden = !source;
+    if (source) chip.querySelector("code").textContent = source[0] || "(top level)";
+    this.filter();
   };
 
   OpTable.prototype.wire = function () {
@@ -190,6 +210,18 @@
     this.pageSize.addEventListener("change", refilter);
     this.section.querySelector("button.prev").addEventListener("click", function () { self.page--; self.render(); });
     this.section.querySelector("button.next").addEventListener("click", function () { self.page++; self.render(); });
+    this.section.querySelectorAll(".source-tree button.source").forEach(function (button) {
+      button.addEventListener("click", function (event) {
+        event.preventDefault();  // inside a summary: the click chooses, it does not fold
+        self.showSource([button.getAttribute("data-source"), button.getAttribute("data-sep")]);
+        self.render();
+        document.getElementById("ops-" + self.model).scrollIntoView();
+      });
+    });
+    this.section.querySelector("button.clear-source").addEventListener("click", function () {
+      self.showSource(null);
+      self.render();
+    });
     this.section.querySelectorAll(".strip a.run").forEach(function (a) {
       a.addEventListener("click", function (event) {
         event.preventDefault();
