@@ -1,8 +1,8 @@
 """Tests of what other converters write need their own Python, which the test environment never
 imports: litert-torch's (torch, litert-torch) and onnx2tf's (TensorFlow 2.19 and onnx pinned by
-onnx2tf). Each is $GPUCOMPAT_<NAME>_PYTHON, else the zoo's venv (~/.cache/gpucompat-zoo/<venv>,
-.ci/run builds both). Without one, the test skips naming it, or fails when
-GPUCOMPAT_REQUIRE_<NAME> is set."""
+onnx2tf). Each is $GPUCOMPAT_<NAME>_PYTHON, else the venv tools/side_envs.sh builds
+(~/.cache/gpucompat-side/<name>, once its install finished; .ci/run builds both). Without one, the
+test skips naming it, or fails when GPUCOMPAT_REQUIRE_<NAME> is set."""
 
 import os
 import subprocess
@@ -11,17 +11,17 @@ from pathlib import Path
 import pytest
 
 SIDE = Path(__file__).with_name("side")
-# name: (its venv under ~/.cache/gpucompat-zoo, what it holds)
-ENVS = {"torch": ("torchvenv", "torch and litert-torch"), "onnx2tf": ("onnx2tfvenv", "onnx2tf")}
+ENVS = {"torch": "torch and litert-torch", "onnx2tf": "onnx2tf"}  # what each one holds
 
 
 def side_python(name: str) -> str:
     """The converter's Python, or the skip (failure) naming what is missing."""
-    venv, holds = ENVS[name]
+    holds = ENVS[name]
     given = os.environ.get(f"GPUCOMPAT_{name.upper()}_PYTHON")
-    path = Path(given) if given else Path.home() / ".cache" / "gpucompat-zoo" / venv / "bin" / "python"
-    if not path.exists():
-        why = f"no Python with {holds} at {path} (set GPUCOMPAT_{name.upper()}_PYTHON, or run .ci/run's set-up)"
+    venv = Path.home() / ".cache" / "gpucompat-side" / name
+    path = Path(given) if given else venv / "bin" / "python"
+    if not path.exists() or not (given or (venv / ".ready").exists()):
+        why = f"no Python with {holds} at {path} (set GPUCOMPAT_{name.upper()}_PYTHON, or run tools/side_envs.sh)"
         if os.environ.get(f"GPUCOMPAT_REQUIRE_{name.upper()}"):
             pytest.fail(f"GPUCOMPAT_REQUIRE_{name.upper()} is set but {why}")
         pytest.skip(why)
