@@ -69,3 +69,39 @@ def attr_convnext_tiny() -> bytes:
     t.keras.utils.set_random_seed(0)
     model = t.keras.applications.ConvNeXtTiny(weights=None, input_shape=(32, 32, 3), classes=10)
     return t.lite.TFLiteConverter.from_keras_model(model).convert()
+
+
+def _picking_model(pick, name: str) -> bytes:
+    """A Keras model whose Lambda layer `pick` applies `pick` between two Dense layers."""
+    t = tf()
+    keras = t.keras
+    keras.utils.set_random_seed(0)
+    x = keras.Input((16, 8), batch_size=1)
+    y = keras.layers.Lambda(pick, name=HINT_LAYER)(keras.layers.Dense(8, name="proj")(x))
+    y = keras.layers.Dense(4, name="head")(keras.layers.Reshape((-1,))(y))
+    return t.lite.TFLiteConverter.from_keras_model(keras.Model(x, y, name=name)).convert()
+
+
+HINT_LAYER = "pick"
+
+
+@builder("hint_keras_gather_nd_fixed.before")
+def hint_keras_gather_nd_before() -> bytes:
+    return _picking_model(lambda v: tf().gather_nd(v, [[[0, 3], [0, 9]]]), "before")
+
+
+@builder("hint_keras_gather_nd_fixed.after")
+def hint_keras_gather_nd_after() -> bytes:
+    return _picking_model(lambda v: tf().concat([v[:, 3:4], v[:, 9:10]], axis=1), "after")
+
+
+@builder("hint_keras_argmax_int64.before")
+def hint_keras_argmax_before() -> bytes:
+    t = tf()
+    return _picking_model(lambda v: t.cast(t.argmax(v, -1), t.float32)[:, None, :], "before")
+
+
+@builder("hint_keras_argmax_int64.after")
+def hint_keras_argmax_after() -> bytes:
+    t = tf()
+    return _picking_model(lambda v: t.cast(t.argmax(v, -1, output_type=t.int32), t.float32)[:, None, :], "after")

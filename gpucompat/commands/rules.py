@@ -21,6 +21,7 @@ def rules() -> None:
 def explain(code: Annotated[str, typer.Argument(help="A rule code (GPU001) or name (unsupported-op).")]) -> None:
     """Print one rule's documentation: rendered on a terminal, as its markdown source on a pipe
     (lossless, for a file or another tool)."""
+    from gpucompat.attribution import hints
     from gpucompat.output.console import console_for
     from gpucompat.rules.lint import find_rule
 
@@ -28,6 +29,8 @@ def explain(code: Annotated[str, typer.Argument(help="A rule code (GPU001) or na
     if rule is None:
         raise GpucompatError(f"no rule {code!r} (see `gpucompat rules`)")
     text = f"# {rule.code} {rule.name} ({rule.severity})\n\n{rule.summary}\n\n{rule.doc.rstrip()}"
+    if rule.code == hints.RULE:
+        text += "\n\n" + hints.markdown()
     console = console_for()
     if not console.is_terminal:
         typer.echo(text)

@@ -9,6 +9,7 @@ from dataclasses import asdict
 from gpucompat import __version__
 from gpucompat.analyses.boundaries import PRECISION_DEFAULTS
 from gpucompat.analyses.channel_padding import STORED_BYTES
+from gpucompat.attribution.hints import hints_for
 from gpucompat.placement import ModelResult
 from gpucompat.rules.lint import Finding
 from gpucompat.rules.lint.calibrated_forms import UNMEASURED_CODES, WRONG_CODES
@@ -36,6 +37,7 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None, so
     {(subgraph, op): Source}) gives each op its source and each finding the sources of its nodes."""
     listed = listed_fp16_nodes(result)
     source = {key: s.record() for key, s in (sources or {}).items()}
+    hinted = _hinted(result, analyses.model, sources) if analyses is not None and sources else {}
     rec = {
         "path": result.path,
         "profile": result.profile.name,
@@ -63,14 +65,15 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None, so
                               for i, sub in enumerate(s.subsets)]}
             for s in result.subgraphs
         ],
-        "unsupported": [{**g, "sources": _sources(g["nodes"], source)} for g in unsupported_groups(result)],
+        "unsupported": [{**g, "sources": _sources(g["nodes"], source), "hints": _hints(g["nodes"], hinted)}
+                        for g in unsupported_groups(result)],
         "wrong": [{"code": f.code, "nodes": [list(n) for n in f.nodes], "message": f.message,
                    "sources": _sources(f.nodes, source)} for f in findings if f.code in WRONG_CODES],
         "ops": [_op_record(o, (o.subgraph, o.index) in listed, source.get((o.subgraph, o.index)))
                 for o in result.ops],
         "findings": [{"code": f.code, "severity": f.severity, "message": f.message,
                       "nodes": [list(n) for n in f.nodes], "baselined": False,
-                      "sources": _sources(f.nodes, source)} for f in findings],
+                      "sources": _sources(f.nodes, source), "hints": _hints(f.nodes, hinted)} for f in findings],
         **(analysis_records(analyses) if analyses is not None else NO_ANALYSES),
     }
     if analyses is not None:
@@ -84,6 +87,24 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None, so
         rec["model"] = {"description": desc.decode("utf-8", "replace") if isinstance(desc, bytes) else (desc or ""),
                         "metadata": sorted(model.metadata())}
     return rec
+
+
+def _hinted(result: ModelResult, model, sources: dict) -> dict[tuple[int, int], list]:
+    """The source-level hints (gpucompat.attribution.hints) of each rejected op that has one."""
+    out = {}
+    for o in result.ops:
+        if not o.verdict.ok:
+            key = (o.subgraph, o.index)
+            found = hints_for(model.graphs[o.subgraph].ops[o.index], sources[key].framework, o.verdict.reason or "")
+            if found:
+                out[key] = found
+    return out
+
+
+def _hints(nodes, hinted: dict) -> list[dict]:
+    """The distinct hints of the nodes, in node order."""
+    found = {h.key: h for n in nodes for h in hinted.get(tuple(n), ())}
+    return [h.record() for h in found.values()]
 
 
 def _sources(nodes, source: dict) -> list[str]:

@@ -45,8 +45,11 @@ def _shown(rec: dict, group_by: str | None = None) -> dict:
     20,000-op model's whole record would cost more than its check."""
     shown = {k: v for k, v in rec.items() if k != "ops"}
     if group_by == "source" and not rec["error"]:
+        hints = {tuple(n): u["hints"] for u in rec["unsupported"] for n in u["nodes"] if u.get("hints")}
         shown["by_source"] = [{**g, "label": by_source.label(g), "nodes": len(g["nodes"]),
-                               "rejected": [(o["index"], o["op"], o["reason"] or "") for o in g["rejected"]]}
+                               "rejected": [(o["index"], o["op"], o["reason"] or "") for o in g["rejected"]],
+                               "hints": list({h["key"]: h for o in g["rejected"]
+                                              for h in hints.get((o["subgraph"], o["index"]), ())}.values())}
                               for g in by_source.groups(rec) if g["rejected"] or g["findings"]]
     cp = shown.get("channel_padding")
     if cp:
@@ -97,6 +100,8 @@ def _render_model(console: Console, rec: dict) -> None:
             _row(table, f"#{u['opcode']}", u["op"], str(u["count"]), u["layer"], u["reason"], nodes,
                  *((_where(u),) if where else ()))
         _print(console, table)
+        for hint in {h["key"]: h for u in rec["unsupported"] for h in u.get("hints", [])}.values():
+            _print(console, f"  at the source: {hint['before']}: write {hint['after']}")
     if rec.get("wrong"):
         _print(console, Text(f"  {s['ops_wrong']} delegated op(s) compute wrong values on the GPU", style="bold red"))
         table = Table(title="ops the GPU takes and computes wrongly", title_justify="left", show_edge=False)
@@ -144,6 +149,8 @@ def _render_by_source(console: Console, rec: dict) -> None:
         _print(console, Text(f"    {g['label']}: {g['ops']} op(s), {g['gpu']} on GPU, {g['cpu']} on CPU", style="bold"))
         for index, op, reason in g["rejected"]:
             _print(console, f"      {op} #{index} rejected: {reason}")
+        for hint in g["hints"]:
+            _print(console, f"      at the source: {hint['before']}: write {hint['after']}")
         for f in g["findings"]:
             if not f.get("baselined"):
                 _print_finding(console, f, "      ")
