@@ -8,14 +8,14 @@ import json
 
 import numpy as np
 import pytest
-from cli import gpucompat
-from models_attribution import HINT_LAYER
-from side_env import run_side
-from vulkan import without_device
 
+from cli import gpucompat
 from gpucompat.attribution.hints import HINTS
 from gpucompat.confirm import compare, runner
 from gpucompat.verification.interpreter import reference_interpreter, run_reference
+from models_attribution import HINT_LAYER
+from side_env import run_side
+from vulkan import without_device
 
 PROFILE = "litert-mldrift"  # the profile of LiteRT's accelerator, where each hint is proven
 

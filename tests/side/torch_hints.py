@@ -44,7 +44,8 @@ def main(out: str) -> None:
     for name, pick in (("before", GatherPick()), ("after", SlicePick())):
         torch.manual_seed(0)
         model = Net(pick).eval()
-        litert_torch.convert(model, (torch.randn(1, 16, 8),)).export(os.path.join(out, f"torch-gather-fixed.{name}.tflite"))
+        path = os.path.join(out, f"torch-gather-fixed.{name}.tflite")
+        litert_torch.convert(model, (torch.randn(1, 16, 8),)).export(path)
 
 
 if __name__ == "__main__":
