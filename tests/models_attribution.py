@@ -105,3 +105,27 @@ def hint_keras_argmax_before() -> bytes:
 def hint_keras_argmax_after() -> bytes:
     t = tf()
     return _picking_model(lambda v: t.cast(t.argmax(v, -1, output_type=t.int32), t.float32)[:, None, :], "after")
+
+
+def _output_blocker(debug: bool) -> bytes:
+    """A Keras model whose GATHER_ND (in layer `pick`) writes the model's output, converted with or
+    without the converter's debug metadata."""
+    t = tf()
+    keras = t.keras
+    keras.utils.set_random_seed(0)
+    x = keras.Input((16, 8), batch_size=1)
+    y = keras.layers.Lambda(lambda v: t.gather_nd(v, [[[0, 3], [0, 9]]]), name=KERAS_BLOCKER)(
+        keras.layers.Dense(8, name="proj")(x))
+    converter = t.lite.TFLiteConverter.from_keras_model(keras.Model(x, y, name="net"))
+    converter.serialize_debug_metadata = debug
+    return converter.convert()
+
+
+@builder("attr_keras_output_blocker")
+def attr_keras_output_blocker() -> bytes:
+    return _output_blocker(debug=False)
+
+
+@builder("attr_keras_output_blocker_debug")
+def attr_keras_output_blocker_debug() -> bytes:
+    return _output_blocker(debug=True)

@@ -53,6 +53,13 @@ def test_an_op_named_after_the_signature_output_is_unattributed(keras_rec):
     assert last["source"]["path"] is None and last["source"]["framework"] == "keras"
 
 
+def test_an_output_op_is_attributed_from_the_converters_debug_metadata(models):
+    plain = _ops(_check_json(models.path("attr_keras_output_blocker")), "GATHER_ND")[0]["source"]
+    assert plain["path"] is None  # named after the signature: nothing to read
+    debug = _ops(_check_json(models.path("attr_keras_output_blocker_debug")), "GATHER_ND")[0]["source"]
+    assert (debug["framework"], debug["path"]) == ("keras", KERAS_BLOCKER)
+
+
 def test_keras_automatic_layer_names_give_the_class(keras_rec):
     (reshape,) = _ops(keras_rec, "RESHAPE")
     assert (reshape["source"]["path"], reshape["source"]["kind"]) == ("reshape", "Reshape")

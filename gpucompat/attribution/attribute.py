@@ -7,7 +7,7 @@ pieces from different layers give the innermost layer holding them all, never on
 
 from __future__ import annotations
 
-from gpucompat.attribution import scopes, torch_names
+from gpucompat.attribution import debug_metadata, scopes, torch_names
 from gpucompat.attribution.locations import locations, op_names
 from gpucompat.attribution.reading import Reading, common_depth
 from gpucompat.attribution.scopes import ScopeReading
@@ -29,16 +29,24 @@ class Reader:
     model rewritten from it, its source."""
 
     def __init__(self, model, module_names: ModuleNames | None = None):
-        every = [loc for g in model.graphs for op in g.ops for loc in locations(op_names(op))]
         self.module_names = module_names
+        self.debug = debug_metadata.op_locations(model.metadata().get("debug_metadata"))
+        every = [loc for g in model.graphs for op in g.ops for loc in locations(self.names(op))]
         self.scoped = scopes.scope_reading([loc for loc in every if torch_names.calls(loc) is None],
                                            _keras_hint(model))
         torch_made = any(torch_names.calls(loc) for loc in every)
         self.framework = "pytorch" if torch_made else self.scoped and self.scoped.framework
 
+    def names(self, op) -> tuple[str, ...]:
+        """The op's output tensor names, then the names of its debug-metadata location."""
+        index = op.fb.debugMetadataIndex
+        graph = op.graph.index
+        debug = self.debug[graph][index] if graph < len(self.debug) and 0 <= index < len(self.debug[graph]) else []
+        return tuple(dict.fromkeys((*op_names(op), *debug)))
+
     def source(self, op) -> Source:
         """The op's source (unattributed when none of its names reads)."""
-        names = op_names(op)
+        names = self.names(op)
         return _source(names, locations(names), self.scoped, self.module_names) \
             or unattributed(names, self.framework)
 
