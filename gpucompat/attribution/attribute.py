@@ -31,7 +31,8 @@ class Reader:
     def __init__(self, model, module_names: ModuleNames | None = None):
         self.module_names = module_names
         self.debug = debug_metadata.op_locations(model.metadata().get("debug_metadata"))
-        every = [loc for g in model.graphs for op in g.ops for loc in locations(self.names(op))]
+        self._named = {id(op): self.names(op) for g in model.graphs for op in g.ops}  # read once
+        every = list(dict.fromkeys(loc for names in self._named.values() for loc in locations(names)))
         self.scoped = scopes.scope_reading([loc for loc in every if torch_names.calls(loc) is None],
                                            _keras_hint(model))
         torch_made = any(torch_names.calls(loc) for loc in every)
@@ -46,7 +47,7 @@ class Reader:
 
     def source(self, op) -> Source:
         """The op's source (unattributed when none of its names reads)."""
-        names = self.names(op)
+        names = self._named.get(id(op)) or self.names(op)
         return _source(names, locations(names), self.scoped, self.module_names) \
             or unattributed(names, self.framework)
 

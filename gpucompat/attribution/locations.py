@@ -8,9 +8,11 @@ is named after the signature, not its layer."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 _COUNTER = re.compile(r"\d*")
+_OUTPUT_INDEX = re.compile(r":\d+$")
 _GRAPH_TENSOR = re.compile(r"^(?:StatefulPartitionedCall|PartitionedCall|serving_default_)[^/]*$")
 
 
@@ -19,14 +21,15 @@ def op_names(op) -> tuple[str, ...]:
     return tuple(dict.fromkeys(t.name for t in op.outputs if t.name))
 
 
-def locations(names: tuple[str, ...]) -> list[str]:
+@functools.lru_cache(maxsize=65536)  # repeated blocks write the same pieces again and again
+def locations(names: tuple[str, ...]) -> tuple[str, ...]:
     """Every location the names carry, each once, in the order written (a fused op's own piece,
     the one its outputs are named after, first)."""
     out: dict[str, None] = {}
     for name in names:
         for piece in name.split(";"):
-            piece = re.sub(r":\d+$", "", piece.strip())
+            piece = _OUTPUT_INDEX.sub("", piece.strip())
             if _COUNTER.fullmatch(piece) or _GRAPH_TENSOR.match(piece):
                 continue
             out[piece] = None
-    return list(out)
+    return tuple(out)

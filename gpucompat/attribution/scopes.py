@@ -101,7 +101,7 @@ class ScopeReading:
     def epilogue(self, location: str) -> bool:
         """True when the location's TF op is one a converter fuses into another op (an
         activation, a bias add)."""
-        return re.sub(r"\d+$", "", location.rsplit("/", 1)[-1]) in _EPILOGUE_OPS
+        return location.rsplit("/", 1)[-1].rstrip("0123456789") in _EPILOGUE_OPS
 
 
 def _onnx_reading(parts: list[str]) -> Reading | None:

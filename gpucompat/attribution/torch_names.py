@@ -10,6 +10,7 @@ module it can be."""
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -38,7 +39,8 @@ class Call:
         return self.cls.rsplit(".", 1)[-1]
 
 
-def calls(location: str) -> tuple[str, list[Call]] | None:
+@functools.lru_cache(maxsize=65536)
+def calls(location: str) -> tuple[str, tuple[Call, ...]] | None:
     """The root module's class and the calls below it, or None when the location is not
     litert-torch's."""
     root, *rest = location.split("/")
@@ -50,10 +52,10 @@ def calls(location: str) -> tuple[str, list[Call]] | None:
         if not m:
             return None
         out.append(Call(m.group("cls"), m.group("attr")))
-    return root, out
+    return root, tuple(out)
 
 
-def reading(root: str, chain: list[Call]) -> Reading:
+def reading(root: str, chain: tuple[Call, ...]) -> Reading:
     """The dotted path the calls read as ("?" where a container's name is missing)."""
     parent = root.rsplit(".", 1)[-1]
     if parent in _WRAPPERS and chain:
@@ -70,7 +72,7 @@ def reading(root: str, chain: list[Call]) -> Reading:
     return out
 
 
-def epilogue(chain: list[Call]) -> bool:
+def epilogue(chain: tuple[Call, ...]) -> bool:
     """True when the innermost module is an activation or a batch norm, which the converter
     fuses into the op before it."""
     return bool(chain) and chain[-1].cls.startswith(_EPILOGUE_PACKAGES)
