@@ -96,7 +96,11 @@ def test_hostile_names_are_text(browser, models, tmp_path):
     page = Opened(browser, report(tmp_path, "hostile.html", models.path("hostile_names")))
     assert page.dialogs == [] and page.errors == [] and page.console == []
     assert page.page.evaluate("document.querySelectorAll('script:not([type=\"application/json\"])').length") == 1
-    assert page.page.evaluate("document.querySelectorAll('img, svg, iframe').length") == 0
+    # the graph is the page's one SVG, and a name in it (a box's label and title) stays text there too
+    assert page.page.evaluate("document.querySelectorAll('img, iframe, svg:not(.graph), svg.graph svg, "
+                              "svg.graph foreignObject, svg.graph script').length") == 0
+    page.page.locator("svg.graph g.box").first.click()
+    assert page.dialogs == [] and page.errors == []
     names = page.page.evaluate("[...document.querySelectorAll('.tname')].map(e => e.textContent)")
     assert SCRIPT_NAME in names and IMG_NAME in names
     assert CUSTOM_CODE in page.column("op")
@@ -235,3 +239,43 @@ def test_source_tree_of_a_real_model_filters_the_op_table(browser, models, tmp_p
     page.screenshot("source_tree.png")
     page.page.click("button.clear-source")
     assert page.page.locator(".count").first.text_content().startswith(f"{total} of {total} ops")
+
+
+def _boxes(page) -> int:
+    return page.page.locator("svg.graph g.box").count()
+
+
+def test_graph_draws_and_a_click_opens_the_op_card(browser, models, tmp_path):
+    # gather_nd_island in plan order: CONV_2D GATHER_ND MUL ADD TANH; the GATHER_ND is rejected
+    page = Opened(browser, report(tmp_path, "graph.html", models.path("gather_nd_island")))
+    assert _boxes(page) == 5
+    assert page.page.locator("svg.graph path.edge.boundary").count() == 2  # into and out of the CPU's op
+    gather = page.page.locator("svg.graph g.box.cpu")
+    assert gather.count() == 1
+    gather.click()
+    card = page.page.locator(".op-card")
+    assert card.is_visible()
+    text = card.text_content()
+    assert "#1 GATHER_ND" in text and "rejected" in text and "GPU001" in text and "inputs" in text
+    page.page.click(".op-card a")  # the card's link shows the op in the table
+    assert "target" in page.page.locator("#op-1-0-1").get_attribute("class")
+    page.page.click("text=per partition")
+    assert _boxes(page) == 3
+    page.screenshot("graph_card.png")
+    assert page.errors == [] and page.console == []
+
+
+def test_graph_of_a_real_model_and_of_twenty_thousand_ops_starts_collapsed(browser, models, tmp_path):
+    page = Opened(browser, report(tmp_path, "convnext.html", models.path("attr_convnext_tiny")))
+    assert page.page.locator(".graph-views button[aria-checked=true]").text_content() == "per partition"
+    page.page.click("text=each op")
+    assert _boxes(page) >= 500
+    page.page.click("text=per layer / module")
+    layers = _boxes(page)
+    assert 20 < layers < 500
+    page.screenshot("graph_convnext.png")
+    long = Opened(browser, report(tmp_path, "long_graph.html", models.path("scale_long_chain")))
+    views = long.page.locator(".graph-views button").all_text_contents()
+    assert views[0] == "per partition" and "each op" not in views  # 20,000 ops are never drawn one by one
+    assert 1 <= _boxes(long) <= 5
+    assert page.errors == [] and page.console == [] and long.errors == [] and long.console == []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpucompat.output import html_view
+from gpucompat.output import graph_view, html_view
 
 # Record keys drawn in a section of their own when present (each by its macro in sections.j2).
 EXTRA_SECTIONS = (
@@ -58,6 +58,7 @@ def _model_view(rec: dict) -> dict:
         "what_if": sorted(rec.get("what_if") or [], key=lambda w: -w["gain"]),
         "strings": html_view.model_strings(rec),
         "sources": html_view.source_tree(rec),
+        "graph": html_view.script_json(graph_view.graph_data(rec)),
         "rules": html_view.rule_docs({f["code"] for f in rec["findings"]}),
         "extras": [(key, title, rec[key]) for key, title in EXTRA_SECTIONS if rec.get(key) not in (None, [], {})],
     }

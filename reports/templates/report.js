@@ -199,6 +199,17 @@
     this.filter();
   };
 
+  // The table's rows of one subgraph, by op index (built once per subgraph).
+  OpTable.prototype.rowsOf = function (subgraph) {
+    this.bySubgraph = this.bySubgraph || {};
+    if (!this.bySubgraph[subgraph]) {
+      var out = {};
+      this.data.ops.forEach(function (r) { if (r[SUBGRAPH] === subgraph) out[r[INDEX]] = r; });
+      this.bySubgraph[subgraph] = out;
+    }
+    return this.bySubgraph[subgraph];
+  };
+
   OpTable.prototype.wire = function () {
     var self = this;
     this.table.querySelectorAll("th[data-key] button").forEach(function (button) {
@@ -232,6 +243,183 @@
     });
   };
 
+
+  // The graph (gpucompat/output/graph_view.py lays it out): one SVG per model section, drawn from
+  // the section's graph data for the chosen subgraph and view; wheel zooms, dragging moves, a
+  // click on a box opens its card. Labels are set with textContent only.
+  var SVG = "http://www.w3.org/2000/svg";
+  var BOX_W = 150, BOX_H = 26, STEP_X = 170, STEP_Y = 64, LABEL = 22;
+  var VIEW_NAMES = { ops: "each op", partitions: "per partition", sources: "per layer / module" };
+  var KIND_NAMES = { gpu: "on the GPU", spare: "supported, on the CPU", cpu: "rejected, on the CPU",
+    wrong: "on the GPU, computed wrongly", unmeasured: "on the GPU, form never measured" };
+
+  function svgElement(tag, attrs) {
+    var e = document.createElementNS(SVG, tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    return e;
+  }
+
+  function GraphView(section, table) {
+    this.section = section;
+    this.table = table;
+    this.data = JSON.parse(section.querySelector("script.graph-data").textContent);
+    this.svg = section.querySelector("svg.graph");
+    this.card = section.querySelector(".op-card");
+    this.which = 0;
+    this.view = null;
+    this.box = null;  // [x, y, w, h] of the viewBox
+  }
+
+  GraphView.prototype.wire = function () {
+    var self = this, pick = this.section.querySelector("select.graph-subgraph");
+    this.data.forEach(function (sg, i) {
+      var o = element("option", null, "subgraph " + sg.index + (sg.name ? " " + sg.name : "") + " (" + sg.ops + " ops)");
+      o.value = i;
+      pick.appendChild(o);
+    });
+    pick.hidden = this.data.length < 2;
+    pick.addEventListener("change", function () { self.which = +pick.value; self.view = null; self.draw(); });
+    this.section.querySelector("button.graph-reset").addEventListener("click", function () { self.fit(true); });
+    var drag = null;
+    this.svg.addEventListener("mousedown", function (e) { drag = [e.clientX, e.clientY]; });
+    window.addEventListener("mouseup", function () { drag = null; });
+    this.svg.addEventListener("mousemove", function (e) {
+      if (!drag || !self.box) return;
+      var k = self.box[2] / self.svg.clientWidth;
+      self.box[0] -= (e.clientX - drag[0]) * k;
+      self.box[1] -= (e.clientY - drag[1]) * k;
+      drag = [e.clientX, e.clientY];
+      self.place();
+    });
+    this.svg.addEventListener("wheel", function (e) {
+      if (!self.box) return;
+      e.preventDefault();
+      var r = self.svg.getBoundingClientRect(), f = e.deltaY > 0 ? 1.2 : 1 / 1.2;
+      var px = self.box[0] + (e.clientX - r.left) / r.width * self.box[2];
+      var py = self.box[1] + (e.clientY - r.top) / r.height * self.box[3];
+      self.box = [px - (px - self.box[0]) * f, py - (py - self.box[1]) * f, self.box[2] * f, self.box[3] * f];
+      self.place();
+    }, { passive: false });
+    this.draw();
+  };
+
+  GraphView.prototype.place = function () {
+    this.svg.setAttribute("viewBox", this.box.join(" "));
+  };
+
+  // Shows the graph's top, at 1:1 or smaller so that its width fits (`whole`: all of it).
+  GraphView.prototype.fit = function (whole) {
+    var b = this.svg.querySelector("g.viewport").getBBox(), pad = 20;
+    var ratio = (this.svg.clientHeight || 1) / (this.svg.clientWidth || 1);
+    var w = Math.max(b.width + 2 * pad, this.svg.clientWidth || 800), h = w * ratio;
+    if (whole && h < b.height + 2 * pad) { h = b.height + 2 * pad; w = h / ratio; }
+    this.box = [b.x - pad, b.y - pad, w, h];
+    this.place();
+  };
+
+  GraphView.prototype.draw = function () {
+    var self = this, sg = this.data[this.which];
+    if (!sg) return;
+    var views = sg.views;
+    if (!this.view || !views[this.view]) this.view = views.ops && sg.ops <= 300 ? "ops" : "partitions";
+    var bar = this.section.querySelector(".graph-views");
+    bar.textContent = "";
+    Object.keys(VIEW_NAMES).forEach(function (name) {
+      if (!views[name]) return;
+      var b = element("button", null, VIEW_NAMES[name]);
+      b.type = "button";
+      b.setAttribute("role", "radio");
+      b.setAttribute("aria-checked", name === self.view ? "true" : "false");
+      b.addEventListener("click", function () { self.view = name; self.draw(); });
+      bar.appendChild(b);
+    });
+    var view = views[this.view];
+    this.svg.textContent = "";
+    var root = svgElement("g", { "class": "viewport" });
+    var edges = svgElement("g", {}), boxes = svgElement("g", {});
+    root.appendChild(edges);
+    root.appendChild(boxes);
+    this.svg.appendChild(root);
+    var at = function (n) { return [n[3] * STEP_X, n[2] * STEP_Y]; };
+    view.edges.forEach(function (e) {
+      var a = at(view.nodes[e[0]]), b = at(view.nodes[e[1]]);
+      var x1 = a[0] + BOX_W / 2, y1 = a[1] + BOX_H, x2 = b[0] + BOX_W / 2, y2 = b[1], my = (y1 + y2) / 2;
+      edges.appendChild(svgElement("path", { "class": "edge" + (e[2] ? " boundary" : ""),
+        d: "M" + x1 + "," + y1 + " C" + x1 + "," + my + " " + x2 + "," + my + " " + x2 + "," + y2 }));
+    });
+    view.nodes.forEach(function (n, i) {
+      var p = at(n), g = svgElement("g", { "class": "box " + n[1], transform: "translate(" + p[0] + "," + p[1] + ")" });
+      g.setAttribute("data-box", i);
+      g.appendChild(svgElement("rect", { width: BOX_W, height: BOX_H }));
+      var t = svgElement("text", { x: 6, y: 17 });
+      t.textContent = n[0].length > LABEL ? n[0].slice(0, LABEL - 1) + "…" : n[0];
+      g.appendChild(t);
+      var title = svgElement("title", {});
+      title.textContent = n[0];
+      g.appendChild(title);
+      g.addEventListener("click", function (event) { event.stopPropagation(); self.open(i, g); });
+      boxes.appendChild(g);
+    });
+    this.card.hidden = true;
+    this.fit(false);
+  };
+
+  // The card of box `i`: an op's reason, shapes, source and findings; a group's counts and ops.
+  GraphView.prototype.open = function (i, g) {
+    var self = this, sg = this.data[this.which], n = sg.views[this.view].nodes[i], table = this.table;
+    this.svg.querySelectorAll(".box.chosen").forEach(function (b) { b.classList.remove("chosen"); });
+    g.classList.add("chosen");
+    var card = this.card;
+    card.textContent = "";
+    var close = element("button", "close", "×");
+    close.type = "button";
+    close.setAttribute("aria-label", "Close");
+    close.addEventListener("click", function () { card.hidden = true; });
+    card.appendChild(close);
+    card.appendChild(element("h4", null, n[0]));
+    var rows = table ? table.rowsOf(sg.index) : {};
+    if (this.view === "ops") {
+      var r = rows[n[4][0]];
+      card.appendChild(element("p", null, KIND_NAMES[n[1]] + (r && r[PARTITION] !== null ? " · partition " + r[PARTITION] : "")));
+      if (r && r[REASON]) card.appendChild(element("p", null, r[REASON]));
+      if (r && r[SOURCE] !== null && r[SOURCE] !== undefined) card.appendChild(element("p", null, "from " + (r[SOURCE] || "(top level)")));
+      if (r) {
+        [["inputs", INPUTS], ["outputs", OUTPUTS]].forEach(function (io) {
+          card.appendChild(element("strong", null, io[0]));
+          var ul = element("ul");
+          r[io[1]].forEach(function (t) { ul.appendChild(element("li", null, table.data.tensors[t][0] + " " + table.data.tensors[t][1])); });
+          card.appendChild(ul);
+        });
+      }
+      var found = sg.findings[n[4][0]] || [];
+      if (found.length) {
+        card.appendChild(element("strong", null, "findings"));
+        var fl = element("ul");
+        found.forEach(function (f) { fl.appendChild(element("li", null, f)); });
+        card.appendChild(fl);
+      }
+    } else {
+      var counts = Object.keys(n[5]).map(function (k) { return n[5][k] + " " + KIND_NAMES[k]; }).join(", ");
+      card.appendChild(element("p", null, n[4].length + " op(s): " + counts));
+    }
+    if (table) {
+      var ops = element("p"), shown = this.view === "ops" ? n[4] : n[4].slice(0, 40);
+      shown.forEach(function (index) {
+        var a = element("a", null, "#" + index + " " + (rows[index] ? rows[index][OP] : ""));
+        a.href = "#op-" + table.model + "-" + sg.index + "-" + index;
+        a.addEventListener("click", function (event) {
+          event.preventDefault();
+          table.reveal(a.getAttribute("href").slice(1));
+        });
+        ops.appendChild(a);
+        ops.appendChild(document.createTextNode(" "));
+      });
+      if (n[4].length > shown.length) ops.appendChild(document.createTextNode("and " + (n[4].length - shown.length) + " more"));
+      card.appendChild(ops);
+    }
+    card.hidden = false;
+  };
+
   var tables = [];
   document.querySelectorAll("section.model").forEach(function (section) {
     if (!section.querySelector("table.ops")) return;
@@ -240,6 +428,7 @@
     t.filter();
     t.render();
     tables.push(t);
+    if (section.querySelector("script.graph-data")) new GraphView(section, t).wire();
   });
 
   // Printing shows every op that matches the filter, not only the page on screen.
