@@ -1,7 +1,7 @@
 """Benchmark: the HTML report of a 20,000-op model in headless Chromium, this checkout against a
 peer checkout (say /work/main, before the op table was drawn on demand), side by side, one run.
 
-    python bench/report_scale.py [--peer DIR] [--runs 3] [--ops chain-20k] [--cache DIR]
+    python bench/report_scale.py [--peer DIR] [--runs 3] [--ops chain-20k] [--cache DIR] [--model M.tflite]
 
 The model is bench/scale.py's chain of ADD / TANH ops (built with TensorFlow's converter once, into
 --cache). Each checkout writes the report (`gpucompat report`, its own process: seconds and page
@@ -86,10 +86,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--ops", default="chain-20k", help="a chain model of bench/scale.py")
     parser.add_argument("--cache", default=os.path.join(HERE, ".cache", "scale"))
+    parser.add_argument("--model", help="a .tflite to report instead of the chain (its filter step then matches nothing)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    model = build(args.cache, [args.ops])[args.ops]
+    model = args.model or build(args.cache, [args.ops])[args.ops]
     checkouts = {"this": os.path.dirname(HERE), "peer": os.path.abspath(args.peer)}
     needle = "tanh_4321"  # a converter tensor name: op 8643 writes it, op 8644 reads it
     results: dict[str, dict[str, float]] = {}

@@ -80,7 +80,8 @@ def _partition_key(sg: dict):
         if part is None:
             return ("none",)
         sub = subsets[part]
-        return (part, f"[{part}] {sub['type'].upper()} {len(sub['nodes'])} op(s)" + (" delegated" if sub["delegated"] else ""))
+        chosen = " delegated" if sub["delegated"] else ""
+        return (part, f"[{part}] {sub['type'].upper()} {len(sub['nodes'])} op(s){chosen}")
     return key
 
 
