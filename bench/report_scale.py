@@ -86,7 +86,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--ops", default="chain-20k", help="a chain model of bench/scale.py")
     parser.add_argument("--cache", default=os.path.join(HERE, ".cache", "scale"))
-    parser.add_argument("--model", help="a .tflite to report instead of the chain (its filter step then matches nothing)")
+    parser.add_argument("--model", help="a .tflite to report instead of the chain (the filter step then finds no op)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
