@@ -87,11 +87,13 @@ def test_hostile_strings_are_text(models, tmp_path):
     strings = {t[0] for t in table["tensors"]} | {r[2] for r in table["ops"]}
     assert {SCRIPT_NAME, IMG_NAME, CUSTOM_CODE} <= strings
     scripts = page.all("script")
-    assert [a.get("type") for a in scripts] == ["application/json", None]  # the data, then the one program
-    assert not page.all("img") and not page.all("svg")
+    # the graph's data, the op table's, then the one program; the graph's SVG is empty until it runs
+    assert [a.get("type") for a in scripts] == ["application/json", "application/json", None]
+    assert not page.all("img") and [a.get("class") for a in page.all("svg")] == ["graph"]
     assert all(set(a) <= {"class", "id", "href", "style", "title", "role", "start", "lang", "charset", "name",
                           "content", "type", "placeholder", "aria-label", "value", "data-type", "data-key",
-                          "data-model", "open", "rowspan", "colspan"} for _, a in page.tags)
+                          "data-model", "open", "rowspan", "colspan", "xmlns", "hidden", "data-source",
+                          "data-sep"} for _, a in page.tags)
 
 
 def test_thousand_ops_strip_has_one_box_per_run(models, tmp_path):

@@ -63,7 +63,8 @@ CASES: dict[str, Case] = {
                                                    [1, 8]) if raises else mr.unary("TANH"),
                    MLDRIFT, about=says("REDUCE_PROD rank 4 over axes 1,2 (long)", "never measured")),
     "GPU008": Case(mr.sparse_weights, MLDRIFT, about=says("op#2 CONV_2D is delegated", "XNNPACK never writes")),
-    "PRT101": Case(mr.unsupported_between, about=says("a GPU-capable partition of 1 op(s) stays on the CPU")),
+    # the dropped partition is named by its ops (two dropped partitions never read alike)
+    "PRT101": Case(mr.unsupported_between, about=says("of 1 op(s) (#2 TANH) stays on the CPU")),
     # the first TANH alone is delegated (the largest GPU island, first of two of one op); GATHER_ND and
     # the second TANH make the CPU partition after it
     "PRT102": Case(mr.unsupported_between, about=says("1 of 3 ops delegated, yielding 2 partitions")),
@@ -131,3 +132,12 @@ def test_the_code_is_raised_on_its_model_and_not_on_the_twin(code, tmp_path):
     assert found and {f["severity"] for f in found} == {severity}, code
     assert CASES[code].about(found), found
     assert findings(code, False, tmp_path) == []
+
+
+def test_two_dropped_partitions_read_differently_each_naming_its_ops(models):
+    rec = check_one(Task(models.path("two_gathers"), "gpu-current", "cl", True, 1))
+    found = [f for f in rec["findings"] if f["code"] == "PRT101"]
+    assert len(found) == 2 and found[0]["message"] != found[1]["message"]
+    for f in found:
+        (node,) = f["nodes"]
+        assert f"(#{node[1]} " in f["message"]

@@ -64,7 +64,7 @@
     source: function (td, r) { td.textContent = r[SOURCE] === null ? "" : (r[SOURCE] || "(top level)"); }
   };
 
-  // True when the op's source is `path` or inside it (`sep` joins a path's parts); the top level
+  // Whether the op's source is `path` or inside it (`sep` joins a path's parts); the top level
   // ("") holds every op that has a source.
   function within(source, path, sep) {
     if (source === null) return false;
