@@ -84,3 +84,10 @@ def test_check_never_imports_tensorflow_or_pyopencl(models):
 def test_version_and_module_entry_point():
     r = gpucompat("--version")
     assert r.returncode == 0 and r.stdout.startswith("gpucompat ")
+
+
+def test_a_file_written_is_said(models, tmp_path):
+    html, report = tmp_path / "report.html", tmp_path / "check.json"
+    r = gpucompat("check", models.path("conv_relu"), "--html", str(html), "--format", "json", "--output", str(report))
+    assert r.returncode == 0 and html.exists() and report.exists()
+    assert r.stderr.splitlines() == [f"gpucompat: wrote {report} (json)", f"gpucompat: wrote {html} (html)"]

@@ -25,7 +25,7 @@ from gpucompat.commands.common import (
 )
 from gpucompat.errors import GpucompatError
 from gpucompat.output.destination import write_text
-from gpucompat.output.renderers import TERMINAL, Kind, emit
+from gpucompat.output.renderers import TERMINAL, Kind, emit, say_written
 from gpucompat.text import printable
 
 
@@ -110,6 +110,10 @@ def check(
         typer.echo(printable(f"gpucompat: {path}: {error}"), err=True)
     if html:
         emit(Kind.check_report, "html", doc, html, protect=tuple(files))
+    if status != EXIT_ERROR:
+        say_written(output, output_format)
+        say_written(html, "html")
+        say_written(write_baseline, "baseline")
     if confirm:
         from gpucompat.commands.confirm import after_check
 

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from gpucompat.commands.common import EXIT_CLEAN, EXIT_FINDINGS, ConfigFile, format_option
-from gpucompat.output.renderers import TERMINAL, Kind, emit
+from gpucompat.output.renderers import TERMINAL, Kind, emit, say_written
 
 
 def confirm(
@@ -40,6 +40,7 @@ def confirm(
     else:
         results = run(files, cfg.pick("vulkan_dir", vulkan_dir), cfg.pick("timeout", timeout, 120.0))
     emit(Kind.confirm, output_format, results, output, protect=tuple(files))
+    say_written(output, output_format)
     raise typer.Exit(EXIT_FINDINGS if any(c.disagreements for c in results) else EXIT_CLEAN)
 
 

@@ -20,7 +20,7 @@ from gpucompat.commands.common import (
     format_option,
 )
 from gpucompat.errors import GpucompatError
-from gpucompat.output.renderers import TERMINAL, Kind, emit
+from gpucompat.output.renderers import TERMINAL, Kind, emit, say_written
 from gpucompat.runners import OPENCL, RUNNERS, named, verify_choices
 
 RUNNER_HELP = (f"Who runs MODEL against the reference interpreter (default {OPENCL.name}): " + "; ".join(
@@ -118,5 +118,6 @@ def verify(
     else:
         emit(Kind.verify_result, output_format, by_signature(model, results), output, protect,
              ops=[(r.ops_gpu, r.ops_total) for r in results])
+    say_written(output, output_format)
     raise typer.Exit(EXIT_CLEAN if all(r.passed for r in results) else EXIT_FINDINGS)
 

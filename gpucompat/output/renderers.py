@@ -14,6 +14,7 @@ start-up, and `check` stays fast."""
 from __future__ import annotations
 
 import enum
+import sys
 from collections.abc import Callable
 
 
@@ -160,3 +161,13 @@ def emit(kind: Kind, output_format: str, subject, output: str | None = None, pro
     """Write `subject` as `output_format` to stdout, or atomically to `output`. A format the kind
     has no renderer for is a KeyError: the commands' --format option never lets one through."""
     RENDERERS[kind][output_format](subject, output, protect, **view)
+
+
+def say_written(output: str | None, output_format: str) -> None:
+    """Say on stderr which file a command wrote (a file written silently leaves the user to
+    guess); nothing for stdout. Commands say it when they succeed: a failing one's stderr is its
+    one-line error."""
+    if output:
+        from gpucompat.text import printable
+
+        sys.stderr.write(printable(f"gpucompat: wrote {output} ({output_format})") + "\n")
