@@ -91,3 +91,19 @@ def test_a_file_written_is_said(models, tmp_path):
     r = gpucompat("check", models.path("conv_relu"), "--html", str(html), "--format", "json", "--output", str(report))
     assert r.returncode == 0 and html.exists() and report.exists()
     assert r.stderr.splitlines() == [f"gpucompat: wrote {report} (json)", f"gpucompat: wrote {html} (html)"]
+
+
+def test_what_to_change_first_gives_the_command_and_it_runs(models, tmp_path):
+    import shlex
+
+    model = tmp_path / "island.tflite"
+    model.write_bytes(models.bytes("gather_nd_island"))
+    r = gpucompat("check", str(model), "--fail-on", "never", env={"COLUMNS": "250"})
+    lines = r.stdout.splitlines()
+    command = next(line.strip() for line in lines if line.strip().startswith("gpucompat fix /"))
+    assert command == shlex.join(["gpucompat", "fix", str(model), "-o", str(tmp_path / "island.fixed.tflite"),
+                                  "--rewrite", "substitute-gather"])
+    ran = gpucompat(*shlex.split(command)[1:])
+    assert ran.returncode == 0, ran.stderr
+    fixed = json.loads(gpucompat("check", str(tmp_path / "island.fixed.tflite"), "--format", "json").stdout)
+    assert fixed["models"][0]["summary"]["fully_delegated"]

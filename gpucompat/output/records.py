@@ -76,6 +76,8 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None, so
                       "sources": _sources(f.nodes, source), "hints": _hints(f.nodes, hinted)} for f in findings],
         **(analysis_records(analyses) if analyses is not None else NO_ANALYSES),
     }
+    for w in rec["what_if"]:
+        w["command"] = _fix_command(result, w) if w["kind"] == "rewrite" else None
     if analyses is not None:
         model = analyses.model
         described: dict[int, dict] = {}  # a tensor is read by several ops: described once
@@ -87,6 +89,21 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None, so
         rec["model"] = {"description": desc.decode("utf-8", "replace") if isinstance(desc, bytes) else (desc or ""),
                         "metadata": sorted(model.metadata())}
     return rec
+
+
+def _fix_command(result: ModelResult, w: dict) -> str:
+    """The command that applies a what-if's rewrite, to paste: the model, an output beside it, the
+    rewrite, and the profile when it is not the default."""
+    import os
+    import shlex
+
+    from gpucompat.rules.support.registry import DEFAULT
+
+    root, _ = os.path.splitext(result.path.split("::", 1)[0])
+    words = ["gpucompat", "fix", result.path, "-o", f"{root}.fixed.tflite", "--rewrite", w["op"]]
+    if result.profile.name != DEFAULT:
+        words += ["--profile", result.profile.name]
+    return shlex.join(words)
 
 
 def _hinted(result: ModelResult, model, sources: dict) -> dict[tuple[int, int], list]:

@@ -180,6 +180,8 @@ def _render_costs(console: Console, rec: dict) -> None:
         _print(console, "  what to change first:")
         for w in rec["what_if"][:_TOP]:
             _print(console, f"    {w['summary']}")
+            if w.get("command"):
+                _print(console, f"      {w['command']}")
     cp = rec["channel_padding"]
     if cp and cp["padded_elements"]:
         _print(console, f"  channel padding: {cp['waste_ratio']:.0%} of GPU tensor elements are padding "
