@@ -28,6 +28,15 @@ def test_same_model_no_change(models):
     assert r.returncode == 0 and "no change" in r.stdout
 
 
+def test_the_terminal_ends_with_a_one_line_verdict(models):
+    worse = gpucompat("diff", models.path("gather_nd_island"), models.path("two_gathers"))
+    assert worse.returncode == 1 and worse.stdout.splitlines()[-1].startswith("REGRESSION: ")
+    better = gpucompat("diff", models.path("two_gathers"), models.path("gather_nd_island"))
+    assert better.stdout.splitlines()[-1].startswith("no regression: ")
+    same = gpucompat("diff", models.path("conv_relu"), models.path("conv_relu"))
+    assert same.stdout.splitlines()[-1] == "no regression: nothing moved"
+
+
 def _fixed(models, name, tmp_path):
     """`gpucompat fix` output of a generated model (verification is fix's own suite's business)."""
     out = str(tmp_path / f"{name}_fixed.tflite")

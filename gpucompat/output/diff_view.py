@@ -27,4 +27,16 @@ def terminal(doc: dict) -> str:
         lines.append(f"  new finding {f['code']} {f['severity']}{mark}: {f['message']}")
     if not doc["changes"] and not doc["new_findings"]:
         lines.append("  no change")
+    lines.append(verdict(doc))
     return "".join(printable(line) + "\n" for line in lines)
+
+
+def verdict(doc: dict) -> str:
+    """The last line: whether the new version regresses (exit 1) and how many measures moved."""
+    worse = sum(1 for c in doc["changes"] if c["regression"]) + sum(1 for f in doc["new_findings"] if f["regression"])
+    moved = len(doc["changes"])
+    if doc["regression"]:
+        return f"REGRESSION: {worse} regression(s) in the new version (exit 1)"
+    if moved or doc["new_findings"]:
+        return f"no regression: {moved} measure(s) moved, none past the thresholds"
+    return "no regression: nothing moved"
