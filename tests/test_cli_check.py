@@ -107,3 +107,16 @@ def test_what_to_change_first_gives_the_command_and_it_runs(models, tmp_path):
     assert ran.returncode == 0, ran.stderr
     fixed = json.loads(gpucompat("check", str(tmp_path / "island.fixed.tflite"), "--format", "json").stdout)
     assert fixed["models"][0]["summary"]["fully_delegated"]
+
+
+def test_a_profile_nothing_was_measured_for_reads_unknown_not_zero(models):
+    r = gpucompat("check", models.path("conv_relu"), models.path("gather_nd_island"), "--format", "json")
+    for rec in json.loads(r.stdout)["models"]:  # gpu-current on cl: no numerics table stands for it
+        assert rec["summary"]["ops_wrong"] is None and rec["summary"]["ops_unmeasured"] is None
+    measured = json.loads(gpucompat("check", models.path("conv_relu"), "--profile", "litert-mldrift",
+                                    "--format", "json").stdout)["models"][0]["summary"]
+    assert measured["ops_wrong"] == 0
+    table = gpucompat("check", models.path("conv_relu"), models.path("gather_nd_island"), "--fail-on", "never",
+                      env={"COLUMNS": "200"}).stdout
+    rows = [line for line in table.splitlines() if line.startswith("│ ") and ".tflite" in line]
+    assert rows and all(line.count("not measured") == 2 for line in rows)

@@ -50,8 +50,7 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None, so
             "partitions_total": result.partitions_total, "partitions_delegated": result.partitions_delegated,
             "fully_delegated": result.fully_delegated, "delegation_fails": result.delegation_fails,
             "failure": result.failure, "backend_used": result.backend_used,
-            "ops_wrong": len({n for f in findings if f.code in WRONG_CODES for n in f.nodes}),
-            "ops_unmeasured": len({n for f in findings if f.code in UNMEASURED_CODES for n in f.nodes}),
+            **_numerics(result, findings),
         },
         "subgraphs": [
             {"index": s.index, "name": s.name, "signatures": list(s.signatures), "ops_total": s.ops_total,
@@ -89,6 +88,17 @@ def model_record(result: ModelResult, findings: list[Finding], analyses=None, so
         rec["model"] = {"description": desc.decode("utf-8", "replace") if isinstance(desc, bytes) else (desc or ""),
                         "metadata": sorted(model.metadata())}
     return rec
+
+
+def _numerics(result: ModelResult, findings: list[Finding]) -> dict:
+    """ops_wrong and ops_unmeasured: counted where a numerics table stands for the profile, null
+    (unknown) where none does: nothing was measured, so nothing is known right."""
+    from gpucompat.rules.support.calibration import measured
+
+    if not measured(result.profile, result.options.backend):
+        return {"ops_wrong": None, "ops_unmeasured": None}
+    return {"ops_wrong": len({n for f in findings if f.code in WRONG_CODES for n in f.nodes}),
+            "ops_unmeasured": len({n for f in findings if f.code in UNMEASURED_CODES for n in f.nodes})}
 
 
 def _fix_command(result: ModelResult, w: dict) -> str:

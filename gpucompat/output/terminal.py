@@ -243,9 +243,14 @@ def _render_summary(console: Console, models: list[dict]) -> None:
         s = rec["summary"]
         open_findings = [f for f in rec["findings"] if not f.get("baselined")]
         _row(table, name, f"{s['ops_gpu']}/{s['ops_total']} ({_pct(s['ops_gpu'], s['ops_total'])})",
-                      str(s.get("ops_wrong", 0)), str(s.get("ops_unmeasured", 0)), str(s["partitions_delegated"]),
+                      _known(s.get("ops_wrong")), _known(s.get("ops_unmeasured")), str(s["partitions_delegated"]),
                       str(len(open_findings)))
     _print(console, table)
+
+
+def _known(count: int | None) -> str:
+    """A count, or "not measured" where the profile has no numerics table (unknown is not zero)."""
+    return "not measured" if count is None else str(count)
 
 
 def _distinct_names(paths: list[str]) -> tuple[str, list[str]]:

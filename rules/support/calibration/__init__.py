@@ -117,6 +117,13 @@ def for_profile(profile, backend: str | None = None) -> Table | None:
     return Table(load(GL)) if gl_measured(profile, backend) else None
 
 
+def measured(profile, backend: str | None) -> bool:
+    """Whether a numerics table stands for `profile` on `backend`: without one, what the GPU
+    computes under it is unknown (reported as such, never as zero wrong)."""
+    return profile.forms is not None or any(profile.name in names for names in PROFILES.values()) \
+        or gl_measured(profile, backend)
+
+
 def gl_measured(profile, backend: str | None) -> bool:
     """Whether the GL delegate's table stands for `profile` on `backend` (gl-delegate, and
     gpu-current on gl)."""
