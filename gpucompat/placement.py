@@ -15,6 +15,9 @@ from gpucompat.rules.support.profile import Options, Profile
 from gpucompat.rules.support.verdict import Verdict, reject
 
 
+NO_LOAD = "the model cannot be loaded at all"  # how a failure says the runtime never loads the model
+
+
 @dataclass(slots=True)  # one per op: tens of thousands
 class OpResult:
     """Where one op runs and why."""
@@ -75,6 +78,11 @@ class ModelResult:
     failure: str | None = None  # why the whole model gets no GPU at all (gate, load failure), else None
     prepare_failure: PrepareFailure | None = None  # the op the interpreter cannot prepare at the stored shapes
     backend_used: str | None = None  # the backend the delegate ends up on (after a fallback)
+
+    @property
+    def cannot_load(self) -> bool:
+        """True when the runtime cannot even load the model: no op is judged on any delegate."""
+        return self.failure is not None and NO_LOAD in self.failure
 
     @property
     def delegation_fails(self) -> bool:
@@ -192,11 +200,10 @@ def _apply_failures(model: Model, result: ModelResult) -> None:
     if variable is not None:
         # litert/core/model/model_load.cc UnpackTensor: "Variable tensors not yet supported."
         result.failure = (f"tensor {variable.name!r} in subgraph {variable.graph.index} is a variable tensor (a "
-                          f"stateful op's state): the model cannot be loaded at all (Variable tensors not yet "
-                          f"supported)")
+                          f"stateful op's state): {NO_LOAD} (Variable tensors not yet supported)")
     elif unresolved is not None:
-        result.failure = (f"custom op {unresolved!r} is not registered in the runtime: the model cannot be "
-                          f"loaded at all (Encountered unresolved custom op)")
+        result.failure = (f"custom op {unresolved!r} is not registered in the runtime: {NO_LOAD} "
+                          f"(Encountered unresolved custom op)")
     elif result.prepare_failure is not None and result.prepare_failure.empty:
         f = result.prepare_failure
         result.failure = (f"op#{f.index} {f.op} in subgraph {f.subgraph} has an output without elements at the "

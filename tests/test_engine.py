@@ -57,6 +57,9 @@ def test_whole_model_failure_reaches_the_user(models):
     assert "MyCustomOp" in summary["failure"] and summary["delegation_fails"]
     text = gpucompat("check", models.path("custom_op_cnn"), "--profile", "litert-mldrift").stdout
     assert "NO GPU AT ALL" in text and "MyCustomOp" in text
+    # and nothing on the page says otherwise: no subset delegated, no op whose acceptance would help
+    assert " delegated" not in text.replace("0 delegated", "") and "chosen, but the model never loads" in text
+    assert "what to change first" not in text and json.loads(r.stdout)["models"][0]["what_if"] == []
 
 
 def test_backend_fallback_is_shown(models):

@@ -54,8 +54,9 @@ class WhatIf:
 
 def what_if(model, result) -> list[WhatIf]:
     """Every action with a gain, best first; none for a model the interpreter cannot prepare
-    (no op runs anywhere until its input shape changes)."""
-    if result.prepare_failure is not None:
+    (no op runs anywhere until its input shape changes) or the runtime cannot load (no op the
+    delegate accepts changes that)."""
+    if result.prepare_failure is not None or result.cannot_load:
         return []
     rejected: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for o in result.ops:

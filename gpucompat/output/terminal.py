@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpucompat.output import by_source, records
+from gpucompat.placement import NO_LOAD
 from gpucompat.text import printable_record
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -89,7 +90,9 @@ def _render_model(console: Console, rec: dict) -> None:
         if sg["topology_problem"]:
             _print(console, Text(f"  subgraph {sg['index']}: invalid execution order: {sg['topology_problem']}",
                                style="bold red"))
-        _render_subsets(console, sg, named, bool(s.get("failure") or s["delegation_fails"]))
+        lost = " chosen, but the model never loads" if s.get("failure") and NO_LOAD in s["failure"] else \
+            " chosen, lost with the delegation" if s.get("failure") or s["delegation_fails"] else None
+        _render_subsets(console, sg, named, lost)
     if rec["unsupported"]:
         table = Table(title="ops the GPU delegate rejects", title_justify="left", show_edge=False)
         where = any(u.get("sources") for u in rec["unsupported"])  # no column when no name reads
@@ -271,10 +274,10 @@ def _add_model_column(table: Table, names: list[str]) -> None:
     table.add_column("model", overflow="fold")
 
 
-def _render_subsets(console: Console, sg: dict, named: bool, lost: bool) -> None:
+def _render_subsets(console: Console, sg: dict, named: bool, lost: str | None) -> None:
     """The subgraph's node subsets on one line; `named`: with the signatures that run it (a model
-    whose signatures run different subgraphs); `lost`: the whole delegation fails, so the subsets
-    chosen for the GPU are not delegated after all."""
+    whose signatures run different subgraphs); `lost`: what a subset chosen for the GPU reads
+    when it is not delegated after all (the whole delegation fails, or the model never loads)."""
     if not sg["node_subsets"]:
         return
     parts = []
@@ -282,7 +285,7 @@ def _render_subsets(console: Console, sg: dict, named: bool, lost: bool) -> None
         nodes = sub["nodes"]
         span = f"{min(nodes)}-{max(nodes)}" if len(nodes) > 1 else str(nodes[0])
         kind = sub["type"].upper()
-        chosen = " chosen, lost with the delegation" if lost else " delegated"
+        chosen = lost or " delegated"
         mark = chosen if sub["delegated"] else (" (stays on CPU)" if kind == "GPU" else "")
         parts.append(f"[{sub['index']}] {kind} {len(nodes)} op(s) #{span}{mark}")
     signed = f" (signature {', '.join(sg['signatures'])})" if named and sg["signatures"] else ""
