@@ -14,7 +14,6 @@ from gpucompat.rules.support.judging import judge_graph
 from gpucompat.rules.support.profile import Options, Profile
 from gpucompat.rules.support.verdict import Verdict, reject
 
-
 NO_LOAD = "the model cannot be loaded at all"  # how a failure says the runtime never loads the model
 
 
