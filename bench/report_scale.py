@@ -8,8 +8,9 @@ The model is bench/scale.py's chain of ADD / TANH ops (built with TensorFlow's c
 size); then Debian's /usr/bin/chromium, driven by Playwright, opens the page and the script in it
 times, as medians over --runs fresh pages: first contentful paint; load (the load event's end,
 after the page's script has run, so the table answers from then on); a text filter that matches two
-ops, the placement filter "rejected", clearing the filter, and a sort on the op column, each until
-the next frame after the change (two animation frames).
+ops, the placement filter "rejected", clearing the filter, a sort on the op column, and drawing the
+graph one box per op, per layer or module and per partition (where the page offers that view),
+each until the next frame after the change (two animation frames).
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ TIMED_CHANGE = """async ([what, value]) => {
     const t0 = performance.now();
     if (what === "sort") {
         [...section.querySelectorAll("table.ops th button")].find(b => b.textContent === value).click();
+    } else if (what === "graph") {
+        const view = [...section.querySelectorAll(".graph-views button")].find(b => b.textContent === value);
+        if (!view) return null;  // a view the page does not offer (20,000 ops are never drawn one by one)
+        view.click();
     } else {
         const control = section.querySelector(what);
         control.value = value;
@@ -51,6 +56,9 @@ STEPS = [  # (column, control, value)
     ("rejected only", "select.placement", "cpu"),
     ("all placements", "select.placement", ""),
     ("sort by op", "sort", "op"),
+    ("graph: each op", "graph", "each op"),
+    ("graph: per layer", "graph", "per layer / module"),
+    ("graph: per partition", "graph", "per partition"),
 ]
 
 
@@ -100,14 +108,22 @@ def main() -> None:
             html = os.path.join(scratch, f"{label}.html")
             seconds = write_report(importable_tree(checkout, os.path.join(scratch, label)), model, html)
             runs = [measure(browser, html, needle) for _ in range(args.runs)]
-            results[label] = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+            results[label] = {k: statistics.median(r[k] for r in runs) if runs[0][k] is not None else None
+                              for k in runs[0]}
             print(f"{label}: {checkout}: report written in {seconds:.2f} s, page {os.path.getsize(html) / 1e6:.1f} MB",
                   flush=True)
         browser.close()
     print(f"\n{'ms (median of ' + str(args.runs) + ')':<22} {'this':>9} {'peer':>9} {'peer/this':>9}")
     for key in results["this"]:
-        this, peer = results["this"][key], results["peer"][key]
+        this, peer = results["this"][key], results["peer"].get(key)
+        if this is None or peer is None:  # a step one side's page does not have
+            print(f"{key:<22} {_ms(this):>9} {_ms(peer):>9} {'-':>9}")
+            continue
         print(f"{key:<22} {this:>9.0f} {peer:>9.0f} {peer / this if this else float('nan'):>9.1f}")
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}"
 
 
 if __name__ == "__main__":
