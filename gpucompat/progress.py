@@ -19,6 +19,7 @@ class _Line:
     def __init__(self):
         self.live = None
         self.spinner = None
+        self.console = None
         self.texts: list[str] = []
 
     def push(self, text: str) -> None:
@@ -28,14 +29,15 @@ class _Line:
             from rich.live import Live
             from rich.spinner import Spinner
 
-            self.spinner = Spinner("dots", _plain(text))
-            self.live = Live(self.spinner, console=Console(stderr=True), transient=True, refresh_per_second=8)
+            self.console = Console(stderr=True)
+            self.spinner = Spinner("dots", _plain(text, self.console.width))
+            self.live = Live(self.spinner, console=self.console, transient=True, refresh_per_second=8)
             self.live.start(refresh=True)  # drawn at once: the step may keep stderr busy (builds silence it)
         else:
             self.show(text)
 
     def show(self, text: str) -> None:
-        self.spinner.update(text=_plain(text))
+        self.spinner.update(text=_plain(text, self.console.width))
         self.live.refresh()
 
     def pop(self) -> None:
@@ -47,13 +49,17 @@ class _Line:
             self.live = self.spinner = None
 
 
-def _plain(text: str):
-    """`text` as it reads (a model's path may hold markup brackets or control characters)."""
+def _plain(text: str, width: int):
+    """`text` as it reads (a model's path may hold markup brackets or control characters), cut
+    with an ellipsis to fit the terminal's width beside the spinner: a line that wrapped would be
+    erased one row short, leaving the old text above the next."""
     from rich.text import Text
 
     from gpucompat.text import printable
 
-    return Text(printable(text))
+    shown = printable(text)
+    room = max(width - 3, 1)  # the spinner's frame and a space, and the last column left free
+    return Text(shown if len(shown) <= room else shown[: room - 1] + "…")
 
 
 _LINE = _Line()

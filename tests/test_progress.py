@@ -26,6 +26,18 @@ def test_a_terminal_sees_what_runs_and_the_line_is_erased(models, tmp_path):
     assert '"passed": true' in out
 
 
+def test_a_narrow_terminal_gets_one_row_a_line_never_wrapped(models, tmp_path):
+    import os
+    import re
+
+    drawn, out, code = on_a_terminal(verify_args(models, tmp_path / "cold"), env={**os.environ, "COLUMNS": "40"})
+    assert code == 0, drawn
+    visible = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "\n", drawn)  # every cursor move or erase ends a row
+    rows = [row for part in visible.split("\n") for row in part.split("\r") if row.strip()]
+    assert rows and max(len(row) for row in rows) <= 40, max(rows, key=len)
+    assert any(row.rstrip().endswith("…") for row in rows)  # "building the executor's programs" is cut
+
+
 def test_a_pipe_gets_nothing_extra(models, tmp_path):
     r = subprocess.run(verify_args(models, tmp_path / "cold"), capture_output=True, text=True, timeout=300,
                        cwd=tmp_path)
