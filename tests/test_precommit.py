@@ -23,12 +23,15 @@ def run(cmd: list[str], cwd: str, env: dict | None = None) -> subprocess.Complet
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
 
 
-def readme_snippet() -> str:
-    """The README's .pre-commit-config.yaml, as written there."""
+def readme_snippet(hosted: bool = True) -> str:
+    """One of the README's .pre-commit-config.yaml snippets, as written there: the hosted one
+    (`repo:` the URL where gpucompat is hosted) or the local one (`repo: local`, the installed
+    gpucompat)."""
     with open(os.path.join(REPO, "README.md")) as f:
         text = f.read()
-    section = text[text.index("## Pre-commit hook"):]
-    return re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
+    section = text[text.index("## Pre-commit hook"):text.index("## GitHub Actions")]
+    snippets = re.findall(r"```yaml\n(.*?)```", section, re.S)
+    return next(s for s in snippets if (README_URL in s) == hosted)
 
 
 def release_tag() -> str:
@@ -55,11 +58,16 @@ class ModelRepo:
     """A throwaway git repository using the gpucompat hook at the README's release of `host`, with
     its own `args`, or the README's snippet verbatim (its URL replaced by `host`) when `args` is None."""
 
-    def __init__(self, root, cache: str, host: str, args: list[str] | None = ()):
+    def __init__(self, root, cache: str, host: str | None, args: list[str] | None = ()):
         self.root = str(root)
-        self.env = {**os.environ, "PRE_COMMIT_HOME": cache, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
-                    "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+        # the installed gpucompat on PATH, as in a shell where it was pip-installed
+        path = os.pathsep.join((os.path.dirname(sys.executable), os.environ.get("PATH", "")))
+        self.env = {**os.environ, "PATH": path, "PRE_COMMIT_HOME": cache, "GIT_AUTHOR_NAME": "t",
+                    "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
         run(["git", "init", "-q"], self.root)
+        if host is None:  # the README's local snippet, verbatim
+            self.write(".pre-commit-config.yaml", readme_snippet(hosted=False))
+            return
         if args is None:
             self.write(".pre-commit-config.yaml", readme_snippet().replace(README_URL, host, 1))
             return
@@ -70,6 +78,7 @@ class ModelRepo:
 
     def write(self, name: str, data: str | bytes, stage: bool = True) -> None:
         path = os.path.join(self.root, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as f:
             f.write(data.encode() if isinstance(data, str) else data)
         if stage:
@@ -123,12 +132,28 @@ def test_non_models_are_not_checked(tmp_path, cache, host):
     assert r.returncode == 0 and "(no files to check)Skipped" in r.stdout
 
 
-def test_the_readmes_snippet_as_written_fails_only_on_new_findings(models, tmp_path, cache, host):
-    repo = ModelRepo(tmp_path, cache, host, args=None)  # args: [--baseline, gpucompat-baseline.json]
-    repo.copy(models.path("gather_nd_island"), "old.tflite")
-    r = gpucompat("check", "old.tflite", "--write-baseline", "gpucompat-baseline.json", cwd=str(tmp_path))
-    assert r.returncode == 1 and os.path.exists(tmp_path / "gpucompat-baseline.json")
-    run(["git", "add", "gpucompat-baseline.json"], str(tmp_path))
+def test_the_readmes_local_snippet_pasted_into_a_fresh_repository(models, tmp_path, cache):
+    repo = ModelRepo(tmp_path, cache, None)
+    repo.copy(models.path("conv_relu"), "ok.tflite")
+    r = repo.hook()
+    assert r.returncode == 0 and "Passed" in r.stdout, r.stdout + r.stderr
+    repo.commit()
+    repo.copy(models.path("gather_nd_island"), "split.tflite")
+    r = repo.hook()
+    assert r.returncode == 1 and "Failed" in r.stdout and "split.tflite" in r.stdout and "GATHER_ND" in r.stdout
+
+
+def test_the_readmes_hosted_snippet_and_baseline_as_written(models, tmp_path, cache, host):
+    repo = ModelRepo(tmp_path, cache, host, args=None)
+    repo.copy(models.path("gather_nd_island"), "models/old.tflite")
+    r = repo.hook()
+    assert r.returncode == 1 and "Failed" in r.stdout  # before a baseline: its findings block
+    command = re.search(r"```\n(gpucompat check models/ --write-baseline .*?)\n```", readme(), re.S).group(1)
+    r = subprocess.run(command, shell=True, cwd=str(tmp_path), capture_output=True, text=True, timeout=300,
+                       env=repo.env)
+    assert os.path.exists(tmp_path / "gpucompat-baseline.json"), r.stderr
+    repo.write(".pre-commit-config.yaml", readme_snippet().replace(README_URL, host, 1)
+               + "        args: [--baseline, gpucompat-baseline.json]\n")
     r = repo.hook()
     assert r.returncode == 0, r.stdout  # every finding of old.tflite is in the baseline
     repo.commit()
@@ -136,3 +161,8 @@ def test_the_readmes_snippet_as_written_fails_only_on_new_findings(models, tmp_p
     r = repo.hook()
     assert r.returncode == 1 and "Failed" in r.stdout and "new.tflite" in r.stdout
     assert "old.tflite" not in r.stdout  # the committed model is not checked again
+
+
+def readme() -> str:
+    with open(os.path.join(REPO, "README.md")) as f:
+        return f.read()
