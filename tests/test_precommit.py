@@ -12,7 +12,6 @@ import sys
 import pytest
 
 import gpucompat as package
-from cli import gpucompat
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\noid sha256:" + b"0" * 64 + b"\nsize 4096\n"
