@@ -94,3 +94,21 @@ def test_readme_and_diff_help_agree_on_the_cost_threshold_default():
                      readme())
     assert param.default is None and said, "README's diff comment and `diff --help` must agree"
     assert "by default costs are printed only" in param.get_help_record(click.Context(diff))[1]
+
+
+def test_the_python_snippets_check_part_names_why_every_cpu_op_is_there(models, tmp_path):
+    """The README's From Python snippet, up to its fix (which the fix tests cover), run as written
+    on a model with a rejected op and a supported op left on the CPU: every line says why."""
+    import subprocess
+
+    with open(README) as f:
+        text = f.read()
+    section = text[text.index("## From Python"):text.index("## Pre-commit hook")]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    code = code[:code.index("doc = gpucompat.fix")]
+    (tmp_path / "model.tflite").write_bytes(models.bytes("gather_nd_island"))  # CONV_2D spare, GATHER_ND rejected
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()[1:]
+    assert len(lines) == 2 and "None" not in r.stdout
+    assert lines[0].startswith("0 CONV_2D supported") and lines[1].startswith("1 GATHER_ND no GPU implementation")
