@@ -114,6 +114,18 @@ def test_before_and_after(models, tmp_path):
     assert "ops on GPU 3 / 5 3 / 3" in text
 
 
+def test_before_and_after_leads_with_the_result(models, tmp_path):
+    html = report(tmp_path, models.path("gather_nd_island"), extra=("--after", models.path("conv_relu")))
+    text = " ".join(" ".join(Page(html).text).split())
+    # the section is the fixed model's: its path, its headline, then the original's beside it
+    after = text.index(models.path("conv_relu"))
+    assert after < text.index("All 3 ops run on the GPU") < text.index("Before, ")
+    assert "Before, " + models.path("gather_nd_island") + ": 3 of 5 ops (60%) run on the GPU" in text
+    assert text.index("Before and after") < text.index("Execution order")
+    (table,) = ops_data(html)
+    assert len(table["ops"]) == 3  # the op table is the fixed model's
+
+
 def test_error_record_and_absent_sections(models, tmp_path):
     bad = tmp_path / "bad.tflite"
     bad.write_bytes(b"version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 12\n")

@@ -66,8 +66,21 @@ def _model_view(rec: dict) -> dict:
 
 def render(doc: dict, after: dict | None = None) -> str:
     """The report page for a JSON document (`records.document`); `after` is a second document
-    (the fixed model) to show side by side with the first."""
-    pages = [_model_view(rec) for rec in doc["models"]]
-    return _environment().get_template("report.html.j2").render(
-        tool=doc["tool"], pages=pages, after=after["models"] if after else None)
+    (the fixed models, in the same order): each fixed model leads its section, the original's
+    numbers beside its own."""
+    later = after["models"] if after else []
+    pages = [_model_view(rec) if i >= len(later) or later[i]["error"] else _leading_with(later[i], rec)
+             for i, rec in enumerate(doc["models"])]
+    return _environment().get_template("report.html.j2").render(tool=doc["tool"], pages=pages)
+
+
+def _leading_with(fixed: dict, before: dict) -> dict:
+    """The page of a fixed model, the result first: its headline, strip, graph and table, with the
+    original's headline and the numbers before and after under its own (the fix and verify results
+    attached to either record shown with it)."""
+    attached = {k: before[k] for k in ("fix", "verify") if k in before and k not in fixed}
+    view = _model_view({**fixed, **attached})
+    view["before"] = before
+    view["before_headline"] = html_view.headline(before) if not before["error"] else before["error"]
+    return view
 
