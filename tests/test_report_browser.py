@@ -279,3 +279,19 @@ def test_graph_of_a_real_model_and_of_twenty_thousand_ops_starts_collapsed(brows
     assert views[0] == "per partition" and "each op" not in views  # 20,000 ops are never drawn one by one
     assert 1 <= _boxes(long) <= 5
     assert page.errors == [] and page.console == [] and long.errors == [] and long.console == []
+
+
+def test_the_fixed_graph_marks_what_the_fix_wrote(browser, models, tmp_path):
+    fixed = str(tmp_path / "fixed.tflite")
+    r = gpucompat("fix", models.path("gather_nd_island"), "-o", fixed, "--no-verify")
+    assert r.returncode == 0, r.stderr
+    out = str(tmp_path / "after.html")
+    r = gpucompat("report", models.path("gather_nd_island"), "--after", fixed, "-o", out)
+    assert r.returncode == 0, r.stderr
+    page = Opened(browser, out)
+    # substitute-gather replaced the GATHER_ND: its slice (and what reshapes it) are the fix's
+    changed = page.page.locator("svg.graph g.box.changed")
+    assert 1 <= changed.count() < _boxes(page)
+    assert page.page.locator("svg.graph g.box.cpu").count() == 0
+    page.screenshot("graph_after_fix.png")
+    assert page.errors == [] and page.console == []

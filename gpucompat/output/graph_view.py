@@ -22,11 +22,13 @@ OPS_DRAWN = 3000  # above this many ops a subgraph is drawn collapsed only (the 
 WRONG, UNMEASURED = "wrong", "unmeasured"
 
 
-def graph_data(rec: dict) -> list[dict]:
+def graph_data(rec: dict, changed: set[tuple[int, int]] = frozenset()) -> list[dict]:
     """Per subgraph with ops: its `index`, `name`, `ops` (how many), `views` (`ops` when it has at
     most OPS_DRAWN, `partitions`, and `sources` when its ops have them), each view {`nodes`,
-    `edges`}: a node is [label, kind, layer, position, ops (their indices), counts by kind], an
-    edge [from, to, boundary]; and `findings` (per op index, the findings naming it)."""
+    `edges`}: a node is [label, kind, layer, position, ops (their indices), counts by kind,
+    changed], an
+    edge [from, to, boundary]; and `findings` (per op index, the findings naming it). `changed`:
+    the ops a fix wrote (marked, and a box holding one marked)."""
     marks = _marks(rec)
     out = []
     for sg in rec["subgraphs"]:
@@ -34,11 +36,11 @@ def graph_data(rec: dict) -> list[dict]:
         if not ops:
             continue
         producers = _producers(ops)
-        views = {"partitions": _collapsed(ops, producers, marks, _partition_key(sg))}
+        views = {"partitions": _collapsed(ops, producers, marks, changed, _partition_key(sg))}
         if len(ops) <= OPS_DRAWN:
-            views["ops"] = _collapsed(ops, producers, marks, lambda o: o["index"], each_op=True)
+            views["ops"] = _collapsed(ops, producers, marks, changed, lambda o: o["index"], each_op=True)
         if any((o.get("source") or {}).get("path") is not None for o in ops):
-            views["sources"] = _collapsed(ops, producers, marks, _source_key)
+            views["sources"] = _collapsed(ops, producers, marks, changed, _source_key)
         out.append({"index": sg["index"], "name": sg["name"], "ops": len(ops), "views": views,
                     "findings": _findings(rec, sg["index"])})
     return out
@@ -104,7 +106,8 @@ def _label(key, ops: list[dict], each_op: bool) -> str:
     return key[1] if len(key) > 1 else "not partitioned"
 
 
-def _collapsed(ops: list[dict], producers: dict[int, list[int]], marks: dict, key, each_op: bool = False) -> dict:
+def _collapsed(ops: list[dict], producers: dict[int, list[int]], marks: dict, changed: set, key,
+               each_op: bool = False) -> dict:
     """The graph with the ops of one key in one box, laid out in layers."""
     boxes: dict = {}
     box_of: dict[int, int] = {}
@@ -134,7 +137,8 @@ def _collapsed(ops: list[dict], producers: dict[int, list[int]], marks: dict, ke
         for op in group:
             counts[_kind(op, marks)] += 1
         nodes.append([_label(keys[i], group, each_op), _dominant(counts), layer[i], position[i],
-                      [op["index"] for op in group], dict(counts)])
+                      [op["index"] for op in group], dict(counts),
+                      any((op["subgraph"], op["index"]) in changed for op in group)])
     return {"nodes": nodes, "edges": [[a, b, boundary] for (a, b), boundary in edges.items()]}
 
 
@@ -167,3 +171,11 @@ def _layout(n: int, preds: dict[int, set[int]]) -> tuple[list[int], list[float]]
         for b in sorted(row, key=lambda b: wanted[b]):
             position[b] = last = max(float(round(wanted[b])), last + 1)
     return layer, position
+
+
+def written_by_fix(fixed: dict, before: dict) -> set[tuple[int, int]]:
+    """The fixed model's ops that are not the original's: an op whose output tensor name the
+    original has no op writing, or that writes it with another op type."""
+    old = {(o["subgraph"], t["name"], o["op"]) for o in before["ops"] for t in o.get("outputs", [])}
+    return {(o["subgraph"], o["index"]) for o in fixed["ops"]
+            if not any((o["subgraph"], t["name"], o["op"]) in old for t in o.get("outputs", []))}

@@ -46,7 +46,7 @@ def number(x) -> str:
     return str(x)
 
 
-def _model_view(rec: dict) -> dict:
+def _model_view(rec: dict, changed: set[tuple[int, int]] = frozenset()) -> dict:
     if rec["error"]:
         return {"rec": rec}
     return {
@@ -58,7 +58,7 @@ def _model_view(rec: dict) -> dict:
         "what_if": sorted(rec.get("what_if") or [], key=lambda w: -w["gain"]),
         "strings": html_view.model_strings(rec),
         "sources": html_view.source_tree(rec),
-        "graph": html_view.script_json(graph_view.graph_data(rec)),
+        "graph": html_view.script_json(graph_view.graph_data(rec, changed)),
         "rules": html_view.rule_docs({f["code"] for f in rec["findings"]}),
         "extras": [(key, title, rec[key]) for key, title in EXTRA_SECTIONS if rec.get(key) not in (None, [], {})],
     }
@@ -79,7 +79,8 @@ def _leading_with(fixed: dict, before: dict) -> dict:
     original's headline and the numbers before and after under its own (the fix and verify results
     attached to either record shown with it)."""
     attached = {k: before[k] for k in ("fix", "verify") if k in before and k not in fixed}
-    view = _model_view({**fixed, **attached})
+    changed = graph_view.written_by_fix(fixed, before) if not before["error"] else set()
+    view = _model_view({**fixed, **attached}, changed)
     view["before"] = before
     view["before_headline"] = html_view.headline(before) if not before["error"] else before["error"]
     return view

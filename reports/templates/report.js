@@ -348,7 +348,8 @@
         d: "M" + x1 + "," + y1 + " C" + x1 + "," + my + " " + x2 + "," + my + " " + x2 + "," + y2 }));
     });
     view.nodes.forEach(function (n, i) {
-      var p = at(n), g = svgElement("g", { "class": "box " + n[1], transform: "translate(" + p[0] + "," + p[1] + ")" });
+      var p = at(n), g = svgElement("g", { "class": "box " + n[1] + (n[6] ? " changed" : ""),
+        transform: "translate(" + p[0] + "," + p[1] + ")" });
       g.setAttribute("data-box", i);
       g.appendChild(svgElement("rect", { width: BOX_W, height: BOX_H }));
       var t = svgElement("text", { x: 6, y: 17 });
