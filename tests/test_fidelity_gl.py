@@ -30,12 +30,6 @@ for _path in sorted(glob.glob(os.path.join(HERE, "models_*.py"))):
     importlib.import_module(os.path.basename(_path)[:-3])
 
 NAMES = sorted(set(modelgen.BUILDERS) - {"scale_long_chain"})  # 20,000 ops: its op types are in the others
-# Where the prediction is known wrong, and why it is not fixed yet: a SHAPE read by a GATHER. The
-# delegate takes a node there that the profile leaves on the CPU, and fails ("bad any_cast", or a
-# SIGSEGV); a one-op GATHER of a model's int32 input is not taken, and which node of the pair it
-# takes is not known (the delegate reports counts, not nodes).
-KNOWN = {"md_shape_gather": "SHAPE -> GATHER: the delegate takes a node and fails (bad any_cast)",
-         "md_shape_gather_only": "SHAPE -> GATHER: the delegate takes a node and crashes (SIGSEGV)"}
 pytestmark = pytest.mark.fidelity
 
 
@@ -56,8 +50,7 @@ def confirmed_real(real_models, launch) -> dict:
     return dict(zip(real_models, gl_compare.confirm_gl([str(p) for p in real_models.values()], launch)))
 
 
-@pytest.mark.parametrize("name", [n if n not in KNOWN else pytest.param(n, marks=pytest.mark.xfail(
-    reason=KNOWN[n], strict=True)) for n in NAMES])
+@pytest.mark.parametrize("name", NAMES)
 def test_gl_delegate_predicts_the_delegate(confirmed, name):
     c = confirmed[name]
     assert c.disagreements == [], f"{name}: delegate {c.observed} vs predicted {c.predicted}"

@@ -72,6 +72,28 @@ def test_split_is_taken_and_fails_the_build_where_v2_leaves_it_out(tmp_path):
     assert split["layer"] == "backend"
 
 
+def _shape_then(tmp_path, name: str, op: str, opts) -> str:
+    """The SHAPE of a static input, read by `op` with a constant."""
+    m = IRModel()
+    x = m.input("x", [1, 8, 8, 4])
+    shape = m.op("SHAPE", [x], [4], "INT32", options=options("Shape", outType=2))
+    m.output(m.op(op, [shape, m.const("c", np.array([1, 2, 2, 2], np.int32))], [4], "INT32", options=opts))
+    return _save(m, tmp_path, name)
+
+
+@pytest.mark.parametrize("op, opts, fails", [("MUL", options("Mul"), True), ("ADD", options("Add"), False)])
+def test_an_int_op_on_a_shape_computed_at_prepare_is_taken_and_fails_on_gl(tmp_path, op, opts, fails):
+    """The interpreter computes the SHAPE of a static tensor (and a MUL of it) while it prepares;
+    the delegate's type filter judges only run-time tensors, so on gl the int MUL is taken and its
+    build fails (measured: "Input tensor is not found in the graph."); an ADD is not taken. On cl,
+    gpu-current leaves both on the CPU (not measured there)."""
+    path = _shape_then(tmp_path, op.lower(), op, opts)
+    for args in (("--profile", "gl-delegate"), ("--profile", "gpu-current", "--backend", "gl")):
+        rec = _check(path, *args)
+        assert rec["summary"]["delegation_fails"] is fails, args
+    assert not _check(path, "--profile", "gpu-current")["summary"]["delegation_fails"]
+
+
 def test_without_the_delegate_s_set_up_confirm_and_verify_say_what_is_missing(tmp_path, int8_add):
     """No set-up: one line naming the missing file and what the delegate needs, exit 2."""
     env = {"GPUCOMPAT_GL_DIR": str(tmp_path)}

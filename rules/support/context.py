@@ -35,6 +35,27 @@ class Context:
             answer = self.known[key] = t.is_constant or key in self.folded
         return answer
 
+    def at_prepare(self, t: Tensor | None, ops: frozenset[str]) -> bool:
+        """True when the interpreter computes `t` while it prepares the model, not at run time: a
+        constant, the SHAPE of a tensor of static shape, or what an op of `ops` makes of such
+        tensors only (TFLite's kernels evaluate those at prepare and keep the result)."""
+        if t is None or self.is_const(t):
+            return True
+        key = ("prepare", id(t))
+        answer = self.known.get(key)
+        if answer is None:
+            self.known[key] = False  # a cycle reads as run time
+            producer = t.producer
+            if producer is None:
+                answer = False
+            elif producer.name == "SHAPE":
+                source = producer.input(0)
+                answer = source is not None and all(d > 0 for d in source.shape)
+            else:
+                answer = producer.name in ops and all(self.at_prepare(x, ops) for x in producer.inputs)
+            self.known[key] = answer
+        return answer
+
     def split_inputs(self, op) -> tuple[list[Tensor], list[Tensor]]:
         """The inputs of `op` the delegate reads at run time and those it sees as constants, in
         input order, optional (absent) ones left out; asked by several checks of the same op in

@@ -107,6 +107,26 @@ def rank3_padding(op, ctx: Context) -> Verdict:
     return ACCEPT
 
 
+# ops whose int result TFLite's kernels compute while the interpreter prepares, when their inputs
+# are constants or so computed; the GL delegate takes each such op and fails to build it (measured
+# after a SHAPE of a static tensor: GATHER, MUL, RESHAPE "Input tensor is not found in the graph.",
+# REDUCE_PROD "bad input dims size: 0", CONCATENATION ending the process; ADD, PACK, SLICE and
+# STRIDED_SLICE left on the CPU)
+PREPARE_TIME = frozenset({"GATHER", "MUL", "RESHAPE", "REDUCE_PROD", "CONCATENATION", "CAST"})
+
+
+def int_at_prepare(op, ctx: Context) -> Verdict:
+    """An op of PREPARE_TIME reading an int tensor the interpreter computes while it prepares (not
+    a constant): its tensors pass the delegate's type filter, so it is taken, and its build fails
+    (the kernels find no such input in the GPU graph)."""
+    computed = [t for t in op.inputs if t is not None and not ctx.is_const(t)
+                and t.dtype_name.startswith(("INT", "UINT")) and ctx.at_prepare(t, PREPARE_TIME)]
+    if not computed or op.name not in PREPARE_TIME:
+        return ACCEPT
+    return reject(f"{op.name} of {computed[0].name!r}, an int tensor the interpreter computes while it prepares: the "
+                  "GL delegate takes it, and its build fails", "parse", "Input tensor is not found in the graph.")
+
+
 NAN_DECLARING = ("LOG", "SQRT", "RSQRT")  # their GL shader code declares a variable `nan`
 CONVOLVING = ("CONV_2D",)  # measured: a FULLY_CONNECTED of a rank-3 or rank-4 input runs as one too
 
@@ -147,7 +167,8 @@ def on_gl(check: Check) -> Check:
 # The GL kernels' and builder's build failures: both profiles, on gl.
 BUILD = (fails_to_build,)
 BUILD_BY_OP = {B["CONV_2D"]: (grouped_convolution,), B["LSTM"]: (full_lstm,), B["DENSIFY"]: (densify,),
-               **{B[name]: (rank3_padding,) for name in ("PAD", "PADV2", "MIRROR_PAD")}}
+               **{B[name]: (rank3_padding,) for name in ("PAD", "PADV2", "MIRROR_PAD")},
+               **{B[name]: (int_at_prepare,) for name in PREPARE_TIME}}
 # mediapipe's pinned IsSupported: gl-delegate only.
 TAKEN = (not_taken,)
 TAKEN_BY_OP = {B["DEPTHWISE_CONV_2D"]: (depth_multiplier_on_one_channel,)}

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from gpucompat.ir import Graph, Op, Tensor, dtypes, opcodes
 from gpucompat.rules.support.context import Context
+from gpucompat.rules.support.gl_measured import PREPARE_TIME
 from gpucompat.rules.support.profile import Options, Profile
 from gpucompat.rules.support.verdict import ACCEPT, Verdict, reject
 
@@ -117,7 +118,9 @@ def allowed_tensors(op: Op, profile: Profile, entry, ctx: Context) -> Verdict:
             dtype = t.dtype
             if dtype in runtime_types:  # the common case, asked first
                 continue
-            if dtype not in quant_types and dtype not in extra and not ctx.is_const(t):
+            if dtype not in quant_types and dtype not in extra and not ctx.is_const(t) \
+                    and not (profile.prepare_time_ints_on_gl and ctx.options.backend == "gl"
+                             and ctx.at_prepare(t, PREPARE_TIME)):
                 return reject(f"tensor {t.name!r} is {t.dtype_name}, which the GPU does not take at runtime",
                               runtime_message=profile.type_message.format(
                                   limit=profile.max_rank + 1, type=t.dtype_name, name=display_name(t)))

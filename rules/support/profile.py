@@ -79,6 +79,11 @@ class Profile:
         batch (the first axis of its BHWC layout), else the build fails ("Batch size mismatch,
         expected 2 but got 1"): measured on the classic GL delegate, two independent TANHs of a
         [2, 4] and a [1, 4, 4, 4] tensor fail together and build apart.
+    prepare_time_ints_on_gl: on the gl backend an int tensor the interpreter computes while it
+        prepares (the SHAPE of a static tensor, and what gl_measured.PREPARE_TIME ops make of such
+        tensors and constants) passes the delegate's type filter, which judges only the tensors the
+        interpreter computes at run time: measured on the classic GL delegate, SHAPE -> GATHER is
+        taken and fails to build ("Input tensor is not found in the graph.").
     release: the runtime release the profile describes ("2.3.0" for LiteRT's ai-edge-litert 2.3.0),
         None for the classic delegate's generations, which are read from source, not a wheel.
     forms: the numerics table a calibrated profile file carries (rules/support/calibration/ Table record),
@@ -110,6 +115,7 @@ class Profile:
     type_message: str = "OP is supported, but tensor type/shape isn't compatible."
     quant_ops: bool = True
     one_batch_on_gl: bool = False
+    prepare_time_ints_on_gl: bool = False
     release: str | None = None
     forms: dict | None = None
 

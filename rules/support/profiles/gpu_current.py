@@ -178,4 +178,5 @@ PROFILE = Profile(
              "tflite/tools/versioning/gpu_compatibility.cc"),
     fallback_backend="gl",  # delegate.cc DelegateKernelCore::Setup: OpenCL first, then OpenGL
     one_batch_on_gl=True,  # the GL delegate's, measured (rules/support/gl_measured.py)
+    prepare_time_ints_on_gl=True,  # the same
 )
