@@ -30,6 +30,7 @@ from gpucompat.rewrites.substitute_embedding_lookup import SubstituteEmbeddingLo
 from gpucompat.rewrites.substitute_gather import SubstituteGather
 from gpucompat.rewrites.substitute_l2_normalization import SubstituteL2Normalization
 from gpucompat.rewrites.substitute_mirror_pad import SubstituteMirrorPad
+from gpucompat.rewrites.substitute_relu_0_to_1 import SubstituteRelu0To1
 from gpucompat.rewrites.substitute_split import SubstituteSplit
 from gpucompat.rewrites.tile_batch_matmul import TileBatchMatmul
 
@@ -37,7 +38,8 @@ REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
     (BatchedVector, Cleanup, DropUnitAxis, ExplicitRank4, FiniteMaskFill, FlatConstant, FlattenFcRows, Float32Constant,
      FoldConstants, FoldQuantizedWeights, FoldSpaceToBatch, Fp16SafeLayerNorm, FreezeShapes, InlineComposite,
      RgbToRgba, SubstituteBatchMatmul, SubstituteBroadcastTo, SubstituteEmbeddingLookup, SubstituteGather,
-     SplitBatch, SubstituteL2Normalization, SubstituteMirrorPad, SubstituteSplit, Subsample1x1Conv, TileBatchMatmul),
+     SplitBatch, SubstituteL2Normalization, SubstituteMirrorPad, SubstituteRelu0To1, SubstituteSplit,
+     Subsample1x1Conv, TileBatchMatmul),
     key=lambda r: (r.priority, r.name)))
 
 

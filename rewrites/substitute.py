@@ -3,6 +3,7 @@
 Each family is its own rewrite with its own safety class, in a `substitute_*.py` module:
 
     substitute-l2-normalization   L2_NORMALIZATION  ==> SQUARE, SUM, SQRT, MAXIMUM, DIV   (equivalent)
+    substitute-relu-0-to-1        RELU_0_TO_1       ==> RELU, MINIMUM(1)                (exact)
     substitute-broadcast-to       BROADCAST_TO      ==> nothing (readers broadcast) | TILE  (exact)
     substitute-mirror-pad         MIRROR_PAD        ==> SLICE rows + CONCATENATION      (exact)
     substitute-gather             GATHER / GATHER_ND with constant indices selecting a box

@@ -171,12 +171,3 @@ def test_litert_torch_export_names_its_modules(torch_export):
     assert {"blocks.0.attn.q", "blocks.1.attn.q", "blocks.1.norm", "head.0"} <= paths
     assert all(o["source"]["exact"] for o in exact["ops"] if o["source"]["path"] is not None)
 
-
-def test_onnx2tf_keeps_some_onnx_node_names_and_those_are_the_source(tmp_path):
-    run_side("onnx2tf", "onnx2tf_attribution.py", str(tmp_path), cwd=str(tmp_path))
-    rec = _check_json(str(tmp_path / "net_float32.tflite"))
-    sources = {o["op"]: o["source"] for o in rec["ops"]}
-    assert (sources["MIRROR_PAD"]["framework"], sources["MIRROR_PAD"]["path"]) == ("onnx", "stem/Pad")
-    assert sources["SOFTMAX"]["path"] == "layers.0/attn/Softmax"
-    # the convolution's name is dropped by onnx2tf (its TF call's generated layer is all that is left)
-    assert sources["CONV_2D"]["path"] is None

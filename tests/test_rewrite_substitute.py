@@ -227,3 +227,24 @@ def test_an_fp16_embedding_lookup_becomes_gather(tmp_path):
     doc = json.loads(r.stdout)
     assert r.returncode == 0 and "substitute-embedding-lookup" in [e["rewrite"] for e in doc["applied"]]
     assert not doc["before"]["fully_delegated"] and doc["after"]["fully_delegated"]
+
+
+def test_relu_0_to_1_becomes_relu_and_minimum(tmp_path):
+    from irbuild import IRModel, conv_options
+
+    m = IRModel()
+    x = m.input("x", [1, 4, 4, 4])
+    w, b = m.const("w", np.full((4, 1, 1, 4), 0.7, np.float32)), m.const("b", np.full(4, -0.5, np.float32))
+    conv = m.op("CONV_2D", [x, w, b], [1, 4, 4, 4], options=conv_options())
+    m.output(m.op("TANH", [m.op("RELU_0_TO_1", [conv], [1, 4, 4, 4])], [1, 4, 4, 4]))
+    raw = m.bytes()
+    model = ir.from_bytes(raw)
+    context = RewriteContext(registry.get("litert-mldrift"), Options())
+    trace = apply(model, rewrites.select(["substitute"]), context)
+    assert _names(model) == ["CONV_2D", "RELU", "MINIMUM", "TANH"]
+    assert [(e.rewrite, e.safety) for e in trace.applied] == [("substitute-relu-0-to-1", "exact")]
+    assert_fixed(raw, model, trace, "litert-mldrift")
+    # gpu-current takes RELU_0_TO_1 itself: nothing to substitute
+    untouched = ir.from_bytes(raw)
+    assert not apply(untouched, rewrites.select(["substitute"]), RewriteContext(registry.get("gpu-current"),
+                                                                               Options())).applied

@@ -13,14 +13,19 @@ from onnx import TensorProto, helper, numpy_helper
 
 
 def graph() -> onnx.ModelProto:
-    """Reflect padding in module `stem`, a 1x1 convolution, a softmax in `layers.0.attn`."""
+    """Reflect padding in module `stem`, a 1x1 convolution, a softmax in `layers.0.attn`, and a
+    gate: the HardSigmoid of a second convolution (its clamp RELU_0_TO_1 once converted) times the
+    softmax."""
     rng = np.random.default_rng(0)
     inits = [numpy_helper.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), "pads"),
-             numpy_helper.from_array(rng.standard_normal((8, 4, 1, 1)).astype(np.float32), "w")]
+             numpy_helper.from_array(rng.standard_normal((8, 4, 1, 1)).astype(np.float32), "w"),
+             numpy_helper.from_array(rng.standard_normal((8, 8, 1, 1)).astype(np.float32), "w2")]
     nodes = [helper.make_node("Pad", ["x", "pads"], ["padded"], name="/stem/Pad", mode="reflect"),
              helper.make_node("Conv", ["padded", "w"], ["conv"], name="/stem/conv/Conv"),
              helper.make_node("Softmax", ["conv"], ["attn"], name="/layers.0/attn/Softmax", axis=1),
-             helper.make_node("Relu", ["attn"], ["y"], name="/head/Relu")]
+             helper.make_node("Conv", ["attn", "w2"], ["mixed"], name="/head/conv/Conv"),
+             helper.make_node("HardSigmoid", ["mixed"], ["gate"], name="/head/HardSigmoid"),
+             helper.make_node("Mul", ["gate", "attn"], ["y"], name="/head/Mul")]
     # 4 channels: onnx2tf fetches calibration images for a 3-channel image input
     g = helper.make_graph(nodes, "net", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 6, 6])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 8, 8])], initializer=inits)

@@ -1,0 +1,54 @@
+"""What onnx2tf writes (tests/side/onnx2tf_attribution.py: an ONNX graph named as torch.onnx.export
+names it, converted by onnx2tf's own Python): the ONNX node names it keeps are the ops' sources,
+and `fix` replaces the RELU_0_TO_1 it writes for a HardSigmoid's clamp, which LiteRT's GPU
+accelerator rejects, with ops it takes and computes the same."""
+
+import json
+
+import pytest
+from cli import gpucompat
+from side_env import run_side
+from vulkan import without_device
+
+from gpucompat.confirm import compare, runner
+
+
+@pytest.fixture(scope="module")
+def converted(tmp_path_factory) -> str:
+    out = tmp_path_factory.mktemp("onnx2tf")
+    run_side("onnx2tf", "onnx2tf_attribution.py", str(out), cwd=str(out))
+    return str(out / "net_float32.tflite")
+
+
+def _check(path: str, *args: str) -> dict:
+    r = gpucompat("check", path, "--format", "json", "--fail-on", "never", *args)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)["models"][0]
+
+
+def test_onnx2tf_keeps_some_onnx_node_names_and_those_are_the_source(converted):
+    sources = {o["op"]: o["source"] for o in _check(converted)["ops"]}
+    assert (sources["MIRROR_PAD"]["framework"], sources["MIRROR_PAD"]["path"]) == ("onnx", "stem/Pad")
+    assert sources["SOFTMAX"]["path"] == "layers.0/attn/Softmax"
+    # the first convolution's name is dropped by onnx2tf (its TF call's generated layer is all that is left)
+    assert [o["source"]["path"] for o in _check(converted)["ops"] if o["op"] == "CONV_2D"][0] is None
+
+
+def test_fix_replaces_the_relu_0_to_1_onnx2tf_writes(converted, tmp_path):
+    before = _check(converted, "--profile", "litert-mldrift")
+    assert [u["op"] for u in before["unsupported"]] == ["RELU_0_TO_1"]
+    fixed = str(tmp_path / "fixed.tflite")
+    r = gpucompat("fix", converted, "-o", fixed, "--profile", "litert-mldrift", "--format", "json", timeout=600)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert [a["rewrite"] for a in doc["applied"]] == ["substitute-relu-0-to-1"]
+    assert doc["verification"]["ok"]
+    after = _check(fixed, "--profile", "litert-mldrift")
+    assert after["summary"]["fully_delegated"] and after["summary"]["ops_wrong"] == 0
+    try:
+        (seen,) = compare.confirm([fixed], runner.launcher())
+    except runner.NoDevice as e:
+        without_device(str(e))
+    assert seen.observed.fully_delegated and not seen.disagreements
+    proof = gpucompat("verify", fixed, "--runner", "litert-gpu", timeout=600)
+    assert proof.returncode == 0 and "PASSED" in proof.stdout, proof.stdout + proof.stderr
