@@ -6,11 +6,11 @@ accelerator rejects, with ops it takes and computes the same."""
 import json
 
 import pytest
+
 from cli import gpucompat
+from gpucompat.confirm import compare, runner
 from side_env import run_side
 from vulkan import without_device
-
-from gpucompat.confirm import compare, runner
 
 
 @pytest.fixture(scope="module")
