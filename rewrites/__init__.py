@@ -32,6 +32,7 @@ from gpucompat.rewrites.substitute_l2_normalization import SubstituteL2Normaliza
 from gpucompat.rewrites.substitute_mirror_pad import SubstituteMirrorPad
 from gpucompat.rewrites.substitute_relu_0_to_1 import SubstituteRelu0To1
 from gpucompat.rewrites.substitute_split import SubstituteSplit
+from gpucompat.rewrites.substitute_transpose_conv_activation import SubstituteTransposeConvActivation
 from gpucompat.rewrites.tile_batch_matmul import TileBatchMatmul
 
 REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
@@ -39,7 +40,7 @@ REWRITES: tuple[type[Rewrite], ...] = tuple(sorted(
      FoldConstants, FoldQuantizedWeights, FoldSpaceToBatch, Fp16SafeLayerNorm, FreezeShapes, InlineComposite,
      RgbToRgba, SubstituteBatchMatmul, SubstituteBroadcastTo, SubstituteEmbeddingLookup, SubstituteGather,
      SplitBatch, SubstituteL2Normalization, SubstituteMirrorPad, SubstituteRelu0To1, SubstituteSplit,
-     Subsample1x1Conv, TileBatchMatmul),
+     SubstituteTransposeConvActivation, Subsample1x1Conv, TileBatchMatmul),
     key=lambda r: (r.priority, r.name)))
 
 

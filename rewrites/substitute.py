@@ -4,6 +4,9 @@ Each family is its own rewrite with its own safety class, in a `substitute_*.py`
 
     substitute-l2-normalization   L2_NORMALIZATION  ==> SQUARE, SUM, SQRT, MAXIMUM, DIV   (equivalent)
     substitute-relu-0-to-1        RELU_0_TO_1       ==> RELU, MINIMUM(1)                (exact)
+    substitute-transpose-conv-activation
+                                  TRANSPOSE_CONV v4 (a fused activation)
+                                                    ==> TRANSPOSE_CONV v3 + RELU | RELU6 | RELU_N1_TO_1 (exact)
     substitute-broadcast-to       BROADCAST_TO      ==> nothing (readers broadcast) | TILE  (exact)
     substitute-mirror-pad         MIRROR_PAD        ==> SLICE rows + CONCATENATION      (exact)
     substitute-gather             GATHER / GATHER_ND with constant indices selecting a box
@@ -52,15 +55,15 @@ class Replacement(Match):
         return self.anchor.graph
 
     def emit(self, op_name: str, inputs: Sequence[Tensor | None], out: Tensor | Sequence[int],
-             options=None, dtype: int | None = None) -> Tensor:
+             options=None, dtype: int | None = None, version: int = 1) -> Tensor:
         """Append a replacement op writing `out` (an existing tensor, or a new tensor of that shape
-        named after the replaced op's output, of `dtype`, by default the replaced op's output type);
-        return its output."""
+        named after the replaced op's output, of `dtype`, by default the replaced op's output type)
+        at `version`; return its output."""
         if not isinstance(out, Tensor):
             base = self.anchor.outputs[0]
             out = build.tensor(self.graph, f"{base.name}/{op_name.lower()}_{len(self.new)}", out,
                                base.dtype if dtype is None else dtype)
-        self.new.append(build.operator(self.graph, op_name, inputs, [out], options))
+        self.new.append(build.operator(self.graph, op_name, inputs, [out], options, version))
         return out
 
     def const(self, what: str, value) -> Tensor:

@@ -1,7 +1,8 @@
 """What onnx2tf writes (tests/side/onnx2tf_attribution.py: an ONNX graph named as torch.onnx.export
 names it, converted by onnx2tf's own Python): the ONNX node names it keeps are the ops' sources,
-and `fix` replaces the RELU_0_TO_1 it writes for a HardSigmoid's clamp, which LiteRT's GPU
-accelerator rejects, with ops it takes and computes the same."""
+and `fix` replaces what LiteRT's GPU accelerator rejects in it (the RELU_0_TO_1 onnx2tf writes for
+a HardSigmoid's clamp, the version-4 TRANSPOSE_CONV of a ConvTranspose with its Relu fused) with
+ops it takes and computes the same."""
 
 import json
 
@@ -34,14 +35,17 @@ def test_onnx2tf_keeps_some_onnx_node_names_and_those_are_the_source(converted):
     assert [o["source"]["path"] for o in _check(converted)["ops"] if o["op"] == "CONV_2D"][0] is None
 
 
-def test_fix_replaces_the_relu_0_to_1_onnx2tf_writes(converted, tmp_path):
+def test_fix_replaces_what_onnx2tf_writes_and_the_accelerator_rejects(converted, tmp_path):
     before = _check(converted, "--profile", "litert-mldrift")
-    assert [u["op"] for u in before["unsupported"]] == ["RELU_0_TO_1"]
+    assert {u["op"]: u["reason"] for u in before["unsupported"]} == {
+        "RELU_0_TO_1": "no GPU implementation of this op",
+        "TRANSPOSE_CONV": "op version 4 is above the supported maximum 3"}
     fixed = str(tmp_path / "fixed.tflite")
     r = gpucompat("fix", converted, "-o", fixed, "--profile", "litert-mldrift", "--format", "json", timeout=600)
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert [a["rewrite"] for a in doc["applied"]] == ["substitute-relu-0-to-1"]
+    assert sorted(a["rewrite"] for a in doc["applied"]) == ["substitute-relu-0-to-1",
+                                                            "substitute-transpose-conv-activation"]
     assert doc["verification"]["ok"]
     after = _check(fixed, "--profile", "litert-mldrift")
     assert after["summary"]["fully_delegated"] and after["summary"]["ops_wrong"] == 0

@@ -16,6 +16,7 @@ from gpucompat.rules.support import registry
 from gpucompat.rules.support.profile import Options
 from gpucompat.verification.fix_proof import input_specs, verify
 from gpucompat.verification.inputs import seeded
+from irbuild import options
 
 
 def _names(model):
@@ -248,3 +249,22 @@ def test_relu_0_to_1_becomes_relu_and_minimum(tmp_path):
     untouched = ir.from_bytes(raw)
     assert not apply(untouched, rewrites.select(["substitute"]), RewriteContext(registry.get("gpu-current"),
                                                                                Options())).applied
+
+
+def test_a_transpose_conv_with_a_fused_relu_becomes_version_3_and_a_relu():
+    from irbuild import IRModel
+
+    m = IRModel()
+    x = m.input("x", [1, 4, 4, 8])
+    weights = (np.arange(4 * 3 * 3 * 8, dtype=np.float32).reshape(4, 3, 3, 8) % 7 - 3) / 10
+    up = m.op("TRANSPOSE_CONV", [m.const("shape", np.array([1, 8, 8, 4], np.int32)), m.const("w", weights), x,
+                                 m.const("b", np.array([0.5, -0.5, 0.0, 1.0], np.float32))], [1, 8, 8, 4],
+              options=options("TransposeConv", padding="SAME", strideW=2, strideH=2, activation="RELU"), version=4)
+    m.output(up)
+    raw = m.bytes()
+    model = ir.from_bytes(raw)
+    trace = apply(model, rewrites.select(["substitute"]), RewriteContext(registry.get("litert-mldrift"), Options()))
+    assert _names(model) == ["TRANSPOSE_CONV", "RELU"]
+    conv = model.graphs[0].ops[0]
+    assert conv.code.version == 3 and conv.options.fusedActivationFunction == 0
+    assert_fixed(raw, model, trace, "litert-mldrift")
