@@ -36,13 +36,19 @@ def _constant_indices_gather(op, ctx: Context) -> Verdict:
 
 
 def _int64_arg_max(op, ctx: Context) -> Verdict:
-    """2.4.0.dev20261026: ARG_MAX with an INT64 output (tf.argmax's default) is taken at
-    partitioning, where 2.3.0 refuses the INT64 tensor, and then the compilation fails ("Failed
-    to modify graph with delegate"); with an INT32 output it is built as in 2.3.0."""
-    if op.outputs and op.outputs[0].dtype == dtypes.INT64:
-        return reject("ARG_MAX with an INT64 output is taken at partitioning, then its kernel fails to build",
-                      "parse", "Failed to modify graph with delegate")
-    return ACCEPT
+    """2.4.0.dev20261026: ARG_MAX with an INT64 output (tf.argmax's default) that only leaves the
+    graph is taken at partitioning, where 2.3.0 refuses the INT64 tensor, and then the compilation
+    fails ("Failed to modify graph with delegate"); an INT64 output another op reads is refused as
+    in 2.3.0, with that op ("Tensor type(INT64) is not supported.": measured, ARG_MAX -> CAST);
+    with an INT32 output it is built as in 2.3.0."""
+    out = op.outputs[0] if op.outputs else None
+    if out is None or out.dtype != dtypes.INT64:
+        return ACCEPT
+    if out.consumers:
+        return reject(f"tensor {out.name!r} is INT64, which the GPU does not take at runtime",
+                      runtime_message=f"Tensor type(INT64) is not supported. {out.name}")
+    return reject("ARG_MAX with an INT64 output is taken at partitioning, then its kernel fails to build",
+                  "parse", "Failed to modify graph with delegate")
 
 
 def _with(support: OpSupport, check, **changes) -> OpSupport:
@@ -62,6 +68,7 @@ RELEASES: dict[str, Profile] = {
                       {B["GATHER"]: _with(OPS[B["GATHER"]], _constant_indices_gather)}),
     "2.3.0": replace(PROFILE, name="litert-mldrift@2.3.0"),
     "2.4.0.dev20261026": _release(
-        "2.4.0.dev20261026", "as 2.3.0, except that ARG_MAX with an INT64 output is taken, then fails to build.",
+        "2.4.0.dev20261026", "as 2.3.0, except that ARG_MAX with an INT64 output no op reads is taken, then "
+                             "fails to build.",
         {B["ARG_MAX"]: _with(OPS[B["ARG_MAX"]], _int64_arg_max, output_types=frozenset({dtypes.INT64}))}),
 }
