@@ -18,6 +18,8 @@ class Context:
     # is_const answers by tensor id, shared by the ops of one judged graph (each tensor is asked
     # about several times per op, by every op that reads it)
     known: dict[int, bool] = field(default_factory=dict)
+    # at_prepare's answers by tensor id, shared alike
+    prepared: dict[int, bool] = field(default_factory=dict)
     # the last op's (runtime, constant) inputs: the checks of one op run in turn, several asking
     last_split: list = field(default_factory=lambda: [None, None], repr=False, compare=False)
 
@@ -41,10 +43,10 @@ class Context:
         tensors only (TFLite's kernels evaluate those at prepare and keep the result)."""
         if t is None or self.is_const(t):
             return True
-        key = ("prepare", id(t))
-        answer = self.known.get(key)
+        key = id(t)
+        answer = self.prepared.get(key)
         if answer is None:
-            self.known[key] = False  # a cycle reads as run time
+            self.prepared[key] = False  # a cycle reads as run time
             producer = t.producer
             if producer is None:
                 answer = False
@@ -53,7 +55,7 @@ class Context:
                 answer = source is not None and all(d > 0 for d in source.shape)
             else:
                 answer = producer.name in ops and all(self.at_prepare(x, ops) for x in producer.inputs)
-            self.known[key] = answer
+            self.prepared[key] = answer
         return answer
 
     def split_inputs(self, op) -> tuple[list[Tensor], list[Tensor]]:

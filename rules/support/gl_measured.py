@@ -121,7 +121,7 @@ def int_at_prepare(op, ctx: Context) -> Verdict:
     (the kernels find no such input in the GPU graph)."""
     computed = [t for t in op.inputs if t is not None and not ctx.is_const(t)
                 and t.dtype_name.startswith(("INT", "UINT")) and ctx.at_prepare(t, PREPARE_TIME)]
-    if not computed or op.name not in PREPARE_TIME:
+    if not computed:  # registered for PREPARE_TIME's ops only (BUILD_BY_OP)
         return ACCEPT
     return reject(f"{op.name} of {computed[0].name!r}, an int tensor the interpreter computes while it prepares: the "
                   "GL delegate takes it, and its build fails", "parse", "Input tensor is not found in the graph.")
