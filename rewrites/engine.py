@@ -136,7 +136,7 @@ def apply(model: Model, rewrites: Sequence[Rewrite], ctx: RewriteContext,
     from gpucompat.attribution.attribute import Reader
 
     ordered = sorted(rewrites, key=lambda r: (r.priority, r.name))
-    reader = Reader(model)
+    reader = None  # the names are read at the first step: a model nothing applies to pays nothing
     trace = Trace()
     for _ in range(MAX_STEPS):
         survey: list[TraceEntry] = []
@@ -146,6 +146,7 @@ def apply(model: Model, rewrites: Sequence[Rewrite], ctx: RewriteContext,
             return trace
         rw, match = step
         replaced = match.ops or [match.anchor]
+        reader = reader or Reader(model)
         paths = (reader.source(op).path for op in replaced)
         entry = TraceEntry(rw.name, rw.safety, describe(match.anchor), True,
                            nodes=tuple(describe(op) for op in replaced),

@@ -18,6 +18,7 @@ def _keras_model():
     t = tf()
     keras = t.keras
     layers = keras.layers
+    keras.backend.clear_session()  # automatic layer names count from 0, whatever was built before
     keras.utils.set_random_seed(0)
 
     inner = keras.Input((8, 8, 8))

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import struct
 
-from flatbuffers import encode, number_types, packer
-from flatbuffers.table import Table
+from gpucompat.attribution.fields import byte, byte_vector, root, string, table, tables, uint, uints
 
 _LOCATION, _CALL_SITE, _FUSED, _NAME = 1, 1, 3, 4  # Attribute.Location; LocationType members
 
@@ -33,12 +32,12 @@ def op_locations(data: bytes | None) -> list[list[list[str]]]:
 
 
 def _read(buf: bytearray) -> list[list[list[str]]]:
-    root = Table(buf, encode.Get(packer.uoffset, buf, 0))
-    kinds, metas = _bytes(root, 4), _tables(root, 6)
+    top = root(buf)
+    kinds, metas = byte_vector(top, 4), tables(top, 6)
     if not metas or kinds[0] != 1:  # ConversionDebugMetadata
         return []
     meta = metas[0]
-    attributes = list(zip(_bytes(meta, 6), _tables(meta, 8)))
+    attributes = list(zip(byte_vector(meta, 6), tables(meta, 8)))
     memo: dict[int, list[str]] = {}
 
     def names(index: int) -> list[str]:
@@ -47,8 +46,8 @@ def _read(buf: bytearray) -> list[list[list[str]]]:
             memo[index] = _names(attributes, index, names)
         return memo[index]
 
-    return [[list(dict.fromkeys(n for i in _uints(op, 4) for n in names(i))) for op in _tables(sg, 4)]
-            for sg in _tables(meta, 4)]
+    return [[list(dict.fromkeys(n for i in uints(op, 4) for n in names(i))) for op in tables(sg, 4)]
+            for sg in tables(meta, 4)]
 
 
 def _names(attributes: list, index: int, names) -> list[str]:
@@ -56,56 +55,15 @@ def _names(attributes: list, index: int, names) -> list[str]:
     if not 0 <= index < len(attributes) or attributes[index][0] != _LOCATION:
         return []
     location = attributes[index][1]
-    kind, loc = _byte(location, 4), _table(location, 6)
+    kind, loc = byte(location, 4), table(location, 6)
     if loc is None:
         return []
     if kind == _NAME:
-        name = _string(loc, 4) or ""
+        name = string(loc, 4) or ""
         scoped = name.split("@", 1)[0]
-        return ([scoped] if "/" in scoped and not scoped.endswith(":") else []) + names(_uint(loc, 6))
+        return ([scoped] if "/" in scoped and not scoped.endswith(":") else []) + names(uint(loc, 6))
     if kind == _FUSED:
-        return [n for i in _uints(loc, 4) for n in names(i)]
+        return [n for i in uints(loc, 4) for n in names(i)]
     if kind == _CALL_SITE:
-        return names(_uint(loc, 4))  # the callee; the caller is the code that called it
+        return names(uint(loc, 4))  # the callee; the caller is the code that called it
     return []
-
-
-def _table(t: Table, slot: int) -> Table | None:
-    o = t.Offset(slot)
-    return Table(t.Bytes, t.Indirect(t.Pos + o)) if o else None
-
-
-def _tables(t: Table, slot: int) -> list[Table]:
-    o = t.Offset(slot)
-    if not o:
-        return []
-    start = t.Vector(o)
-    return [Table(t.Bytes, t.Indirect(start + 4 * i)) for i in range(t.VectorLen(o))]
-
-
-def _bytes(t: Table, slot: int) -> list[int]:
-    o = t.Offset(slot)
-    return list(t.Bytes[t.Vector(o): t.Vector(o) + t.VectorLen(o)]) if o else []
-
-
-def _uints(t: Table, slot: int) -> list[int]:
-    o = t.Offset(slot)
-    if not o:
-        return []
-    start = t.Vector(o)
-    return [encode.Get(packer.uint32, t.Bytes, start + 4 * i) for i in range(t.VectorLen(o))]
-
-
-def _byte(t: Table, slot: int) -> int:
-    o = t.Offset(slot)
-    return t.Get(number_types.Uint8Flags, t.Pos + o) if o else 0
-
-
-def _uint(t: Table, slot: int) -> int:
-    o = t.Offset(slot)
-    return t.Get(number_types.Uint32Flags, t.Pos + o) if o else 0
-
-
-def _string(t: Table, slot: int) -> str | None:
-    o = t.Offset(slot)
-    return t.String(t.Pos + o).decode("utf-8") if o else None

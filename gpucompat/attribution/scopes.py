@@ -27,9 +27,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from flatbuffers import encode, number_types, packer
-from flatbuffers.table import Table
-
+from gpucompat.attribution import fields
 from gpucompat.attribution.reading import Reading
 
 _SUFFIX = re.compile(r"^(.+)_\d+$")
@@ -47,13 +45,8 @@ def conversion_model_type(data: bytes | None) -> int | None:
     if not data or len(data) < 8:
         return None
     try:
-        root = Table(bytearray(data), encode.Get(packer.uoffset, data, 0))
-        slot = root.Offset(4)  # environment
-        if not slot:
-            return None
-        env = Table(root.Bytes, root.Indirect(root.Pos + slot))
-        slot = env.Offset(8)  # model_type, the environment's third field
-        return env.Get(number_types.Int32Flags, env.Pos + slot) if slot else 0
+        env = fields.table(fields.root(bytearray(data)), 4)  # environment
+        return None if env is None else fields.int32(env, 8)  # model_type, its third field
     except (IndexError, struct.error):
         return None
 

@@ -3,6 +3,8 @@ input of every other renderer."""
 
 from __future__ import annotations
 
+import os
+import shlex
 from collections import defaultdict
 from dataclasses import asdict
 
@@ -14,6 +16,7 @@ from gpucompat.placement import ModelResult
 from gpucompat.rules.lint import Finding
 from gpucompat.rules.lint.calibrated_forms import UNMEASURED_CODES, WRONG_CODES
 from gpucompat.rules.support.profile import label
+from gpucompat.rules.support.registry import DEFAULT
 from gpucompat.unsupported import FP16_LISTED, listed_fp16_nodes, unsupported_groups
 
 SCHEMA_VERSION = 1
@@ -104,11 +107,6 @@ def _numerics(result: ModelResult, findings: list[Finding]) -> dict:
 def _fix_command(result: ModelResult, w: dict) -> str:
     """The command that applies a what-if's rewrite, to paste: the model, an output beside it, the
     rewrite, and the profile when it is not the default."""
-    import os
-    import shlex
-
-    from gpucompat.rules.support.registry import DEFAULT
-
     root, _ = os.path.splitext(result.path.split("::", 1)[0])
     words = ["gpucompat", "fix", result.path, "-o", f"{root}.fixed.tflite", "--rewrite", w["op"]]
     if result.profile.name != DEFAULT:

@@ -9,21 +9,11 @@ import sys
 import litert_torch
 import torch
 from torch import nn
-
-
-class GatherPick(nn.Module):
-    """Rows 3 and 9 through torch.gather with a fixed index (GATHER_ND once exported)."""
-
-    def __init__(self):
-        super().__init__()
-        self.register_buffer("index", torch.tensor([[3] * 8, [9] * 8]).unsqueeze(0))
-
-    def forward(self, x):
-        return torch.gather(x, 1, self.index)
+from torch_attribution import Picker  # rows 3 and 9 through torch.gather with a fixed index: GATHER_ND
 
 
 class SlicePick(nn.Module):
-    """The same rows as slices, concatenated."""
+    """The rows Picker gathers, as slices, concatenated."""
 
     def forward(self, x):
         return torch.cat([x[:, 3:4], x[:, 9:10]], 1)
@@ -41,7 +31,7 @@ class Net(nn.Module):
 
 
 def main(out: str) -> None:
-    for name, pick in (("before", GatherPick()), ("after", SlicePick())):
+    for name, pick in (("before", Picker()), ("after", SlicePick())):
         torch.manual_seed(0)
         model = Net(pick).eval()
         path = os.path.join(out, f"torch-gather-fixed.{name}.tflite")

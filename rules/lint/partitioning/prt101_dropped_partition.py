@@ -34,6 +34,7 @@ def dropped(result, analyses) -> list[Finding]:
     out = []
     if result.delegation_fails:
         return out
+    kinds = {(o.subgraph, o.index): o.op for o in result.ops}  # op types, looked up once for every partition
     for s in result.subgraphs:
         if s.gate:
             continue
@@ -42,18 +43,17 @@ def dropped(result, analyses) -> list[Finding]:
                 out.append(Finding(
                     "PRT101", "error",
                     f"subgraph {s.index}: GPU-capable partition [{i}] of {subset.size} op(s) "
-                    f"({_named(result, s.index, subset.nodes)}) stays on the CPU "
+                    f"({_named(kinds, s.index, subset.nodes)}) stays on the CPU "
                     f"(only the {max(result.options.max_delegated_partitions, 1)} largest are delegated)",
                     tuple((s.index, n) for n in subset.nodes)))
     return out
 
 
-def _named(result, subgraph: int, nodes: list[int]) -> str:
+def _named(kinds: dict[tuple[int, int], str], subgraph: int, nodes: list[int]) -> str:
     """The partition's ops as a person finds them: `#58 FULLY_CONNECTED`, or the span and the
     first op types of a longer one (`#12-#40: CONV_2D, ADD, ...`)."""
-    kinds = {o.index: o.op for o in result.ops if o.subgraph == subgraph}
     if len(nodes) == 1:
-        return f"#{nodes[0]} {kinds[nodes[0]]}"
-    types = list(dict.fromkeys(kinds[n] for n in nodes))
+        return f"#{nodes[0]} {kinds[subgraph, nodes[0]]}"
+    types = list(dict.fromkeys(kinds[subgraph, n] for n in nodes))
     more = ", ..." if len(types) > 3 else ""
     return f"#{min(nodes)}-#{max(nodes)}: {', '.join(types[:3])}{more}"
